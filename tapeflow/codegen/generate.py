@@ -110,6 +110,10 @@ def _emit_body(graph, em):
                 CODEGEN[step.op].emit(em, step, **step.attrs)
         if len(em.lines) > begin:
             spans.append((begin, len(em.lines)))
+    for name, aval, value in getattr(em, "extra_consts", ()):   # of graphs inlined by If/While
+        params.append(name)
+        avals.append(aval)
+        consts.append(value)
     return params, consts, avals, spans
 
 

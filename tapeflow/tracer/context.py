@@ -8,7 +8,7 @@ from ..ir.graph import Graph, Value
 from ..runtime import dispatch
 from ..runtime.recorder import STATE
 from ..runtime.tensor import Tensor, _next_id
-from .symbolic import SymbolicTensor
+from .symbolic import SymbolicTensor, TracingError
 
 _local = threading.local()
 
@@ -38,6 +38,8 @@ class TraceContext:
         self.assigned = {}          # variable id -> Variable, in first-assign order
         self.allow_variable_creation = allow_variable_creation
         self.created_variables = []
+        self.decisions = None       # Python `if` on tensors: the path to follow (control.explore)
+        self.points = []            # (node count, pred Value, user line, decision) per `if`
 
     # -- entering ------------------------------------------------------------------
     def __enter__(self):
@@ -79,6 +81,24 @@ class TraceContext:
             self._keep = getattr(self, "_keep", [])
             self._keep.append(t)  # keep id() unique while the trace lives
         return v
+
+    # -- Python control flow on tensors -------------------------------------------------
+    def decide(self, sym, what):
+        """The branch this trace takes at a Python ``if`` on ``sym`` (see control.explore)."""
+        from .control import MAX_DECISIONS, _pred
+        if self.decisions is None:
+            sym._concrete(what)
+        line = user_line()
+        if len(self.points) >= MAX_DECISIONS:
+            raise TracingError(
+                f"Python control flow on a tensor at {line} was asked more than {MAX_DECISIONS} "
+                f"times on one path: a Python `while` on a tensor cannot be traced both ways; use "
+                f"tf.while_loop (or compute the condition outside the function).")
+        pred = self.value_of(_pred(sym, f"the condition at {line}"))
+        k = len(self.points)
+        d = self.decisions[k] if k < len(self.decisions) else True
+        self.points.append((len(self.graph.nodes), pred, line, d))
+        return d
 
     # -- variables -----------------------------------------------------------------
     def capture_variable(self, var):

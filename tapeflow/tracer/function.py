@@ -22,6 +22,7 @@ from ..ir.opdef import AVal
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 from .concrete import Const, ConcreteFunction, OutRef
 from .context import TraceContext
+from .control import explore
 from .symbolic import SymbolicTensor
 
 RETRACE_WARNING_THRESHOLD = 5
@@ -240,28 +241,32 @@ class Function:
                         f"dimensions, or reduce_retracing=True, to trace less.", RetracingWarning,
                         frame.f_code.co_filename if frame else "<unknown>", frame.f_lineno if frame else 0)
             self._general[gkey] = len(self._general)
-        ctx = TraceContext(allow_variable_creation=not self._concrete)
-        with ctx:
-            sym, arg_inputs = [], {}
-            for k, leaf in enumerate(flat):
+        arg_positions = [k for k, leaf in enumerate(flat)
+                         if isinstance(leaf, (Tensor, np.ndarray, SymbolicTensor, TensorSpec))]
+
+        def run(ctx):
+            sym = []
+            for leaf in flat:
                 if isinstance(leaf, (Tensor, np.ndarray, SymbolicTensor)):
                     aval = leaf.aval if hasattr(leaf, "aval") else convert_to_tensor(leaf).aval
-                    s = ctx.input(aval)
-                    arg_inputs[s.value.id] = k
-                    sym.append(s)
+                    sym.append(ctx.input(aval))
                 elif isinstance(leaf, TensorSpec):
                     if leaf.shape is None:
                         raise ValueError(f"{self.name}: tapeflow traces with a known rank; "
                                          f"{leaf} has none. Call the function with tensors (an "
                                          f"input_signature of shape None accepts any rank and "
                                          f"traces each one), or give the spec a shape.")
-                    s = ctx.input(AVal(leaf.shape, leaf.dtype))
-                    arg_inputs[s.value.id] = k
-                    sym.append(s)
+                    sym.append(ctx.input(AVal(leaf.shape, leaf.dtype)))
                 else:
                     sym.append(leaf)
             args, kwargs = _rebuild(ba, sym)
-            result = self.python_function(*args, **kwargs)
+            return self.python_function(*args, **kwargs)
+
+        first = not self._concrete
+        ctx, result = explore(run, len(arg_positions),
+                              lambda: TraceContext(allow_variable_creation=first))
+        arg_inputs = {v.id: k for v, k in zip(ctx.graph.inputs, arg_positions)}
+        with ctx:
             template, out_values = _outputs(ctx, result)
             assigned = list(ctx.assigned.values())
         graph = ctx.graph

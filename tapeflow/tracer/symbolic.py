@@ -49,7 +49,11 @@ class SymbolicTensor(_Operators):
             f"control flow on tensors, or compute this outside the function.")
 
     def __bool__(self):
-        self._concrete("Python truth value (if/while/and/or)")
+        from .context import current
+        ctx = current()
+        if ctx is None:
+            self._concrete("Python truth value (if/while/and/or)")
+        return ctx.decide(self, "Python truth value (if/while/and/or)")
 
     def __float__(self):
         self._concrete("float()")

@@ -568,19 +568,19 @@ def test_python_control_flow_on_static_shapes():
     assert float(f(tf.constant([2.0, 3.0, 4.0]))) == 9.0
 
 
-def test_if_on_a_tensor_raises_tracing_error_naming_the_line():
+def test_python_while_on_a_tensor_raises_tracing_error_naming_the_line():
     def body(x):
-        if x > 0:
-            return x
-        return -x
+        while x > 0:
+            x = x - 1.0
+        return x
 
     line = body.__code__.co_firstlineno + 1
     f = tf.function(body)
     with pytest.raises(TracingError) as e:
-        f(tf.constant(1.0))
+        f(tf.constant(3.0))
     assert isinstance(e.value, TypeError)
     msg = str(e.value)
-    assert f"{HERE}:{line}" in msg and "if x > 0" in msg
+    assert f"{HERE}:{line}" in msg and "while x > 0" in msg and "tf.while_loop" in msg
 
 
 def test_float_of_a_tensor_inside_raises_tracing_error():

@@ -51,4 +51,4 @@ def reduce_op(name, reduction):
     _register(name, reduce=reduction)
 
 
-from . import elementwise, reduce, array, linalg, nn, custom  # noqa: E402,F401  (fill CODEGEN)
+from . import elementwise, reduce, array, linalg, nn, custom, control  # noqa: E402,F401  (fill CODEGEN)

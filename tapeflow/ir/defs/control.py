@@ -1,0 +1,57 @@
+"""Control flow: If and While, each carrying its branches / condition and body as Graphs.
+
+``If(pred, *operands)``: ``then_graph`` and ``else_graph`` both take the operands and return
+outputs of the same avals; only the chosen branch runs. ``While(*loop_vars, *operands)``:
+``cond_graph`` (loop vars, operands -> bool scalar) and ``body_graph`` (loop vars, operands ->
+loop vars) with ``n_vars`` loop variables; its outputs are the final loop variables, then the
+number of iterations (int32), which the gradient uses to walk the loop backwards.
+"""
+from ...errors import InferError
+from .. import dtypes as D
+from ..opdef import AVal, defop
+
+
+def _avals(graph):
+    return tuple(v.aval for v in graph.outputs)
+
+
+def _check_inputs(graph, avals, what):
+    got = tuple(v.aval for v in graph.inputs)
+    if got != tuple(avals):
+        raise InferError(f"{what} takes {_fmt(got)} but is given {_fmt(avals)}")
+
+
+def _fmt(avals):
+    return "(" + ", ".join(f"{a.dtype.name}{list(a.shape)}" for a in avals) + ")"
+
+
+def _check_pred(aval, what):
+    if aval.dtype != D.bool_ or aval.shape != ():
+        raise InferError(f"{what} must be a scalar bool, got {aval.dtype.name}{list(aval.shape)}")
+
+
+def _if(avals, then_graph, else_graph):
+    _check_pred(avals[0], "the predicate of If")
+    _check_inputs(then_graph, avals[1:], "the then branch")
+    _check_inputs(else_graph, avals[1:], "the else branch")
+    outs, other = _avals(then_graph), _avals(else_graph)
+    if outs != other:
+        raise InferError(f"the branches of If return {_fmt(outs)} and {_fmt(other)}")
+    return outs
+
+
+def _while(avals, cond_graph, body_graph, n_vars):
+    _check_inputs(cond_graph, avals, "the condition of While")
+    _check_inputs(body_graph, avals, "the body of While")
+    (pred,) = _avals(cond_graph) or (None,)
+    if pred is None:
+        raise InferError("the condition of While returns nothing")
+    _check_pred(pred, "the condition of While")
+    if _avals(body_graph) != tuple(avals[:n_vars]):
+        raise InferError(f"the body of While returns {_fmt(_avals(body_graph))} for loop "
+                         f"variables {_fmt(avals[:n_vars])}")
+    return tuple(avals[:n_vars]) + (AVal((), D.int32),)
+
+
+defop("If", _if, arity=None, attrs=("then_graph", "else_graph"), multi_output=True)
+defop("While", _while, arity=None, attrs=("cond_graph", "body_graph", "n_vars"), multi_output=True)

@@ -1,0 +1,426 @@
+"""Data-dependent control flow in traced functions: ``cond``, ``while_loop``, and Python ``if``.
+
+A branch, a loop condition or a loop body is traced into a graph of its own (``SubTrace``);
+what it uses from enclosing traces, and the variables it reads, become operands of the ``If``
+or ``While`` node, in one order shared by the graphs of one node (``_unify``).
+
+A Python ``if`` on a symbolic tensor is converted by tracing the function once per path:
+``SymbolicTensor.__bool__`` asks the trace (``TraceContext.decide``), which answers True on a
+new decision and records it; ``explore`` then runs the function again for every untaken side.
+Every path executes the same Python up to its decisions, so paths agree node for node there,
+and ``merge`` rebuilds one graph: the shared prefix, then an ``If`` whose branches are the
+rest of each side. This keeps Python's semantics exactly (early returns, branches that
+assign different variables, tapes inside), runs only the taken branch, and gives TensorFlow's
+results: a source read only in the untaken branch gets zeros through the If's gradient.
+"""
+import numpy as np
+
+from .. import _nest
+from ..errors import user_line
+from ..ir.graph import Graph, Value
+from ..ir.opdef import OPS
+from ..runtime.dispatch import apply
+from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
+from .context import TraceContext, current
+from .symbolic import SymbolicTensor, TracingError
+
+# A path through more decisions than this is a loop on a tensor (or a pathological function).
+MAX_DECISIONS = 16
+MAX_PATHS = 64
+
+
+# -- sub-traces and their shared operands ------------------------------------------------------
+
+class SubTrace:
+    """``fn(*args) -> flat list of tensors`` traced into a graph; args get ``arg_avals``.
+
+    ``graph.inputs`` = args, then captures and variables read (in first-use order);
+    ``outs`` = the output Values. Python ``if`` on tensors inside is converted (paths merged).
+    """
+
+    def __init__(self, fn, arg_avals=()):
+        self.n_args = len(arg_avals)
+
+        def run(ctx):
+            args = [ctx.input(a) for a in arg_avals]
+            return fn(*args)
+
+        self.ctx, flat = explore(run, self.n_args, TraceContext)
+        with self.ctx:
+            self.outs = [self.ctx.value_of(_as_tensor(x)) for x in flat]
+        self.var_of = {v.id: var for var, v in self.ctx.var_inputs.values()}
+
+    def key(self, v):
+        """(key, outside object) of an extra input: a captured tensor or a variable."""
+        if v.id in self.ctx.captures:
+            t = self.ctx.captures[v.id]
+            return ("t", id(t)), t
+        var = self.var_of[v.id]
+        return ("v", var._id), var
+
+
+def _unify(traces):
+    """(operands, assigned variables, graphs): each trace's graph rebuilt to take
+    (its args, then every operand) and return (its outputs, then the final value of every
+    variable any of them assigns), so one node can run any of them."""
+    operands, index = [], {}
+    for tr in traces:
+        for v in tr.ctx.graph.inputs[tr.n_args:]:
+            k, x = tr.key(v)
+            if k not in index:
+                index[k] = len(operands)
+                operands.append(x)
+    assigned = {}
+    for tr in traces:
+        for vid, var in tr.ctx.assigned.items():
+            assigned.setdefault(vid, var)
+            if ("v", vid) not in index:
+                index[("v", vid)] = len(operands)
+                operands.append(var)
+    graphs = []
+    for tr in traces:
+        slots = [None] * len(operands)
+        for v in tr.ctx.graph.inputs[tr.n_args:]:
+            slots[index[tr.key(v)[0]]] = v
+        slots = [s if s is not None else Value(x.aval) for s, x in zip(slots, operands)]
+        finals = [tr.ctx.var_state[vid] if vid in tr.ctx.assigned else slots[index[("v", vid)]]
+                  for vid in assigned]
+        graphs.append(Graph(tr.ctx.graph.inputs[:tr.n_args] + slots, tr.ctx.graph.nodes,
+                            tr.outs + finals))
+    return operands, list(assigned.values()), graphs
+
+
+def _outside(x):
+    """An operand as a tensor of the enclosing trace (a variable is read there)."""
+    return x.read() if isinstance(x, Variable) else x
+
+
+def emit_if(pred, then_trace, else_trace):
+    """An If node on ``pred``; returns its outputs (assigned variables are written back)."""
+    operands, assigned, (gt, ge) = _unify([then_trace, else_trace])
+    _check_same(gt.outputs, ge.outputs, "the two branches of the conditional")
+    outs = apply("If", [pred] + [_outside(x) for x in operands], {"then_graph": gt, "else_graph": ge})
+    n = len(then_trace.outs)
+    for var, new in zip(assigned, outs[n:], strict=True):
+        var.assign(new)
+    return list(outs[:n])
+
+
+def _check_same(a, b, what):
+    for k, (x, y) in enumerate(zip(a, b, strict=True)):
+        if x.aval != y.aval:
+            raise TracingError(f"{what} give output {k} different types: "
+                               f"{_aval(x.aval)} and {_aval(y.aval)} (at {user_line()})")
+
+
+def _aval(a):
+    return f"{a.dtype.name}{list(a.shape)}"
+
+
+def _as_tensor(x):
+    if isinstance(x, (Tensor, SymbolicTensor)):
+        return x
+    if isinstance(x, Variable):
+        return x.read()
+    return convert_to_tensor(x)
+
+
+def _is_symbolic(x):
+    return isinstance(x, SymbolicTensor)
+
+
+def _pred(pred, what):
+    pred = _as_tensor(pred)
+    if pred.aval.shape != ():
+        raise TracingError(f"{what} must be a scalar, got shape {list(pred.shape)} (at {user_line()})")
+    if not pred.dtype.is_bool:
+        from ..ops import math
+        pred = math.not_equal(pred, 0)
+    return pred
+
+
+# -- tf.cond ----------------------------------------------------------------------------------
+
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    """``true_fn()`` if ``pred`` else ``false_fn()``; inside a function on a symbolic ``pred``,
+    both are traced and only the taken one runs (TensorFlow's ``tf.cond``)."""
+    if true_fn is None or false_fn is None:
+        raise TypeError("cond(): true_fn and false_fn are both required")
+    if not _is_symbolic(pred):
+        return true_fn() if bool(pred) else false_fn()
+    pred = _pred(pred, "the predicate of cond")
+    results = {}
+
+    def branch(fn, key):
+        def run():
+            results[key] = fn()
+            leaves = _nest.flatten(results[key])
+            if any(x is None for x in leaves):
+                raise TracingError(f"a branch of cond returned None (at {user_line()})")
+            return leaves
+        return run
+
+    then_trace = SubTrace(branch(true_fn, "then"))
+    else_trace = SubTrace(branch(false_fn, "else"))
+    if _structure(results["then"]) != _structure(results["else"]):
+        raise TracingError(f"the branches of cond return different structures: "
+                           f"{_structure(results['then'])} and {_structure(results['else'])} "
+                           f"(at {user_line()})")
+    return _nest.pack_sequence_as(results["then"], emit_if(pred, then_trace, else_trace))
+
+
+def _structure(x):
+    if isinstance(x, dict):
+        return {k: _structure(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x).__name__, [_structure(v) for v in x]
+    return "."
+
+
+# -- tf.while_loop ----------------------------------------------------------------------------
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
+               back_prop=True, swap_memory=False, maximum_iterations=None, name=None):
+    """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` (``tf.while_loop``).
+
+    Eagerly a Python loop; inside a function one While node whose body runs in the program.
+    Returns the loop variables in the structure of ``loop_vars``.
+    """
+    single = not isinstance(loop_vars, (list, tuple))
+    structure = [loop_vars] if single else loop_vars
+
+    def call(fn, flat):
+        out = fn(*_nest.pack_sequence_as(structure, list(flat)))
+        return out
+
+    def step(flat):
+        out = call(body, flat)
+        if not isinstance(out, (list, tuple)) and len(structure) == 1:
+            out = [out]
+        leaves = _nest.flatten(out)
+        if len(leaves) != len(flat):
+            raise ValueError(f"while_loop body returned {len(leaves)} values for "
+                             f"{len(flat)} loop variables (at {user_line()})")
+        return leaves
+
+    flat = [_as_tensor(x) for x in _nest.flatten(structure)]
+    if current() is None:
+        i = 0
+        while (maximum_iterations is None or i < maximum_iterations) and bool(call(cond, flat)):
+            flat = [_as_tensor(x) for x in step(flat)]
+            i += 1
+        out = _nest.pack_sequence_as(structure, flat)
+        return out[0] if single else out
+    counted = maximum_iterations is not None
+    if counted:
+        limit = convert_to_tensor(maximum_iterations, dtype="int32")
+        flat = [convert_to_tensor(0, dtype="int32")] + flat
+    avals = [x.aval for x in flat]
+
+    def cond_fn(*xs):
+        from ..ops import math
+        c = _pred(call(cond, xs[counted:]), "the condition of while_loop")
+        return [math.logical_and(math.less(xs[0], limit), c) if counted else c]
+
+    def body_fn(*xs):
+        from ..ops import math
+        new = [_as_tensor(x) for x in step(xs[counted:])]
+        for k, (x, a) in enumerate(zip(new, avals[counted:], strict=True)):
+            if x.aval != a:
+                raise TracingError(f"while_loop body changes loop variable {k} from {_aval(a)} to "
+                                   f"{_aval(x.aval)} (at {user_line()}); loop variables keep "
+                                   f"their shape and dtype")
+        return ([math.add(xs[0], 1)] if counted else []) + new
+
+    cond_trace, body_trace = SubTrace(cond_fn, avals), SubTrace(body_fn, avals)
+    if cond_trace.ctx.assigned or body_trace.ctx.assigned:
+        raise NotImplementedError(f"assigning a variable inside while_loop is not supported yet "
+                                  f"(at {user_line()}); carry the value as a loop variable")
+    operands, _, (gc, gb) = _unify([cond_trace, body_trace])
+    outs = apply("While", flat + [_outside(x) for x in operands],
+                 {"cond_graph": gc, "body_graph": gb, "n_vars": len(flat)})
+    out = _nest.pack_sequence_as(structure, list(outs[counted:len(flat)]))
+    return out[0] if single else out
+
+
+# -- Python `if` on tensors: one trace per path, merged -----------------------------------------
+
+class Path:
+    """One run of the function: its context, its decisions and where it took them."""
+
+    def __init__(self, ctx, result, n_args):
+        self.ctx, self.result = ctx, result
+        self.points = ctx.points        # (node count, pred Value, line, decision)
+        self.decisions = [p[3] for p in ctx.points]
+        key = {}
+        for i, v in enumerate(ctx.graph.inputs):
+            if i < n_args:
+                key[v.id] = ("arg", i)
+            elif v.id in ctx.captures:
+                key[v.id] = ("t", id(ctx.captures[v.id]))
+        for var, v in ctx.var_inputs.values():
+            key[v.id] = ("v", var._id)
+        for i, node in enumerate(ctx.graph.nodes):
+            for j, v in enumerate(node.outputs):
+                key[v.id] = ("n", i, j)
+        self.key = key
+
+
+def explore(run, n_args, make_ctx):
+    """Run ``run(ctx)`` in fresh contexts until every path of its tensor ``if``s is traced.
+
+    Returns (ctx, result) of the only path, or of the merged graph when there are several.
+    """
+    pending, paths = [[]], []
+    while pending:
+        decisions = pending.pop()
+        ctx = make_ctx()
+        ctx.decisions = decisions
+        with ctx:
+            result = run(ctx)
+            leaves = [_leaf(ctx, x) for x in _nest.flatten(result)]
+        path = Path(ctx, (result, leaves), n_args)
+        paths.append(path)
+        for k in range(len(decisions), len(path.decisions)):
+            pending.append(path.decisions[:k] + [not path.decisions[k]])
+        if len(paths) + len(pending) > MAX_PATHS:
+            raise TracingError(f"Python `if` on tensors inside tapeflow.function makes more than "
+                               f"{MAX_PATHS} paths (last at {path.points[-1][2]}); use tf.cond "
+                               f"or tf.where to combine them")
+    if len(paths) == 1:
+        return paths[0].ctx, paths[0].result[0]
+    return merge(paths, n_args, make_ctx)
+
+
+def _leaf(ctx, x):
+    """A path's output leaf: a Value of its graph, None, or another Python value."""
+    if isinstance(x, (Tensor, SymbolicTensor, Variable)):
+        return ctx.value_of(_as_tensor(x))
+    if isinstance(x, (bool, int, float, np.number, np.ndarray)):
+        return ctx.value_of(convert_to_tensor(x))
+    return ("py", x)
+
+
+def merge(paths, n_args, make_ctx):
+    """One context computing what every path computes, with If nodes at the decisions."""
+    first = paths[0]
+    structure = _structure(first.result[0])
+    for p in paths[1:]:
+        if _structure(p.result[0]) != structure:
+            raise TracingError(f"the function returns different structures on the two sides of "
+                               f"the `if` ({p.points[0][2]}): {structure} and "
+                               f"{_structure(p.result[0])}")
+    kinds = _output_kinds(paths)
+    assigned = {}
+    for p in paths:
+        for vid, var in p.ctx.assigned.items():
+            assigned.setdefault(vid, var)
+    top = make_ctx()
+    with top:
+        env = {}
+        for i, v in enumerate(first.ctx.graph.inputs[:n_args]):
+            env[("arg", i)] = top.input(v.aval)
+        for p in paths:
+            for v in p.ctx.graph.inputs[n_args:]:
+                k = p.key[v.id]
+                if k in env:
+                    continue
+                if k[0] == "v":
+                    env[k] = top.read_variable(_var(p, v))
+                else:
+                    env[k] = SymbolicTensor(top.value_of(p.ctx.captures[v.id]))
+        for vid, var in assigned.items():
+            if ("v", vid) not in env:
+                env[("v", vid)] = top.read_variable(var)
+        flat = _combine(paths, 0, env, 0, kinds, list(assigned))
+        n = len(kinds)
+        for vid, t in zip(assigned, flat[n:], strict=True):
+            top.assign_variable(assigned[vid], t)
+        leaves, it = [], iter(flat[:n])
+        for kind in kinds:
+            leaves.append(next(it) if kind[0] == "tensor" else kind[1])
+        result = _nest.pack_sequence_as(first.result[0], leaves)
+    for p in paths:
+        top.created_variables.extend(p.ctx.created_variables)
+    return top, result
+
+
+def _var(path, v):
+    for var, iv in path.ctx.var_inputs.values():
+        if iv is v:
+            return var
+    raise AssertionError("not a variable input")
+
+
+def _output_kinds(paths):
+    """Per output leaf: ("tensor", aval) when any path gives a tensor, else ("py", value)."""
+    kinds = []
+    for k, leaves in enumerate(zip(*[p.result[1] for p in paths])):
+        avals = {x.aval for x in leaves if isinstance(x, Value)}
+        if len(avals) > 1:
+            raise TracingError(f"output {k} of the function has different types on the sides of "
+                               f"the `if` ({paths[0].points[0][2]}): "
+                               f"{', '.join(sorted(_aval(a) for a in avals))}")
+        if avals:
+            kinds.append(("tensor", avals.pop()))
+            continue
+        values = [x[1] for x in leaves]
+        if any(v is not values[0] and v != values[0] for v in values):
+            raise TracingError(f"output {k} of the function is a different Python value on the "
+                               f"sides of the `if` ({paths[0].points[0][2]}): {values}")
+        kinds.append(("py", values[0]))
+    return kinds
+
+
+def _replay(path, start, stop, env):
+    for node in path.ctx.graph.nodes[start:stop]:
+        if node.op == "Const":
+            outs = (wrap(np.array(node.attrs["value"], copy=True)),)
+        else:
+            r = apply(node.op, [env[path.key[v.id]] for v in node.inputs], node.attrs)
+            outs = r if OPS[node.op].multi_output else (r,)
+        for v, t in zip(node.outputs, outs, strict=True):
+            env[path.key[v.id]] = t
+
+
+def _combine(group, k, env, start, kinds, assigned):
+    """The outputs of the paths in ``group`` (which share their first ``k`` decisions), built
+    in the current trace from ``env`` (the values of everything before node ``start``)."""
+    p = group[0]
+    if len(group) == 1:
+        _replay(p, start, len(p.ctx.graph.nodes), env)
+        return _path_outputs(p, env, kinds, assigned)
+    stop, pred, line, _ = p.points[k]
+    for q in group[1:]:
+        if q.points[k][0] != stop:
+            raise TracingError(f"the function traced differently on two runs before the `if` at "
+                               f"{line} (does it depend on randomness or Python state?)")
+    _replay(p, start, stop, env)
+    sides = [[q for q in group if q.decisions[k] is d] for d in (True, False)]
+    then_trace, else_trace = [
+        SubTrace(lambda side=side: _combine(side, k + 1, dict(env), stop, kinds, assigned))
+        for side in sides]
+    return emit_if(_pred(env[p.key[pred.id]], f"the condition at {line}"), then_trace, else_trace)
+
+
+def _path_outputs(p, env, kinds, assigned):
+    from ..ops import creation
+    outs = []
+    for kind, leaf in zip(kinds, p.result[1], strict=True):
+        if kind[0] != "tensor":
+            continue
+        aval = kind[1]
+        if isinstance(leaf, Value):
+            outs.append(env[p.key[leaf.id]])
+        elif leaf[1] is None:
+            outs.append(creation.zeros(aval.shape, aval.dtype))   # None on this side: zeros
+        else:
+            outs.append(creation.fill(aval.shape, convert_to_tensor(leaf[1], dtype=aval.dtype)))
+    for vid in assigned:
+        state = p.ctx.var_state.get(vid) if vid in p.ctx.assigned else None
+        outs.append(env[p.key[state.id]] if state is not None else env[("v", vid)])
+    return outs
+
+
+__all__ = ["cond", "while_loop", "SubTrace", "emit_if", "explore", "merge",
+           "MAX_DECISIONS", "MAX_PATHS"]

@@ -1,0 +1,37 @@
+"""Gradient-check cases of If and While: traced control flow, differentiated through a function."""
+import numpy as np
+
+import tapeflow as tf
+
+from ops.cases import Case
+
+
+def _branches(x, y):
+    if tf.reduce_sum(x) > 0:        # a Python `if` on a tensor becomes an If node
+        return tf.reduce_sum(tf.sin(x) * y)
+    return tf.reduce_sum(x * x * y)
+
+
+def _cond(x, y):
+    return tf.cond(tf.reduce_sum(y) > 0, lambda: tf.tanh(x) * y, lambda: x * x - y)
+
+
+def _loop(x, w):
+    return tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, tf.sin(s) * w + s), (0, x))[1]
+
+
+R = np.random.default_rng(11)
+CASES = {
+    "If": [
+        Case(tf.function(_branches), [R.uniform(0.5, 1.5, (3,)), R.uniform(-1, 1, (3,))],
+             note="then side"),
+        Case(tf.function(_branches), [R.uniform(-1.5, -0.5, (3,)), R.uniform(-1, 1, (3,))],
+             note="else side"),
+        Case(tf.function(_cond), [R.uniform(-1, 1, (2, 2)), R.uniform(0.5, 1, (2, 2))], note="tf.cond"),
+    ],
+    "While": [
+        Case(tf.function(_loop), [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (3,))],
+             note="3 iterations, captured weight"),
+    ],
+}
+NOT_DIFFERENTIABLE = []
