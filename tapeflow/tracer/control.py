@@ -38,16 +38,22 @@ class SubTrace:
     ``outs`` = the output Values. Python ``if`` on tensors inside is converted (paths merged).
     """
 
-    def __init__(self, fn, arg_avals=()):
+    def __init__(self, fn, arg_avals=(), carried=()):
         self.n_args = len(arg_avals)
 
         def run(ctx):
             args = [ctx.input(a) for a in arg_avals]
+            # the last len(carried) args are the values of these variables: reads see them
+            for var, arg in zip(carried, args[len(args) - len(carried):]):
+                ctx.var_inputs[var._id] = (var, arg.value)
+                ctx.var_state[var._id] = arg.value
             return fn(*args)
 
         self.ctx, flat = explore(run, self.n_args, TraceContext)
         with self.ctx:
             self.outs = [self.ctx.value_of(_as_tensor(x)) for x in flat]
+        for var in carried:                     # returned as loop variables, not written back
+            self.ctx.assigned.pop(var._id, None)
         self.var_of = {v.id: var for var, v in self.ctx.var_inputs.values()}
 
     def key(self, v):
@@ -215,31 +221,40 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if counted:
         limit = convert_to_tensor(maximum_iterations, dtype="int32")
         flat = [convert_to_tensor(0, dtype="int32")] + flat
-    avals = [x.aval for x in flat]
+    n_user = len(flat)
 
     def cond_fn(*xs):
         from ..ops import math
-        c = _pred(call(cond, xs[counted:]), "the condition of while_loop")
+        c = _pred(call(cond, xs[counted:n_user]), "the condition of while_loop")
         return [math.logical_and(math.less(xs[0], limit), c) if counted else c]
 
     def body_fn(*xs):
         from ..ops import math
-        new = [_as_tensor(x) for x in step(xs[counted:])]
-        for k, (x, a) in enumerate(zip(new, avals[counted:], strict=True)):
-            if x.aval != a:
-                raise TracingError(f"while_loop body changes loop variable {k} from {_aval(a)} to "
-                                   f"{_aval(x.aval)} (at {user_line()}); loop variables keep "
-                                   f"their shape and dtype")
-        return ([math.add(xs[0], 1)] if counted else []) + new
+        new = [_as_tensor(x) for x in step(xs[counted:n_user])]
+        for k, (x, old) in enumerate(zip(new, xs[counted:n_user], strict=True)):
+            if x.aval != old.aval:
+                raise TracingError(f"while_loop body changes loop variable {k} from "
+                                   f"{_aval(old.aval)} to {_aval(x.aval)} (at {user_line()}); "
+                                   f"loop variables keep their shape and dtype")
+        return ([math.add(xs[0], 1)] if counted else []) + new + [v.read() for v in carried]
 
-    cond_trace, body_trace = SubTrace(cond_fn, avals), SubTrace(body_fn, avals)
-    if cond_trace.ctx.assigned or body_trace.ctx.assigned:
-        raise NotImplementedError(f"assigning a variable inside while_loop is not supported yet "
-                                  f"(at {user_line()}); carry the value as a loop variable")
-    operands, _, (gc, gb) = _unify([cond_trace, body_trace])
-    outs = apply("While", flat + [_outside(x) for x in operands],
-                 {"cond_graph": gc, "body_graph": gb, "n_vars": len(flat)})
-    out = _nest.pack_sequence_as(structure, list(outs[counted:len(flat)]))
+    # Variables the loop assigns are carried as extra loop variables: found by tracing,
+    # then traced again with their reads bound to the loop's own values.
+    carried = []
+    while True:
+        avals = [x.aval for x in flat] + [v.aval for v in carried]
+        traces = [SubTrace(cond_fn, avals, carried), SubTrace(body_fn, avals, carried)]
+        new = {vid: var for tr in traces for vid, var in tr.ctx.assigned.items()}
+        if not new:
+            break
+        carried += new.values()
+    operands, _, (gc, gb) = _unify(traces)
+    n_vars = n_user + len(carried)
+    outs = apply("While", flat + [v.read() for v in carried] + [_outside(x) for x in operands],
+                 {"cond_graph": gc, "body_graph": gb, "n_vars": n_vars})
+    for var, value in zip(carried, outs[n_user:n_vars], strict=True):
+        var.assign(value)
+    out = _nest.pack_sequence_as(structure, list(outs[counted:n_user]))
     return out[0] if single else out
 
 

@@ -206,3 +206,20 @@ def test_python_while_loop_over_python_values_still_unrolls():
             i += 1
         return x
     assert float(f(tf.constant(1.5))) == 12.0
+
+
+def test_while_loop_assigning_variables_carries_them_as_loop_variables():
+    total, steps = tf.Variable(0.0), tf.Variable(0)
+
+    def f(x):
+        def body(s):
+            total.assign_add(s)
+            steps.assign_add(1)
+            return [s * 2.0]
+        return tf.while_loop(lambda s: total < 10.0, body, [x])[0]
+
+    out = tf.function(f)(tf.constant(1.0))     # total: 1, 3, 7, 15 -> four steps
+    assert float(out) == 16.0 and float(total) == 15.0 and int(steps) == 4
+    total.assign(0.0)
+    steps.assign(0)
+    assert float(f(tf.constant(1.0))) == 16.0 and float(total) == 15.0 and int(steps) == 4
