@@ -1,0 +1,159 @@
+"""Vectorization (vmap/pfor): a Graph -> Graph adding a leading batch dimension to chosen inputs.
+
+``vectorize(graph, batched, size)`` returns a graph computing, in one program, what
+``graph`` computes for each of ``size`` stacked values of the ``batched`` inputs (the
+other inputs are shared). Every value of the new graph is either *unbatched* (the same
+for every batch row) or *batched* with the batch dimension at axis 0; each op is
+rewritten by its batching rule (``passes.batching.BATCHERS``, declared per op family
+like the kernels and gradient rules), which sees the new inputs and which of them are
+batched. Ops whose inputs are all unbatched are copied as they are.
+
+An op without a rule is executed by a loop over the batch inside the graph (unstack
+the batched inputs, apply the op once per row, stack the results): correct but slow,
+so it is *reported*: ``Vectorized.fallbacks`` names the ops, ``tapeflow dump`` shows
+them, and a one-time ``VectorizeFallbackWarning`` says which op lacks a rule.
+"""
+import warnings
+from dataclasses import dataclass, field
+
+from ..ir.graph import Graph
+from ..ir.opdef import OPS
+
+
+class VectorizeFallbackWarning(UserWarning):
+    """An op without a batching rule ran as a loop over the batch."""
+
+
+_warned = set()
+
+
+@dataclass
+class Vectorized:
+    """The batched graph, its batch size and the ops that fell back to a loop (op names, in order)."""
+    graph: Graph
+    size: int
+    fallbacks: list = field(default_factory=list)
+
+    def report(self):
+        if not self.fallbacks:
+            return f"vectorized over a batch of {self.size}: every op has a batching rule"
+        return (f"vectorized over a batch of {self.size}; looped over the batch (no batching rule): "
+                + ", ".join(sorted(set(self.fallbacks))))
+
+
+class Builder:
+    """The graph being built, with the helpers batching rules share."""
+
+    def __init__(self, inputs, size):
+        self.graph = Graph(inputs=inputs)
+        self.size = size
+
+    def emit(self, op, inputs, attrs=None):
+        """Append ``op`` (outputs inferred from its OpDef); returns the list of output Values."""
+        attrs = dict(attrs or {})
+        if op == "Const":
+            return [self.graph.const(attrs["value"])]
+        opdef = OPS[op]
+        out = opdef.infer([v.aval for v in inputs], **attrs)
+        out = list(out) if opdef.multi_output else [out]
+        return self.graph.add(op, inputs, attrs, out).outputs
+
+    def emit1(self, op, inputs, attrs=None):
+        return self.emit(op, inputs, attrs)[0]
+
+    def reshape(self, v, shape):
+        shape = tuple(shape)
+        if tuple(v.aval.shape) == shape:
+            return v
+        return self.emit1("Reshape", [v], {"shape": shape})
+
+    def align(self, v, rank):
+        """A batched ``v`` ([B, *s]) as [B, 1.., *s] with ``rank`` dims after the batch dim."""
+        s = tuple(v.aval.shape[1:])
+        if len(s) >= rank:
+            return v
+        return self.reshape(v, (self.size,) + (1,) * (rank - len(s)) + s)
+
+    def broadcast(self, v, batched, shape):
+        """``v`` as a batched value of exactly [B, *shape]."""
+        if batched:
+            v = self.align(v, len(shape))
+        full = (self.size,) + tuple(shape)
+        if tuple(v.aval.shape) == full:
+            return v
+        return self.emit1("BroadcastTo", [v], {"shape": full})
+
+
+def vectorize(graph, batched, size, warn=True, rules=None):
+    """Batch ``graph`` over ``size`` rows of the inputs flagged in ``batched``.
+
+    The new graph takes the batched inputs as [size, *shape] (the others as they were)
+    and returns every output as [size, *shape], broadcasting outputs that do not depend
+    on a batched input.
+    """
+    if rules is None:
+        from .batching import BATCHERS as rules
+    if len(batched) != len(graph.inputs):
+        raise ValueError(f"vectorize: {len(batched)} batch flags for {len(graph.inputs)} inputs")
+    from ..ir.graph import Value
+    from ..ir.opdef import AVal
+    new_inputs, env = [], {}
+    for v, flag in zip(graph.inputs, batched, strict=True):
+        nv = Value(AVal((size,) + tuple(v.aval.shape), v.aval.dtype)) if flag else v
+        new_inputs.append(nv)
+        env[v.id] = (nv, bool(flag))
+    b = Builder(new_inputs, size)
+    fallbacks = []
+    for node in graph.nodes:
+        args = [env[v.id] for v in node.inputs]
+        values = [a for a, _ in args]
+        flags = [f for _, f in args]
+        if not any(flags):
+            outs = b.emit(node.op, values, node.attrs) if node.op != "Const" else \
+                [b.graph.const(node.attrs["value"])]
+            results = [(o, False) for o in outs]
+        else:
+            rule = rules.get(node.op)
+            results = rule(b, node, values, flags) if rule is not None else None
+            if results is None:
+                fallbacks.append(node.op)
+                results = _loop(b, node, values, flags)
+                if warn and node.op not in _warned:
+                    _warned.add(node.op)
+                    warnings.warn(f"vectorize: op {node.op} has no batching rule; it runs as a loop "
+                                  f"over the batch of {size} (see `tapeflow dump`)",
+                                  VectorizeFallbackWarning, stacklevel=2)
+        if len(results) != len(node.outputs):
+            raise AssertionError(f"batching rule of {node.op} gave {len(results)} outputs")
+        for old, (nv, flag) in zip(node.outputs, results, strict=True):
+            want = ((size,) if flag else ()) + tuple(old.aval.shape)
+            if tuple(nv.aval.shape) != want or nv.aval.dtype != old.aval.dtype:
+                raise AssertionError(f"batching rule of {node.op} gave {nv.aval} for {old.aval} "
+                                     f"(batched={flag})")
+            env[old.id] = (nv, flag)
+    outs = []
+    for v in graph.outputs:
+        nv, flag = env[v.id]
+        outs.append(b.broadcast(nv, flag, v.aval.shape))
+    b.graph.outputs = outs
+    return Vectorized(b.graph, size, fallbacks)
+
+
+def _loop(b, node, values, flags):
+    """The fallback: unstack batched inputs, apply the op per row, stack each output."""
+    rows = [b.emit("Unpack", [v], {"num": b.size, "axis": 0}) if f else None
+            for v, f in zip(values, flags)]
+    per_row = []
+    for i in range(b.size):
+        ins = [r[i] if r is not None else v for v, r in zip(values, rows)]
+        per_row.append(b.emit(node.op, ins, node.attrs))
+    return [(b.emit1("Pack", [row[k] for row in per_row], {"axis": 0}), True)
+            for k in range(len(node.outputs))]
+
+
+def loop_reference(graph, batched, size):
+    """The same batched graph built by looping every op (what every batching rule must equal)."""
+    return vectorize(graph, batched, size, warn=False, rules={})
+
+
+__all__ = ["Vectorized", "VectorizeFallbackWarning", "Builder", "vectorize", "loop_reference"]
