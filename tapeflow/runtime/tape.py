@@ -206,7 +206,17 @@ class GradientTape:
         from ..ops import array
         flat_sources = _nest.flatten(sources)
         source_ids = flat_ids(flat_sources, "sources")
-        target = convert_to_tensor(target) if not isinstance(target, Tensor) else target
+        target = convert_to_tensor(target) if not isinstance(target, Tensor) and \
+            not hasattr(target, "aval") else target
+        if experimental_use_pfor:
+            from ..tracer import jacobian as _jac
+            rec = self._begin()
+            try:
+                out = _jac.jacobian(rec, target, flat_sources, source_ids,
+                                    unconnected is UnconnectedGradients.ZERO)
+            finally:
+                self._end()
+            return _nest.pack_sequence_as(sources, out)
         with self._ensure_recording():
             flat_target = array.reshape(target, [-1])
         rec = self._begin()
@@ -238,7 +248,8 @@ class GradientTape:
                                "batch_jacobian with eager execution enabled and with "
                                "experimental_use_pfor set to False.")
         from ..ops import array
-        target = convert_to_tensor(target) if not isinstance(target, Tensor) else target
+        target = convert_to_tensor(target) if not isinstance(target, Tensor) and \
+            not hasattr(target, "aval") else target
         tshape, sshape = target.shape, source.shape
         tshape.with_rank_at_least(2)
         sshape.with_rank_at_least(2)
@@ -246,6 +257,13 @@ class GradientTape:
             raise ValueError(f"Need first dimension of target shape ({tshape}) and source shape "
                              f"({sshape}) to match.")
         batch = tshape[0]
+        if experimental_use_pfor:
+            from ..tracer import jacobian as _jac
+            rec = self._begin()
+            try:
+                return _jac.batch_jacobian(rec, target, source)
+            finally:
+                self._end()
         with self._ensure_recording():
             target2 = array.reshape(target, [batch, -1])
         rec = self._begin()

@@ -1,0 +1,199 @@
+"""Jacobians as one vectorized reverse program instead of a Python loop of reverse sweeps.
+
+``GradientTape.jacobian``/``batch_jacobian`` come here (unless ``experimental_use_pfor``
+is False). The tape's reverse sweep becomes a graph (``tape_graph.reverse_graph``), the
+graph is batched over a stack of one-hot seeds (``passes.vectorize``) and run once:
+
+- eagerly with no tape recording: on NumPy (``run_graph``), and, once the same recorded
+  structure has been seen ``TAPEFLOW_COMPILE_TAPE_AFTER`` times (default 3; 0 turns it
+  off), as a program compiled by the selected backend and cached by structure: eager
+  code gets compiled Jacobians ("compile a tape");
+- inside ``tapeflow.function``, or while an outer tape records: through dispatch
+  (``replay``), so the ops land in the traced graph or on the outer tape (Hessians).
+
+Structure: when the record proves target row b depends on source row b only
+(``passes.rows``), the full Jacobian is the batch Jacobian scattered onto the diagonal,
+computed with one seed per target column instead of one per target element.
+
+Memory: seeds are processed in chunks so that the batched program's values stay within
+``TAPEFLOW_JACOBIAN_BUDGET_MB`` (default 256 MiB, estimated from the reverse graph's
+value sizes per seed).
+"""
+import os
+
+import numpy as np
+
+from ..ir.shapes import num_elements
+from ..passes.rows import entry_ops, rows_independent
+from ..passes.vectorize import vectorize
+from ..runtime.backprop import Plan
+from ..runtime.interpret import replay, run_graph
+from ..runtime.recorder import STATE
+from ..runtime.tensor import wrap
+from . import context
+from .tape_graph import reverse_graph
+
+_PROGRAMS = {}       # (structure key, chunk) -> _Cached
+_MAX_PROGRAMS = 128
+LAST = []            # the Vectorized programs of the latest jacobian call (for dump/debugging)
+
+
+class _Cached:
+    __slots__ = ("vec", "hits", "program")
+
+    def __init__(self, vec):
+        self.vec, self.hits, self.program = vec, 0, None
+
+
+def budget_bytes():
+    return int(float(os.environ.get("TAPEFLOW_JACOBIAN_BUDGET_MB", "256")) * 2 ** 20)
+
+
+def _compile_after():
+    return int(os.environ.get("TAPEFLOW_COMPILE_TAPE_AFTER", "3"))
+
+
+def _per_seed_bytes(rg):
+    """Bytes one seed row costs in the batched program (every value of the reverse graph)."""
+    total = 0
+    for v in list(rg.graph.inputs[:rg.n_seeds]) + [o for n in rg.graph.nodes for o in n.outputs]:
+        total += (num_elements(v.aval.shape) or 1) * v.aval.dtype.np.itemsize
+    return max(total, 1)
+
+
+def _symbolic_or_taped(args):
+    if context.current() is not None:
+        return True
+    if not STATE.tapes:
+        return False
+    ids = [a._id for a in args]
+    return any(rec.tracks(i) for rec in STATE.tapes for i in ids)
+
+
+def run_seeds(rg, seeds, args):
+    """The reverse graph on each row of ``seeds`` ([n, *target]): per output, [n, *source]."""
+    n = seeds.shape[0]
+    chunk = max(1, min(n, budget_bytes() // _per_seed_bytes(rg)))
+    via_dispatch = _symbolic_or_taped(args)
+    pieces = []
+    LAST.clear()
+    for start in range(0, n, chunk):
+        size = min(chunk, n - start)
+        s = seeds[start:start + size]
+        cached = _vectorized(rg, size)
+        LAST.append(cached.vec)
+        if via_dispatch:
+            pieces.append(replay(cached.vec.graph, [wrap(s)] + list(args)))
+        else:
+            pieces.append([wrap(a) for a in _program(cached, rg)(s, *[a._value for a in args])])
+    if len(pieces) == 1:
+        return pieces[0]
+    from ..ops import array
+    return [array.concat([p[k] for p in pieces], 0) for k in range(len(pieces[0]))]
+
+
+def _vectorized(rg, size):
+    flags = [True] * rg.n_seeds + [False] * (len(rg.graph.inputs) - rg.n_seeds)
+    if rg.key is None:
+        return _Cached(vectorize(rg.graph, flags, size))
+    key = (rg.key, size)
+    cached = _PROGRAMS.get(key)
+    if cached is None:
+        if len(_PROGRAMS) >= _MAX_PROGRAMS:
+            _PROGRAMS.pop(next(iter(_PROGRAMS)))
+        cached = _PROGRAMS[key] = _Cached(vectorize(rg.graph, flags, size))
+    return cached
+
+
+def _program(cached, rg):
+    """run_graph until the structure has been seen often enough, then a compiled program."""
+    if cached.program is not None:
+        return cached.program
+    after = _compile_after()
+    if rg.key is not None and after > 0:
+        cached.hits += 1
+        if cached.hits >= after:
+            from .backend import compile as compile_graph
+            cached.program = compile_graph(cached.vec.graph, "jacobian")
+            return cached.program
+    graph = cached.vec.graph
+    return lambda *a: run_graph(graph, *a)
+
+
+# -- the tape's entry points -----------------------------------------------------------------
+
+def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
+    """Per source: a tensor of shape target.shape + source.shape, or None if unconnected."""
+    from ..ops import array
+    tshape = tuple(target.shape)
+    n = num_elements(tshape)
+    source_targets = {s._id: s.aval for s in flat_sources if s._id == target._id}
+    plan = Plan(rec, [target._id])
+    out = [None] * len(flat_sources)
+    full = []
+    ops = None
+    for k, src in enumerate(flat_sources):
+        sshape = tuple(src.shape)
+        if n and len(tshape) >= 1 and len(sshape) >= 1 and tshape[0] == sshape[0] and tshape[0] > 1 \
+                and src._id != target._id:
+            ops = ops if ops is not None else entry_ops(reversed(plan.order))
+            if rows_independent(ops, src._id, target._id, tshape[0]):
+                jb = _batch(rec, plan, target, src, zeros_if_unconnected)
+                out[k] = None if jb is None else _scatter_diagonal(jb, tshape, sshape)
+                continue
+        full.append(k)
+    if not full:
+        return out
+    ids = [source_ids[k] for k in full]
+    rg = reverse_graph(rec, [target._id], ids, [target.aval], source_targets, plan)
+    if n:
+        seeds = np.eye(n, dtype=target.dtype.np).reshape((n,) + tshape)
+        grads = run_seeds(rg, seeds, rg.args()) if rg.graph.outputs else []
+    for k, gi in zip(full, rg.grad_index):
+        src = flat_sources[k]
+        shape = tshape + tuple(src.shape)
+        if gi is None:
+            out[k] = wrap(np.zeros(shape, target.dtype.np)) if zeros_if_unconnected else None
+        elif not n:
+            out[k] = wrap(np.zeros(shape, target.dtype.np))
+        else:
+            out[k] = array.reshape(grads[gi], shape)
+    return out
+
+
+def batch_jacobian(rec, target, source):
+    """target.shape + source.shape[1:]; zeros for an unconnected source (as TensorFlow)."""
+    return _batch(rec, Plan(rec, [target._id]), target, source, True)
+
+
+def _batch(rec, plan, target, source, zeros_if_unconnected):
+    from ..ops import array
+    tshape, sshape = tuple(target.shape), tuple(source.shape)
+    batch = tshape[0]
+    width = num_elements(tshape[1:])
+    shape = tshape + sshape[1:]
+    source_targets = {source._id: source.aval} if source._id == target._id else {}
+    rg = reverse_graph(rec, [target._id], [source._id], [target.aval], source_targets, plan)
+    if rg.grad_index[0] is None:
+        return wrap(np.zeros(shape, target.dtype.np)) if zeros_if_unconnected else None
+    if not width or not batch:
+        return wrap(np.zeros(shape, target.dtype.np))
+    seeds = np.zeros((width, batch, width), target.dtype.np)
+    seeds[np.arange(width), :, np.arange(width)] = 1
+    (g,) = run_seeds(rg, seeds.reshape((width,) + tshape), rg.args())     # [width, batch, *s1]
+    g = array.reshape(g, [width, batch, -1])
+    g = array.transpose(g, [1, 0, 2])
+    return array.reshape(g, shape)
+
+
+def _scatter_diagonal(jb, tshape, sshape):
+    """[B, *t1, *s1] -> [B, *t1, B, *s1] with zeros off the batch diagonal."""
+    from ..ops import array, math
+    batch = tshape[0]
+    t1, s1 = num_elements(tshape[1:]), num_elements(sshape[1:])
+    eye = wrap(np.eye(batch, dtype=jb.dtype.np).reshape(batch, 1, batch, 1))
+    j = math.multiply(array.reshape(jb, [batch, t1, 1, s1]), eye)
+    return array.reshape(j, tshape + sshape)
+
+
+__all__ = ["jacobian", "batch_jacobian", "run_seeds", "budget_bytes", "LAST"]
