@@ -20,6 +20,7 @@ Memory: seeds are processed in chunks so that the batched program's values stay 
 value sizes per seed).
 """
 import os
+import weakref
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from .tape_graph import reverse_graph
 _PROGRAMS = {}       # (structure key, chunk) -> _Cached
 _MAX_PROGRAMS = 128
 LAST = []            # the Vectorized programs of the latest jacobian call (for dump/debugging)
+REPORTS = weakref.WeakKeyDictionary()   # traced Graph -> [Vectorized] inlined into it (dump)
 
 
 class _Cached:
@@ -82,6 +84,9 @@ def run_seeds(rg, seeds, args):
         s = seeds[start:start + size]
         cached = _vectorized(rg, size)
         LAST.append(cached.vec)
+        ctx = context.current()
+        if ctx is not None:
+            REPORTS.setdefault(ctx.graph, []).append(cached.vec)
         if via_dispatch:
             pieces.append(replay(cached.vec.graph, [wrap(s)] + list(args)))
         else:
