@@ -12,9 +12,20 @@ An op without a rule is executed by a loop over the batch inside the graph (unst
 the batched inputs, apply the op once per row, stack the results): correct but slow,
 so it is *reported*: ``Vectorized.fallbacks`` names the ops, ``tapeflow dump`` shows
 them, and a one-time ``VectorizeFallbackWarning`` says which op lacks a rule.
+
+Identity seeds. A jacobian batches a reverse program over one-hot seeds: row j of the
+seed stack is 1 at flat position j and 0 elsewhere. Such an input is given as an
+``Identity`` flag; it is not an input of the new graph. It becomes a *diagonal* value
+(``Diag``): ``V[j, *i] = D[*i]`` where the row-major index of ``i`` over the Diag's axes
+is ``j + offset``, else 0, stored as D alone (the unbatched shape). Linear ops keep it
+diagonal and cheap (``passes.batching.diag``: multiply by a value, reshape, transpose,
+sum over other axes); a matmul contracting the diagonal axis gives a dense value with
+no product at all (``D[.., j] * B[j, ..]``); any other op gets the dense one-hot stack.
 """
 import warnings
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from ..ir.graph import Graph
 from ..ir.opdef import OPS
@@ -41,12 +52,28 @@ class Vectorized:
                 + ", ".join(sorted(set(self.fallbacks))))
 
 
+@dataclass(frozen=True)
+class Identity:
+    """Batch flag of a seed input: row j is one-hot at row-major position ``offset + j``
+    over ``axes`` (None: all axes) of the input, broadcast over its other axes."""
+    axes: tuple = None
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Diag:
+    """Flag of a diagonal batched value (see the module docstring): non-unit ``axes``."""
+    axes: tuple
+    offset: int = 0
+
+
 class Builder:
     """The graph being built, with the helpers batching rules share."""
 
     def __init__(self, inputs, size):
         self.graph = Graph(inputs=inputs)
         self.size = size
+        self._dense = {}
 
     def emit(self, op, inputs, attrs=None):
         """Append ``op`` (outputs inferred from its OpDef); returns the list of output Values."""
@@ -74,6 +101,28 @@ class Builder:
             return v
         return self.reshape(v, (self.size,) + (1,) * (rank - len(s)) + s)
 
+    def diag(self, d, axes, offset):
+        """A Diag flag for value ``d``, or ``(d, False)``-like scalars: drops unit axes."""
+        axes = tuple(a for a in axes if d.aval.shape[a] != 1)
+        return Diag(axes, offset)
+
+    def dense(self, v, flag):
+        """The dense [B, *shape] form of a Diag value (the one-hot stack times D)."""
+        key = (v.id, flag)
+        hit = self._dense.get(key)
+        if hit is not None:
+            return hit
+        shape = tuple(v.aval.shape)
+        total = 1
+        for a in flag.axes:
+            total *= shape[a]
+        eye = np.eye(total, dtype=v.aval.dtype.np)[flag.offset:flag.offset + self.size]
+        sel = eye.reshape((self.size,) + tuple(shape[a] if a in flag.axes else 1
+                                                for a in range(len(shape))))
+        out = self.emit1("Mul", [self.reshape(v, (1,) + shape), self.graph.const(sel)])
+        self._dense[key] = out
+        return out
+
     def broadcast(self, v, batched, shape):
         """``v`` as a batched value of exactly [B, *shape]."""
         if batched:
@@ -87,28 +136,46 @@ class Builder:
 def vectorize(graph, batched, size, warn=True, rules=None):
     """Batch ``graph`` over ``size`` rows of the inputs flagged in ``batched``.
 
-    The new graph takes the batched inputs as [size, *shape] (the others as they were)
-    and returns every output as [size, *shape], broadcasting outputs that do not depend
-    on a batched input.
+    A flag is True (batched: the new graph takes the input as [size, *shape]), False
+    (shared) or an ``Identity`` (one-hot seeds, built inside: not an input of the new
+    graph). Every output is returned as [size, *shape], broadcasting outputs that do not
+    depend on a batched input.
     """
+    from .batching.diag import DIAG_RULES
     if rules is None:
         from .batching import BATCHERS as rules
     if len(batched) != len(graph.inputs):
         raise ValueError(f"vectorize: {len(batched)} batch flags for {len(graph.inputs)} inputs")
     from ..ir.graph import Value
     from ..ir.opdef import AVal
-    new_inputs, env = [], {}
+    new_inputs, env, seeds = [], {}, []
     for v, flag in zip(graph.inputs, batched, strict=True):
+        if isinstance(flag, Identity):
+            seeds.append((v, flag))
+            continue
         nv = Value(AVal((size,) + tuple(v.aval.shape), v.aval.dtype)) if flag else v
         new_inputs.append(nv)
         env[v.id] = (nv, bool(flag))
     b = Builder(new_inputs, size)
+    for v, flag in seeds:
+        ones = b.graph.const(np.ones(v.aval.shape, v.aval.dtype.np))
+        axes = tuple(range(len(v.aval.shape))) if flag.axes is None else tuple(flag.axes)
+        env[v.id] = (ones, b.diag(ones, axes, flag.offset))
     fallbacks = []
     for node in graph.nodes:
         args = [env[v.id] for v in node.inputs]
         values = [a for a, _ in args]
         flags = [f for _, f in args]
-        if not any(flags):
+        results = None
+        if any(isinstance(f, Diag) for f in flags):
+            rule = DIAG_RULES.get(node.op)
+            results = rule(b, node, values, flags) if rule is not None else None
+            if results is None:
+                values = [b.dense(a, f) if isinstance(f, Diag) else a for a, f in zip(values, flags)]
+                flags = [True if isinstance(f, Diag) else f for f in flags]
+        if results is not None:
+            pass
+        elif not any(flags):
             outs = b.emit(node.op, values, node.attrs) if node.op != "Const" else \
                 [b.graph.const(node.attrs["value"])]
             results = [(o, False) for o in outs]
@@ -126,7 +193,7 @@ def vectorize(graph, batched, size, warn=True, rules=None):
         if len(results) != len(node.outputs):
             raise AssertionError(f"batching rule of {node.op} gave {len(results)} outputs")
         for old, (nv, flag) in zip(node.outputs, results, strict=True):
-            want = ((size,) if flag else ()) + tuple(old.aval.shape)
+            want = ((size,) if flag is True else ()) + tuple(old.aval.shape)
             if tuple(nv.aval.shape) != want or nv.aval.dtype != old.aval.dtype:
                 raise AssertionError(f"batching rule of {node.op} gave {nv.aval} for {old.aval} "
                                      f"(batched={flag})")
@@ -134,6 +201,8 @@ def vectorize(graph, batched, size, warn=True, rules=None):
     outs = []
     for v in graph.outputs:
         nv, flag = env[v.id]
+        if isinstance(flag, Diag):
+            nv, flag = b.dense(nv, flag), True
         outs.append(b.broadcast(nv, flag, v.aval.shape))
     b.graph.outputs = outs
     return Vectorized(b.graph, size, fallbacks)
@@ -156,4 +225,5 @@ def loop_reference(graph, batched, size):
     return vectorize(graph, batched, size, warn=False, rules={})
 
 
-__all__ = ["Vectorized", "VectorizeFallbackWarning", "Builder", "vectorize", "loop_reference"]
+__all__ = ["Diag", "Identity", "Vectorized", "VectorizeFallbackWarning", "Builder", "vectorize",
+           "loop_reference"]

@@ -24,9 +24,10 @@ import weakref
 
 import numpy as np
 
+from ..ir.graph import Graph
 from ..ir.shapes import num_elements
 from ..passes.rows import entry_ops, rows_independent
-from ..passes.vectorize import vectorize
+from ..passes.vectorize import Identity, vectorize
 from ..runtime.backprop import Plan
 from ..runtime.interpret import replay, run_graph
 from ..runtime.recorder import STATE
@@ -58,7 +59,7 @@ def _compile_after():
 def _per_seed_bytes(rg):
     """Bytes one seed row costs in the batched program (every value of the reverse graph)."""
     total = 0
-    for v in list(rg.graph.inputs[:rg.n_seeds]) + [o for n in rg.graph.nodes for o in n.outputs]:
+    for v in [rg.graph.inputs[0]] + [o for n in rg.graph.nodes for o in n.outputs]:
         total += (num_elements(v.aval.shape) or 1) * v.aval.dtype.np.itemsize
     return max(total, 1)
 
@@ -72,42 +73,89 @@ def _symbolic_or_taped(args):
     return any(rec.tracks(i) for rec in STATE.tapes for i in ids)
 
 
-def run_seeds(rg, seeds, args):
-    """The reverse graph on each row of ``seeds`` ([n, *target]): per output, [n, *source]."""
-    n = seeds.shape[0]
+def run_seeds(rg, seed_axes, args, finish):
+    """The reverse graph on the identity seeds (row j one-hot at flat position j over
+    ``seed_axes`` of the target; None: all axes), each output then shaped by its ``finish``
+    spec (see ``_emit_finish``). Returns one tensor per graph output."""
+    tshape = tuple(rg.graph.inputs[0].aval.shape)
+    axes = tuple(range(len(tshape))) if seed_axes is None else tuple(seed_axes)
+    n = int(np.prod([tshape[a] for a in axes]))
     chunk = max(1, min(n, budget_bytes() // _per_seed_bytes(rg)))
     via_dispatch = _symbolic_or_taped(args)
+    whole = chunk >= n
     pieces = []
     LAST.clear()
     for start in range(0, n, chunk):
         size = min(chunk, n - start)
-        s = seeds[start:start + size]
-        cached = _vectorized(rg, size)
+        cached = _vectorized(rg, size, Identity(axes, start), finish if whole else None)
         LAST.append(cached.vec)
         ctx = context.current()
         if ctx is not None:
             REPORTS.setdefault(ctx.graph, []).append(cached.vec)
         if via_dispatch:
-            pieces.append(replay(cached.vec.graph, [wrap(s)] + list(args)))
+            pieces.append(replay(cached.vec.graph, list(args)))
         else:
-            pieces.append([wrap(a) for a in _program(cached, rg)(s, *[a._value for a in args])])
-    if len(pieces) == 1:
+            pieces.append([wrap(a) for a in _program(cached, rg)(*[a._value for a in args])])
+    if whole:
         return pieces[0]
     from ..ops import array
-    return [array.concat([p[k] for p in pieces], 0) for k in range(len(pieces[0]))]
+    outs = [array.concat([p[k] for p in pieces], 0) for k in range(len(pieces[0]))]
+    return [replay(_finish_graph(o.aval, spec), [o])[0] for o, spec in zip(outs, finish)]
 
 
-def _vectorized(rg, size):
-    flags = [True] * rg.n_seeds + [False] * (len(rg.graph.inputs) - rg.n_seeds)
-    if rg.key is None:
-        return _Cached(vectorize(rg.graph, flags, size))
-    key = (rg.key, size)
-    cached = _PROGRAMS.get(key)
+def _vectorized(rg, size, seeds, finish):
+    key = None if rg.key is None else (rg.key, size, seeds, finish)
+    cached = _PROGRAMS.get(key) if key is not None else None
     if cached is None:
-        if len(_PROGRAMS) >= _MAX_PROGRAMS:
-            _PROGRAMS.pop(next(iter(_PROGRAMS)))
-        cached = _PROGRAMS[key] = _Cached(vectorize(rg.graph, flags, size))
+        flags = [seeds] + [False] * (len(rg.graph.inputs) - 1)
+        vec = vectorize(rg.graph, flags, size)
+        if finish is not None:
+            vec.graph = _with_finish(vec.graph, size, finish)
+        cached = _Cached(vec)
+        if key is not None:
+            if len(_PROGRAMS) >= _MAX_PROGRAMS:
+                _PROGRAMS.pop(next(iter(_PROGRAMS)))
+            _PROGRAMS[key] = cached
     return cached
+
+
+def _emit_finish(b, v, spec):
+    """Shape a stacked result [n, *source] as the caller wants it.
+
+    ("full", tshape, sshape): target.shape + source.shape. ("batch", ...): the stack is
+    [width, batch, *s1] -> [batch, *t1, *s1]. ("scatter", ...): that batch jacobian put on
+    the batch diagonal of target.shape + source.shape (zeros elsewhere).
+    """
+    kind, tshape, sshape = spec
+    if kind == "full":
+        return b.reshape(v, tshape + sshape)
+    batch, width, s1 = tshape[0], num_elements(tshape[1:]), num_elements(sshape[1:])
+    v = b.reshape(v, (width, batch, s1))
+    v = b.emit1("Transpose", [v], {"perm": (1, 0, 2)})
+    if kind == "batch":
+        return b.reshape(v, tshape + sshape[1:])
+    v = b.reshape(v, (batch, width, 1, s1))
+    eye = b.graph.const(np.eye(batch, dtype=v.aval.dtype.np).reshape(batch, 1, batch, 1))
+    return b.reshape(b.emit1("Mul", [v, eye]), tshape + sshape)
+
+
+def _with_finish(graph, size, finish):
+    from ..passes.sink_layout import sink_layout
+    from ..passes.vectorize import Builder
+    b = Builder(graph.inputs, size)
+    b.graph = Graph(graph.inputs, list(graph.nodes), [])
+    b.graph.outputs = [v if spec is None else _emit_finish(b, v, spec)
+                       for v, spec in zip(graph.outputs, finish)]
+    return sink_layout(b.graph)
+
+
+def _finish_graph(aval, spec):
+    from ..ir.graph import Value
+    from ..passes.vectorize import Builder
+    v = Value(aval)
+    b = Builder([v], aval.shape[0])
+    b.graph.outputs = [v if spec is None else _emit_finish(b, v, spec)]
+    return b.graph
 
 
 def _program(cached, rg):
@@ -129,7 +177,6 @@ def _program(cached, rg):
 
 def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
     """Per source: a tensor of shape target.shape + source.shape, or None if unconnected."""
-    from ..ops import array
     tshape = tuple(target.shape)
     n = num_elements(tshape)
     source_targets = {s._id: s.aval for s in flat_sources if s._id == target._id}
@@ -143,62 +190,49 @@ def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
                 and src._id != target._id:
             ops = ops if ops is not None else entry_ops(reversed(plan.order))
             if rows_independent(ops, src._id, target._id, tshape[0]):
-                jb = _batch(rec, plan, target, src, zeros_if_unconnected)
-                out[k] = None if jb is None else _scatter_diagonal(jb, tshape, sshape)
+                out[k] = _batch(rec, plan, target, src, zeros_if_unconnected, "scatter")
                 continue
         full.append(k)
     if not full:
         return out
     ids = [source_ids[k] for k in full]
     rg = reverse_graph(rec, [target._id], ids, [target.aval], source_targets, plan)
-    if n:
-        seeds = np.eye(n, dtype=target.dtype.np).reshape((n,) + tshape)
-        grads = run_seeds(rg, seeds, rg.args()) if rg.graph.outputs else []
+    connected = [(k, gi) for k, gi in zip(full, rg.grad_index) if gi is not None]
+    if n and connected:
+        finish = [None] * len(rg.graph.outputs)
+        for k, gi in connected:
+            finish[gi] = ("full", tshape, tuple(flat_sources[k].shape))
+        grads = run_seeds(rg, None, rg.args(), tuple(finish))
     for k, gi in zip(full, rg.grad_index):
-        src = flat_sources[k]
-        shape = tshape + tuple(src.shape)
+        shape = tshape + tuple(flat_sources[k].shape)
         if gi is None:
             out[k] = wrap(np.zeros(shape, target.dtype.np)) if zeros_if_unconnected else None
         elif not n:
             out[k] = wrap(np.zeros(shape, target.dtype.np))
         else:
-            out[k] = array.reshape(grads[gi], shape)
+            out[k] = grads[gi]
     return out
 
 
 def batch_jacobian(rec, target, source):
     """target.shape + source.shape[1:]; zeros for an unconnected source (as TensorFlow)."""
-    return _batch(rec, Plan(rec, [target._id]), target, source, True)
+    return _batch(rec, Plan(rec, [target._id]), target, source, True, "batch")
 
 
-def _batch(rec, plan, target, source, zeros_if_unconnected):
-    from ..ops import array
+def _batch(rec, plan, target, source, zeros_if_unconnected, kind):
+    """The batch jacobian (kind "batch"), or it scattered on the diagonal ("scatter")."""
     tshape, sshape = tuple(target.shape), tuple(source.shape)
     batch = tshape[0]
     width = num_elements(tshape[1:])
-    shape = tshape + sshape[1:]
+    shape = tshape + (sshape[1:] if kind == "batch" else sshape)
     source_targets = {source._id: source.aval} if source._id == target._id else {}
     rg = reverse_graph(rec, [target._id], [source._id], [target.aval], source_targets, plan)
     if rg.grad_index[0] is None:
         return wrap(np.zeros(shape, target.dtype.np)) if zeros_if_unconnected else None
     if not width or not batch:
         return wrap(np.zeros(shape, target.dtype.np))
-    seeds = np.zeros((width, batch, width), target.dtype.np)
-    seeds[np.arange(width), :, np.arange(width)] = 1
-    (g,) = run_seeds(rg, seeds.reshape((width,) + tshape), rg.args())     # [width, batch, *s1]
-    g = array.reshape(g, [width, batch, -1])
-    g = array.transpose(g, [1, 0, 2])
-    return array.reshape(g, shape)
-
-
-def _scatter_diagonal(jb, tshape, sshape):
-    """[B, *t1, *s1] -> [B, *t1, B, *s1] with zeros off the batch diagonal."""
-    from ..ops import array, math
-    batch = tshape[0]
-    t1, s1 = num_elements(tshape[1:]), num_elements(sshape[1:])
-    eye = wrap(np.eye(batch, dtype=jb.dtype.np).reshape(batch, 1, batch, 1))
-    j = math.multiply(array.reshape(jb, [batch, t1, 1, s1]), eye)
-    return array.reshape(j, tshape + sshape)
+    (g,) = run_seeds(rg, range(1, len(tshape)), rg.args(), ((kind, tshape, sshape),))
+    return g
 
 
 __all__ = ["jacobian", "batch_jacobian", "run_seeds", "budget_bytes", "LAST"]

@@ -13,7 +13,7 @@ import pytest
 import tapeflow as tf  # noqa: F401  (registers everything)
 from tapeflow.ir.graph import verify
 from tapeflow.passes.batching import BATCHERS
-from tapeflow.passes.vectorize import VectorizeFallbackWarning, loop_reference, vectorize
+from tapeflow.passes.vectorize import Identity, VectorizeFallbackWarning, loop_reference, vectorize
 from tapeflow.runtime.interpret import run_graph
 from tapeflow.runtime.tensor import wrap
 from tapeflow.tracer.autodiff import vjp_graph
@@ -98,6 +98,44 @@ def test_rules_equal_the_loop(op, i, case):
     for flags in ([False] * n + [True] * len(cts), [True] * len(jargs)):
         vec = check(joint.graph, jargs, flags, rng)
         COVERED.update({n.op for n in joint.graph.nodes} - set(vec.fallbacks))
+    for k in range(len(cts)):
+        check_identity_seeds(joint.graph, jargs, n + k)
+
+
+def check_identity_seeds(graph, args, k):
+    """Identity seeds (kept diagonal where rules allow) == the dense one-hot stack, in chunks too."""
+    shape = np.shape(args[k])
+    total = int(np.prod(shape))
+    if not 0 < total <= 64:
+        return
+    eye = np.eye(total).reshape((total,) + shape)
+    dense_flags = [i == k for i in range(len(args))]
+    want = run_graph(vectorize(graph, dense_flags, total, warn=False).graph,
+                     *[eye if i == k else a for i, a in enumerate(args)])
+    chunk = max(1, total // 2)
+    for start in range(0, total, chunk):
+        size = min(chunk, total - start)
+        flags = [Identity(None, start) if i == k else False for i in range(len(args))]
+        vec = vectorize(graph, flags, size, warn=False)
+        verify(vec.graph)
+        got = run_graph(vec.graph, *[a for i, a in enumerate(args) if i != k])
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), w[start:start + size], rtol=1e-12, atol=1e-12)
+
+
+def test_identity_seeds_stay_diagonal_through_linear_ops():
+    """tanh(x @ w)'s reverse program on identity seeds: no product with the seed stack, no one-hot
+    (d/dx: a broadcast multiply; d/dw: x^T @ D, still diagonal, made dense only at the end)."""
+    graph = trace(lambda x, w: tf.tanh(tf.matmul(x, w)), [np.ones((2, 3)), np.ones((3, 4))])
+    joint = vjp_graph(graph)
+    vec = vectorize(joint.graph, [False, False, Identity((1,), 0)], 4)
+    ops = [n.op for n in vec.graph.nodes]
+    assert ops[ops.index("Tanh") + 1:].count("MatMul") == 1
+    assert max(n.attrs["value"].size for n in vec.graph.nodes if n.op == "Const") == 4 * 4  # gw's eye
+    x, w = np.random.default_rng(0).standard_normal((2, 3)), np.random.default_rng(1).standard_normal((3, 4))
+    gx = run_graph(vec.graph, x, w)[1]                       # [4 seeds, 2, 3]
+    d = 1 - np.tanh(x @ w) ** 2
+    np.testing.assert_allclose(gx, np.einsum("bi,ji->ibj", d, w), rtol=1e-12)
 
 
 def test_every_rule_was_checked():

@@ -112,7 +112,8 @@ def test_dump_shows_the_vectorized_program():
     f = tf.function(lambda x, w: _jacobians(_dense, x, w))
     text = f.lower(tf.constant(np.ones((3, 4))), tf.constant(np.ones((4, 5)))).as_text()
     assert "== vectorized jacobian 0: vectorized over a batch of 5: every op has a batching rule" in text
-    assert "f64[5,3,5]" in text     # the stack of 5 one-hot column seeds
+    # one-hot column seeds times a matmul: no product, one broadcast multiply in the final layout
+    assert "f64[3,5,4] = Mul" in text and "MatMul" not in text.split("== vectorized")[1].split("==")[0]
 
 
 def _newton_setup():

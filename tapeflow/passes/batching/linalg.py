@@ -12,9 +12,28 @@ def matrix_batch(b, node, inputs, batched):
     if node.op == "MatrixSolve":
         args = [b.broadcast(v, f, w.aval.shape) for v, f, w in zip(inputs, batched, node.inputs)]
         return [(b.emit1(node.op, args, node.attrs), True)]
+    if node.op == "MatMul" and batched == [False, True] and len(node.inputs[0].aval.shape) == 2 \
+            and len(node.inputs[1].aval.shape) == 2:
+        return _matrix_times_batch(b, node, *inputs)
     rank = max(len(w.aval.shape) for w in node.inputs)
     args = [b.align(v, rank) if f else v for v, f in zip(inputs, batched)]
     return [(b.emit1(node.op, args, node.attrs), True)]
+
+
+def _matrix_times_batch(b, node, a, x):
+    """A @ X[j] for every j as one GEMM: (X as [B*n, k]) @ A^T, i.e. the batch moves into rows."""
+    ta, tx = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
+    size = b.size
+    m, n = node.outputs[0].aval.shape
+    k = node.inputs[0].aval.shape[0 if ta else 1]
+    # X[j] as rows [n, k]: X[j] is [k, n] (or [n, k] when transposed)
+    rows = x if tx else (b.reshape(x, (size, k)) if n == 1 else b.emit1("Transpose", [x], {"perm": (0, 2, 1)}))
+    rows = b.reshape(rows, (size * n, k))
+    out = b.emit1("MatMul", [rows, a], {"transpose_a": False, "transpose_b": not ta})   # [B*n, m]
+    out = b.reshape(out, (size, n, m))
+    if n != 1:
+        out = b.emit1("Transpose", [out], {"perm": (0, 2, 1)})
+    return [(b.reshape(out, (size, m, n)), True)]
 
 
 @batching("Einsum")
