@@ -254,3 +254,50 @@ def test_random_programs_vectorized_equals_loop_fd_and_function(program):
             args = [tf.constant(xk if i == k else a) for i, a in enumerate(xv)]
             return body(*args).numpy()
         np.testing.assert_allclose(v.numpy(), fd_jacobian(f, xv[k]), rtol=1e-5, atol=1e-5)
+
+
+def _hessians(body, xs, pfor):
+    with tf.GradientTape(persistent=True) as outer:
+        outer.watch(xs)
+        with tf.GradientTape() as inner:
+            inner.watch(xs)
+            y = tf.reduce_sum(body(*xs))
+        g = inner.gradient(y, xs[0], unconnected_gradients="zero")
+    return outer.jacobian(g, xs, experimental_use_pfor=pfor, unconnected_gradients="zero")
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs())
+def test_random_hessians_vectorized_equals_loop_and_function(program):
+    """Reverse over reverse: the vectorized Hessian rows == the loop's, eagerly and inside a function."""
+    shapes, steps, seed = program
+    rng = np.random.default_rng(seed)
+    xs = [tf.constant(rng.uniform(0.2, 1.5, s) * rng.choice([-1, 1], s)) for s in shapes]
+    body = target_of(steps)
+    vec = _hessians(body, xs, True)
+    loop = _hessians(body, xs, False)
+    inside = tf.function(lambda *a: _hessians(body, list(a), True))(*xs)
+    for v, lp, fi in zip(vec, loop, inside):
+        assert_same(v, lp)
+        assert_same(fi, v, rtol=1e-9)
+    h = vec[0].numpy().reshape(int(np.prod(shapes[0])), -1)
+    np.testing.assert_allclose(h, h.T, rtol=1e-9, atol=1e-9)     # symmetric to round-off
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs())
+def test_random_programs_compiled_with_numba(program):
+    """-m slow: the vectorized jacobian inside a function, compiled by Numba, == eager."""
+    shapes, steps, seed = program
+    rng = np.random.default_rng(seed)
+    xs = [tf.constant(rng.uniform(0.2, 1.5, s) * rng.choice([-1, 1], s)) for s in shapes]
+    body = target_of(steps)
+    eager = _jacobians(body, xs, True)
+    tf.set_backend("numba")
+    try:
+        compiled = tf.function(lambda *a: _jacobians(body, list(a), True))(*xs)
+    finally:
+        tf.set_backend("numpy")
+    for e, c in zip(eager, compiled):
+        assert_same(c, e, rtol=1e-9)
