@@ -236,3 +236,49 @@ def _batch(rec, plan, target, source, zeros_if_unconnected, kind):
 
 
 __all__ = ["jacobian", "batch_jacobian", "run_seeds", "budget_bytes", "LAST"]
+
+
+# -- compiled gradients of persistent tapes ----------------------------------------------------
+
+_GRAD_HITS = {}      # structure key -> calls seen
+_GRADS = {}          # structure key -> (ReverseGraph, program)
+
+
+def compiled_gradient(rec, target_ids, flat_targets, source_ids, flat_sources, seeds):
+    """{source id: Tensor or None} from a compiled reverse program, or None to use the sweep.
+
+    For a persistent tape asked for the same structure's gradient repeatedly (eagerly, with
+    nothing recording): from the ``TAPEFLOW_COMPILE_TAPE_AFTER``-th call the tape's reverse
+    sweep runs as one compiled program fed with this record's saved tensors.
+    """
+    after = _compile_after()
+    if after <= 0 or context.current() is not None or STATE.tapes:
+        return None
+    from .tape_graph import structure_key
+    plan = Plan(rec, target_ids)
+    source_targets = {s._id: s.aval for s in flat_sources if s._id in set(target_ids)}
+    avals = [t.aval for t in flat_targets]
+    key = structure_key(plan, target_ids, source_ids, avals, source_targets)
+    if key is None:
+        return None
+    hit = _GRADS.get(key)
+    if hit is None:
+        n = _GRAD_HITS[key] = _GRAD_HITS.get(key, 0) + 1
+        if n < after:
+            return None
+        rg = reverse_graph(rec, target_ids, source_ids, avals, source_targets, plan)
+        if rg.key is None:
+            return None
+        from .backend import compile as compile_graph
+        if len(_GRADS) >= _MAX_PROGRAMS:
+            _GRADS.pop(next(iter(_GRADS)))
+        hit = _GRADS[key] = (rg, compile_graph(rg.graph, "tape_gradient") if rg.graph.outputs else None)
+        _GRAD_HITS.pop(key, None)
+    rg, program = hit
+    from .tape_graph import saved_tensors
+    arrays = [np.ones(a.shape, a.dtype.np) if s is None else np.asarray(s._value, a.dtype.np)
+              for s, a in zip(seeds, avals)]
+    arrays += [t._value for t in saved_tensors(plan)]
+    outs = program(*arrays) if program is not None else ()
+    return {s: None if gi is None else wrap(np.asarray(outs[gi]))
+            for s, gi in zip(source_ids, rg.grad_index)}
