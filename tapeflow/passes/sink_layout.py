@@ -130,4 +130,48 @@ def _unit_reshape(old, new, x):
     return tuple(out)
 
 
-__all__ = ["sink_layout"]
+
+
+def fold_matmul_transposes(graph):
+    """``MatMul(T(x), y)`` -> ``MatMul(x, y, transpose_a=True)`` (either side) for a 2-D
+    transpose seen through reshapes that only restore its shape: BLAS reads x transposed,
+    so the copy the transpose makes goes away (dead code once nothing else reads it)."""
+    producer = {o.id: n for n in graph.nodes for o in n.outputs}
+
+    def transposed_source(v):
+        shape = tuple(v.aval.shape)
+        node = producer.get(v.id)
+        while node is not None and node.op == "Reshape":
+            node = producer.get(node.inputs[0].id)
+        if node is None or node.op != "Transpose" or tuple(node.attrs["perm"]) != (1, 0):
+            return None
+        if tuple(node.outputs[0].aval.shape) != shape:
+            return None
+        return node.inputs[0]
+
+    nodes, changed = [], False
+    for node in graph.nodes:
+        if node.op == "MatMul" and all(len(v.aval.shape) == 2 for v in node.inputs):
+            a, c = node.inputs
+            attrs = dict(node.attrs)
+            sa, sc = transposed_source(a), transposed_source(c)
+            if sa is not None:
+                a, attrs["transpose_a"] = sa, not attrs.get("transpose_a", False)
+            if sc is not None:
+                c, attrs["transpose_b"] = sc, not attrs.get("transpose_b", False)
+            if sa is not None or sc is not None:
+                new = Node("MatMul", [a, c], attrs, [node.outputs[0].aval])
+                new.outputs = node.outputs          # same Value: consumers need no remapping
+                for o in new.outputs:
+                    o.node = new
+                nodes.append(new)
+                changed = True
+                continue
+        nodes.append(node)
+    if not changed:
+        return graph
+    from .dce import dce
+    return dce(Graph(graph.inputs, nodes, graph.outputs))
+
+
+__all__ = ["sink_layout", "fold_matmul_transposes"]

@@ -67,6 +67,18 @@ class Diag:
     offset: int = 0
 
 
+@dataclass(frozen=True)
+class Scaled:
+    """Flag of a batched value kept as ``base * coef``: the env value is the dense base
+    [B, *shape], ``coef`` an unbatched Value broadcasting to shape. Multiplying by shared
+    values then costs only the small coefficient (``passes.batching.scaled``)."""
+    coef: object
+
+
+def structured(flag):
+    return isinstance(flag, (Diag, Scaled))
+
+
 class Builder:
     """The graph being built, with the helpers batching rules share."""
 
@@ -107,11 +119,15 @@ class Builder:
         return Diag(axes, offset)
 
     def dense(self, v, flag):
-        """The dense [B, *shape] form of a Diag value (the one-hot stack times D)."""
+        """The dense [B, *shape] form of a Diag value (the one-hot stack times D) or of a
+        Scaled one (base times coefficient)."""
         key = (v.id, flag)
         hit = self._dense.get(key)
         if hit is not None:
             return hit
+        if isinstance(flag, Scaled):
+            out = self._dense[key] = self.emit1("Mul", [v, flag.coef])
+            return out
         shape = tuple(v.aval.shape)
         total = 1
         for a in flag.axes:
@@ -142,6 +158,7 @@ def vectorize(graph, batched, size, warn=True, rules=None):
     depend on a batched input.
     """
     from .batching.diag import DIAG_RULES
+    from .batching.scaled import SCALED_RULES, SCALED_STARTS
     if rules is None:
         from .batching import BATCHERS as rules
     if len(batched) != len(graph.inputs):
@@ -168,11 +185,17 @@ def vectorize(graph, batched, size, warn=True, rules=None):
         flags = [f for _, f in args]
         results = None
         if any(isinstance(f, Diag) for f in flags):
+            values, flags = _densify(b, values, flags, Scaled)
             rule = DIAG_RULES.get(node.op)
             results = rule(b, node, values, flags) if rule is not None else None
             if results is None:
-                values = [b.dense(a, f) if isinstance(f, Diag) else a for a, f in zip(values, flags)]
-                flags = [True if isinstance(f, Diag) else f for f in flags]
+                values, flags = _densify(b, values, flags, Diag)
+        if results is None and (any(isinstance(f, Scaled) for f in flags) or
+                                (node.op in SCALED_STARTS and True in flags)):
+            rule = SCALED_RULES.get(node.op)
+            results = rule(b, node, values, flags) if rule is not None else None
+            if results is None:
+                values, flags = _densify(b, values, flags, Scaled)
         if results is not None:
             pass
         elif not any(flags):
@@ -193,7 +216,7 @@ def vectorize(graph, batched, size, warn=True, rules=None):
         if len(results) != len(node.outputs):
             raise AssertionError(f"batching rule of {node.op} gave {len(results)} outputs")
         for old, (nv, flag) in zip(node.outputs, results, strict=True):
-            want = ((size,) if flag is True else ()) + tuple(old.aval.shape)
+            want = ((size,) if flag is True or isinstance(flag, Scaled) else ()) + tuple(old.aval.shape)
             if tuple(nv.aval.shape) != want or nv.aval.dtype != old.aval.dtype:
                 raise AssertionError(f"batching rule of {node.op} gave {nv.aval} for {old.aval} "
                                      f"(batched={flag})")
@@ -201,11 +224,19 @@ def vectorize(graph, batched, size, warn=True, rules=None):
     outs = []
     for v in graph.outputs:
         nv, flag = env[v.id]
-        if isinstance(flag, Diag):
+        if structured(flag):
             nv, flag = b.dense(nv, flag), True
         outs.append(b.broadcast(nv, flag, v.aval.shape))
     b.graph.outputs = outs
     return Vectorized(b.graph, size, fallbacks)
+
+
+def _densify(b, values, flags, kind):
+    """Inputs whose flag is of ``kind`` (Diag or Scaled) in their dense batched form."""
+    if not any(isinstance(f, kind) for f in flags):
+        return values, flags
+    return ([b.dense(v, f) if isinstance(f, kind) else v for v, f in zip(values, flags)],
+            [True if isinstance(f, kind) else f for f in flags])
 
 
 def _loop(b, node, values, flags):
@@ -225,5 +256,5 @@ def loop_reference(graph, batched, size):
     return vectorize(graph, batched, size, warn=False, rules={})
 
 
-__all__ = ["Diag", "Identity", "Vectorized", "VectorizeFallbackWarning", "Builder", "vectorize",
+__all__ = ["Diag", "Identity", "Scaled", "Vectorized", "VectorizeFallbackWarning", "Builder", "vectorize",
            "loop_reference"]

@@ -140,13 +140,13 @@ def _emit_finish(b, v, spec):
 
 
 def _with_finish(graph, size, finish):
-    from ..passes.sink_layout import sink_layout
+    from ..passes.sink_layout import fold_matmul_transposes, sink_layout
     from ..passes.vectorize import Builder
     b = Builder(graph.inputs, size)
     b.graph = Graph(graph.inputs, list(graph.nodes), [])
     b.graph.outputs = [v if spec is None else _emit_finish(b, v, spec)
                        for v, spec in zip(graph.outputs, finish)]
-    return sink_layout(b.graph)
+    return fold_matmul_transposes(sink_layout(b.graph))
 
 
 def _finish_graph(aval, spec):

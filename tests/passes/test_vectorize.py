@@ -186,3 +186,46 @@ def test_loop_reference_equals_rules():
     b = run_graph(loop_reference(graph, [True, False], B).graph, x, w)[0]
     np.testing.assert_allclose(a, b, rtol=1e-12)
     assert a.shape == (B, 2)
+
+
+SCALED_PROGRAMS = [
+    (lambda x, u, r, m: tf.matmul(-(x * u) / u, m), "k-scaled left: the shared matrix is scaled"),
+    (lambda x, u, r, m: tf.matmul(x * r, m), "row-scaled left: the result is scaled"),
+    (lambda x, u, r, m: tf.matmul(tf.transpose(m), tf.transpose(x * u)), "right operand, transposed"),
+    (lambda x, u, r, m: tf.matmul(x * u, m, transpose_a=False) + 1.0, "then a non-linear use"),
+    (lambda x, u, r, m: tf.matmul(m, x * r, transpose_a=True, transpose_b=True), "transposed flags"),
+    (lambda x, u, r, m: tf.matmul(tf.transpose(m), x * u, transpose_b=True), "right, k-scaled"),
+    (lambda x, u, r, m: tf.matmul(tf.transpose(m), tf.transpose(x * r)), "right, transposed, k-scaled"),
+    (lambda x, u, r, m: tf.tanh((x * u) + (x * r) - (x * 2.0)), "sums of one base"),
+    (lambda x, u, r, m: tf.reshape(tf.expand_dims(x * u, -1), [3, 4]) * tf.reshape(x * u, [2, 6])[0, 0]
+     + tf.squeeze(tf.expand_dims(x * r, 0), [0]), "unit and general reshapes"),
+]
+
+
+@pytest.mark.parametrize("fn,note", SCALED_PROGRAMS, ids=[n for _, n in SCALED_PROGRAMS])
+def test_scaled_values_equal_the_loop(fn, note, monkeypatch):
+    from tapeflow.passes.batching import scaled
+    hits = {}
+    for name, rule in list(scaled.SCALED_RULES.items()):
+        def counted(b, node, values, flags, rule=rule, name=name):
+            out = rule(b, node, values, flags)
+            if out is not None:
+                hits[name] = hits.get(name, 0) + 1
+            return out
+        monkeypatch.setitem(scaled.SCALED_RULES, name, counted)
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal((3, 4)), rng.uniform(0.5, 1.5, (4,)), rng.standard_normal((3, 1)),
+            rng.standard_normal((4, 3))]
+    graph = trace(fn, args)
+    check(graph, args, [True, False, False, False], rng)
+    SCALED_HITS.update(hits)
+
+
+SCALED_HITS = {}
+
+
+def test_every_scaled_rule_was_used():
+    from tapeflow.passes.batching import scaled
+    if not SCALED_HITS:
+        pytest.skip("run together with test_scaled_values_equal_the_loop")
+    assert sorted(set(scaled.SCALED_RULES) - set(SCALED_HITS)) == []

@@ -124,11 +124,25 @@ def matmul(b, node, values, flags):
         dk = b.emit1("StridedSlice", [dk], {"spec": ((off, off + size, 1),)})
         ok = b.emit1("StridedSlice", [ok], {"spec": ((off, off + size, 1),)})
     r, s = dk.aval.shape[1], ok.aval.shape[1]
+    if r == 1 and _all_ones(dk):    # plain identity seeds: the result is M's rows themselves
+        return [(b.reshape(ok, (size,) + ((1, s) if left else (s, 1))), True)]
     if left:    # out[j, m, n] = D[m, j] * M[j, n]
         x, y = b.reshape(dk, (size, r, 1)), b.reshape(ok, (size, 1, s))
     else:       # out[j, m, n] = M[m, j] * D[j, n]
         x, y = b.reshape(ok, (size, s, 1)), b.reshape(dk, (size, 1, r))
     return [(b.emit1("Mul", [x, y]), True)]
+
+
+_LAYOUT = ("Reshape", "Transpose", "ExpandDims", "Squeeze", "StridedSlice", "BroadcastTo")
+
+
+def _all_ones(v):
+    """``v`` is a constant of ones, possibly reshaped or sliced."""
+    import numpy as np
+    node = v.node
+    while node is not None and node.op in _LAYOUT:
+        node = node.inputs[0].node
+    return node is not None and node.op == "Const" and bool(np.all(np.asarray(node.attrs["value"]) == 1))
 
 
 __all__ = ["DIAG_RULES", "LINEAR_IN"]
