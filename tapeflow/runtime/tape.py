@@ -9,6 +9,7 @@ from .. import _nest
 from . import explain as _explain
 from .backprop import Plan, flat_ids, zeros
 from .recorder import STATE, Entry, Recorder
+from ..errors import user_line
 from .tensor import Tensor, Variable, convert_to_tensor, wrap
 
 _NON_PERSISTENT = ("A non-persistent GradientTape can only be used to compute one set of "
@@ -163,7 +164,12 @@ class GradientTape:
             source_ids = flat_ids(flat_sources, "sources")
             seeds = self._seeds(output_gradients, flat_targets)
             source_targets = {s._id: s.aval for s in flat_sources if s._id in set(target_ids)}
-            grads = Plan(rec, target_ids).run(source_ids, seeds, source_targets)
+            grads = None
+            if self._persistent:   # repeated calls on one structure run compiled (tracer/jacobian.py)
+                from ..tracer.jacobian import compiled_gradient
+                grads = compiled_gradient(rec, target_ids, flat_targets, source_ids, flat_sources, seeds)
+            if grads is None:
+                grads = Plan(rec, target_ids).run(source_ids, seeds, source_targets)
             flat = [grads[s] for s in source_ids]
             if _explain.enabled() and None in flat:
                 _explain.warn_none(rec, target_ids, flat_sources, flat)
@@ -206,7 +212,16 @@ class GradientTape:
         from ..ops import array
         flat_sources = _nest.flatten(sources)
         source_ids = flat_ids(flat_sources, "sources")
-        target = convert_to_tensor(target) if not isinstance(target, Tensor) else target
+        target = _target_tensor(target, "jacobian")
+        if experimental_use_pfor:
+            from ..tracer import jacobian as _jac
+            rec = self._begin()
+            try:
+                out = _jac.jacobian(rec, target, flat_sources, source_ids,
+                                    unconnected is UnconnectedGradients.ZERO)
+            finally:
+                self._end()
+            return _nest.pack_sequence_as(sources, out)
         with self._ensure_recording():
             flat_target = array.reshape(target, [-1])
         rec = self._begin()
@@ -238,7 +253,10 @@ class GradientTape:
                                "batch_jacobian with eager execution enabled and with "
                                "experimental_use_pfor set to False.")
         from ..ops import array
-        target = convert_to_tensor(target) if not isinstance(target, Tensor) else target
+        target = _target_tensor(target, "batch_jacobian")
+        if not isinstance(source, (Tensor, Variable)) and not hasattr(source, "aval"):
+            raise TypeError(f"batch_jacobian: source must be a Tensor or Variable, got "
+                            f"{type(source).__name__} [at {user_line()}]")
         tshape, sshape = target.shape, source.shape
         tshape.with_rank_at_least(2)
         sshape.with_rank_at_least(2)
@@ -246,6 +264,13 @@ class GradientTape:
             raise ValueError(f"Need first dimension of target shape ({tshape}) and source shape "
                              f"({sshape}) to match.")
         batch = tshape[0]
+        if experimental_use_pfor:
+            from ..tracer import jacobian as _jac
+            rec = self._begin()
+            try:
+                return _jac.batch_jacobian(rec, target, source)
+            finally:
+                self._end()
         with self._ensure_recording():
             target2 = array.reshape(target, [batch, -1])
         rec = self._begin()
@@ -262,6 +287,17 @@ class GradientTape:
             return array.reshape(stacked, shape)
         finally:
             self._end()
+
+
+def _target_tensor(target, what):
+    """The target as a tensor; a list or other structure is an error naming the user's line
+    (TensorFlow fails on ``target.shape``: one target per call)."""
+    if isinstance(target, Tensor) or hasattr(target, "aval"):
+        return target
+    if isinstance(target, (np.ndarray, np.generic, int, float, Variable)):
+        return convert_to_tensor(target)
+    raise TypeError(f"{what}: target must be a single Tensor, got {type(target).__name__} "
+                    f"[at {user_line()}]")
 
 
 def _one_hot(n, i, dtype):

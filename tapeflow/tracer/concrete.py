@@ -110,6 +110,8 @@ class ConcreteFunction:
 
     def call_tensors(self, inputs):
         """Run on concrete tensors; record one entry on the tapes that track an input."""
+        if current() is not None:  # a gradient rule traced into a graph (tape_graph): inline
+            return replay(self.graph, inputs)
         ids = tuple(t._id for t in inputs)
         avals = tuple(t.aval for t in inputs)
         tapes = [rec for rec in STATE.tapes if rec.should_record(ids, avals)]

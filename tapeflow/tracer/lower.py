@@ -56,6 +56,11 @@ class Lowered:
         prog = backend.compile(self.concrete.graph, self.concrete.name)
         return getattr(prog, "source", "(NumPy interpreter backend: no generated source)")
 
+    def vectorized(self):
+        """[(report line, printed batched program)] for each jacobian vectorized into this graph."""
+        from .jacobian import REPORTS
+        return [(v.report(), print_graph(v.graph)) for v in REPORTS.get(self.concrete.graph, [])]
+
     def dot(self):
         return to_dot(self.concrete.graph, self.concrete.name)
 
@@ -67,6 +72,8 @@ class Lowered:
                 out += [f"== after {name}" + (" (unchanged)" if text == previous else ""),
                         *([] if text == previous else [text])]
                 previous = text
+        for k, (report, text) in enumerate(self.vectorized()):
+            out += [f"== vectorized jacobian {k}: {report}", text]
         try:
             fwd, bwd, lines, total = self.tape_programs()
         except Exception as e:  # e.g. nothing differentiable: say so, do not fail the dump

@@ -1,0 +1,284 @@
+"""Jacobians as one vectorized reverse program instead of a Python loop of reverse sweeps.
+
+``GradientTape.jacobian``/``batch_jacobian`` come here (unless ``experimental_use_pfor``
+is False). The tape's reverse sweep becomes a graph (``tape_graph.reverse_graph``), the
+graph is batched over a stack of one-hot seeds (``passes.vectorize``) and run once:
+
+- eagerly with no tape recording: on NumPy (``run_graph``), and, once the same recorded
+  structure has been seen ``TAPEFLOW_COMPILE_TAPE_AFTER`` times (default 3; 0 turns it
+  off), as a program compiled by the selected backend and cached by structure: eager
+  code gets compiled Jacobians ("compile a tape");
+- inside ``tapeflow.function``, or while an outer tape records: through dispatch
+  (``replay``), so the ops land in the traced graph or on the outer tape (Hessians).
+
+Structure: when the record proves target row b depends on source row b only
+(``passes.rows``), the full Jacobian is the batch Jacobian scattered onto the diagonal,
+computed with one seed per target column instead of one per target element.
+
+Memory: seeds are processed in chunks so that the batched program's values stay within
+``TAPEFLOW_JACOBIAN_BUDGET_MB`` (default 256 MiB, estimated from the reverse graph's
+value sizes per seed).
+"""
+import os
+import weakref
+
+import numpy as np
+
+from ..ir.graph import Graph
+from ..ir.shapes import num_elements
+from ..passes.rows import entry_ops, rows_independent
+from ..passes.vectorize import Identity, vectorize
+from ..runtime.backprop import Plan
+from ..runtime.interpret import replay, run_graph
+from ..runtime.recorder import STATE
+from ..runtime.tensor import wrap
+from . import context
+from .tape_graph import reverse_graph
+
+_PROGRAMS = {}       # (structure key, chunk) -> _Cached
+_MAX_PROGRAMS = 128
+LAST = []            # the Vectorized programs of the latest jacobian call (for dump/debugging)
+REPORTS = weakref.WeakKeyDictionary()   # traced Graph -> [Vectorized] inlined into it (dump)
+
+
+class _Cached:
+    __slots__ = ("vec", "hits", "program")
+
+    def __init__(self, vec):
+        self.vec, self.hits, self.program = vec, 0, None
+
+
+def budget_bytes():
+    return int(float(os.environ.get("TAPEFLOW_JACOBIAN_BUDGET_MB", "256")) * 2 ** 20)
+
+
+def _compile_after():
+    return int(os.environ.get("TAPEFLOW_COMPILE_TAPE_AFTER", "3"))
+
+
+def _per_seed_bytes(rg):
+    """Bytes one seed row costs in the batched program (every value of the reverse graph)."""
+    total = 0
+    for v in [rg.graph.inputs[0]] + [o for n in rg.graph.nodes for o in n.outputs]:
+        total += (num_elements(v.aval.shape) or 1) * v.aval.dtype.np.itemsize
+    return max(total, 1)
+
+
+def _symbolic_or_taped(args):
+    if context.current() is not None:
+        return True
+    if not STATE.tapes:
+        return False
+    ids = [a._id for a in args]
+    return any(rec.tracks(i) for rec in STATE.tapes for i in ids)
+
+
+def run_seeds(rg, seed_axes, args, finish):
+    """The reverse graph on the identity seeds (row j one-hot at flat position j over
+    ``seed_axes`` of the target; None: all axes), each output then shaped by its ``finish``
+    spec (see ``_emit_finish``). Returns one tensor per graph output."""
+    tshape = tuple(rg.graph.inputs[0].aval.shape)
+    axes = tuple(range(len(tshape))) if seed_axes is None else tuple(seed_axes)
+    n = int(np.prod([tshape[a] for a in axes]))
+    chunk = max(1, min(n, budget_bytes() // _per_seed_bytes(rg)))
+    via_dispatch = _symbolic_or_taped(args)
+    whole = chunk >= n
+    pieces = []
+    LAST.clear()
+    for start in range(0, n, chunk):
+        size = min(chunk, n - start)
+        cached = _vectorized(rg, size, Identity(axes, start), finish if whole else None)
+        LAST.append(cached.vec)
+        ctx = context.current()
+        if ctx is not None:
+            REPORTS.setdefault(ctx.graph, []).append(cached.vec)
+        if via_dispatch:
+            pieces.append(replay(cached.vec.graph, list(args)))
+        else:
+            pieces.append([wrap(a) for a in _program(cached, rg)(*[a._value for a in args])])
+    if whole:
+        return pieces[0]
+    from ..ops import array
+    outs = [array.concat([p[k] for p in pieces], 0) for k in range(len(pieces[0]))]
+    return [replay(_finish_graph(o.aval, spec), [o])[0] for o, spec in zip(outs, finish)]
+
+
+def _vectorized(rg, size, seeds, finish):
+    key = None if rg.key is None else (rg.key, size, seeds, finish)
+    cached = _PROGRAMS.get(key) if key is not None else None
+    if cached is None:
+        flags = [seeds] + [False] * (len(rg.graph.inputs) - 1)
+        vec = vectorize(rg.graph, flags, size)
+        if finish is not None:
+            vec.graph = _with_finish(vec.graph, size, finish)
+        cached = _Cached(vec)
+        if key is not None:
+            if len(_PROGRAMS) >= _MAX_PROGRAMS:
+                _PROGRAMS.pop(next(iter(_PROGRAMS)))
+            _PROGRAMS[key] = cached
+    return cached
+
+
+def _emit_finish(b, v, spec):
+    """Shape a stacked result [n, *source] as the caller wants it.
+
+    ("full", tshape, sshape): target.shape + source.shape. ("batch", ...): the stack is
+    [width, batch, *s1] -> [batch, *t1, *s1]. ("scatter", ...): that batch jacobian put on
+    the batch diagonal of target.shape + source.shape (zeros elsewhere).
+    """
+    kind, tshape, sshape = spec
+    if kind == "full":
+        return b.reshape(v, tshape + sshape)
+    batch, width, s1 = tshape[0], num_elements(tshape[1:]), num_elements(sshape[1:])
+    v = b.reshape(v, (width, batch, s1))
+    v = b.emit1("Transpose", [v], {"perm": (1, 0, 2)})
+    if kind == "batch":
+        return b.reshape(v, tshape + sshape[1:])
+    v = b.reshape(v, (batch, width, 1, s1))
+    eye = b.graph.const(np.eye(batch, dtype=v.aval.dtype.np).reshape(batch, 1, batch, 1))
+    return b.reshape(b.emit1("Mul", [v, eye]), tshape + sshape)
+
+
+def _with_finish(graph, size, finish):
+    from ..passes.sink_layout import fold_matmul_transposes, sink_layout
+    from ..passes.vectorize import Builder
+    b = Builder(graph.inputs, size)
+    b.graph = Graph(graph.inputs, list(graph.nodes), [])
+    b.graph.outputs = [v if spec is None else _emit_finish(b, v, spec)
+                       for v, spec in zip(graph.outputs, finish)]
+    return fold_matmul_transposes(sink_layout(b.graph))
+
+
+def _finish_graph(aval, spec):
+    from ..ir.graph import Value
+    from ..passes.vectorize import Builder
+    v = Value(aval)
+    b = Builder([v], aval.shape[0])
+    b.graph.outputs = [v if spec is None else _emit_finish(b, v, spec)]
+    return b.graph
+
+
+def _program(cached, rg):
+    """run_graph until the structure has been seen often enough, then a compiled program."""
+    if cached.program is not None:
+        return cached.program
+    after = _compile_after()
+    if rg.key is not None and after > 0:
+        cached.hits += 1
+        if cached.hits >= after:
+            from .backend import compile as compile_graph
+            cached.program = compile_graph(cached.vec.graph, "jacobian")
+            return cached.program
+    graph = cached.vec.graph
+    return lambda *a: run_graph(graph, *a)
+
+
+# -- the tape's entry points -----------------------------------------------------------------
+
+def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
+    """Per source: a tensor of shape target.shape + source.shape, or None if unconnected."""
+    tshape = tuple(target.shape)
+    n = num_elements(tshape)
+    source_targets = {s._id: s.aval for s in flat_sources if s._id == target._id}
+    plan = Plan(rec, [target._id])
+    out = [None] * len(flat_sources)
+    full = []
+    ops = None
+    for k, src in enumerate(flat_sources):
+        sshape = tuple(src.shape)
+        if n and len(tshape) >= 1 and len(sshape) >= 1 and tshape[0] == sshape[0] and tshape[0] > 1 \
+                and src._id != target._id:
+            ops = ops if ops is not None else entry_ops(reversed(plan.order))
+            if rows_independent(ops, src._id, target._id, tshape[0]):
+                out[k] = _batch(rec, plan, target, src, zeros_if_unconnected, "scatter")
+                continue
+        full.append(k)
+    if not full:
+        return out
+    ids = [source_ids[k] for k in full]
+    rg = reverse_graph(rec, [target._id], ids, [target.aval], source_targets, plan)
+    connected = [(k, gi) for k, gi in zip(full, rg.grad_index) if gi is not None]
+    if n and connected:
+        finish = [None] * len(rg.graph.outputs)
+        for k, gi in connected:
+            finish[gi] = ("full", tshape, tuple(flat_sources[k].shape))
+        grads = run_seeds(rg, None, rg.args(), tuple(finish))
+    for k, gi in zip(full, rg.grad_index):
+        shape = tshape + tuple(flat_sources[k].shape)
+        if gi is None:
+            out[k] = wrap(np.zeros(shape, target.dtype.np)) if zeros_if_unconnected else None
+        elif not n:
+            out[k] = wrap(np.zeros(shape, target.dtype.np))
+        else:
+            out[k] = grads[gi]
+    return out
+
+
+def batch_jacobian(rec, target, source):
+    """target.shape + source.shape[1:]; zeros for an unconnected source (as TensorFlow)."""
+    return _batch(rec, Plan(rec, [target._id]), target, source, True, "batch")
+
+
+def _batch(rec, plan, target, source, zeros_if_unconnected, kind):
+    """The batch jacobian (kind "batch"), or it scattered on the diagonal ("scatter")."""
+    tshape, sshape = tuple(target.shape), tuple(source.shape)
+    batch = tshape[0]
+    width = num_elements(tshape[1:])
+    shape = tshape + (sshape[1:] if kind == "batch" else sshape)
+    source_targets = {source._id: source.aval} if source._id == target._id else {}
+    rg = reverse_graph(rec, [target._id], [source._id], [target.aval], source_targets, plan)
+    if rg.grad_index[0] is None:
+        return wrap(np.zeros(shape, target.dtype.np)) if zeros_if_unconnected else None
+    if not width or not batch:
+        return wrap(np.zeros(shape, target.dtype.np))
+    (g,) = run_seeds(rg, range(1, len(tshape)), rg.args(), ((kind, tshape, sshape),))
+    return g
+
+
+__all__ = ["jacobian", "batch_jacobian", "run_seeds", "budget_bytes", "LAST"]
+
+
+# -- compiled gradients of persistent tapes ----------------------------------------------------
+
+_GRAD_HITS = {}      # structure key -> calls seen
+_GRADS = {}          # structure key -> (ReverseGraph, program)
+
+
+def compiled_gradient(rec, target_ids, flat_targets, source_ids, flat_sources, seeds):
+    """{source id: Tensor or None} from a compiled reverse program, or None to use the sweep.
+
+    For a persistent tape asked for the same structure's gradient repeatedly (eagerly, with
+    nothing recording): from the ``TAPEFLOW_COMPILE_TAPE_AFTER``-th call the tape's reverse
+    sweep runs as one compiled program fed with this record's saved tensors.
+    """
+    after = _compile_after()
+    if after <= 0 or context.current() is not None or STATE.tapes:
+        return None
+    from .tape_graph import structure_key
+    plan = Plan(rec, target_ids)
+    source_targets = {s._id: s.aval for s in flat_sources if s._id in set(target_ids)}
+    avals = [t.aval for t in flat_targets]
+    key = structure_key(plan, target_ids, source_ids, avals, source_targets)
+    if key is None:
+        return None
+    hit = _GRADS.get(key)
+    if hit is None:
+        n = _GRAD_HITS[key] = _GRAD_HITS.get(key, 0) + 1
+        if n < after:
+            return None
+        rg = reverse_graph(rec, target_ids, source_ids, avals, source_targets, plan)
+        if rg.key is None:
+            return None
+        from .backend import compile as compile_graph
+        if len(_GRADS) >= _MAX_PROGRAMS:
+            _GRADS.pop(next(iter(_GRADS)))
+        hit = _GRADS[key] = (rg, compile_graph(rg.graph, "tape_gradient") if rg.graph.outputs else None)
+        _GRAD_HITS.pop(key, None)
+    rg, program = hit
+    from .tape_graph import saved_tensors
+    arrays = [np.ones(a.shape, a.dtype.np) if s is None else np.asarray(s._value, a.dtype.np)
+              for s, a in zip(seeds, avals)]
+    arrays += [t._value for t in saved_tensors(plan)]
+    outs = program(*arrays) if program is not None else ()
+    return {s: None if gi is None else wrap(np.asarray(outs[gi]))
+            for s, gi in zip(source_ids, rg.grad_index)}
