@@ -26,6 +26,6 @@ def shift_axis(axis, rank):
     return axis % rank + 1 if rank else 1
 
 
-from . import array, elementwise, linalg, nn, reduce  # noqa: E402,F401  (register the rules)
+from . import array, control, elementwise, linalg, nn, reduce  # noqa: E402,F401  (register the rules)
 
 __all__ = ["BATCHERS", "batching", "shift_axis"]
