@@ -322,7 +322,7 @@ class _Loader:
         _check(isinstance(s, dict) and len(s) == 1, f"{what}: {s!r:.60} is not a path segment")
         (kind, v), = s.items()
         if kind == "attr":
-            _check(isinstance(v, str) and _IDENT.fullmatch(v) and len(v) <= 200 and
+            _check(v == "__call__" or isinstance(v, str) and _IDENT.fullmatch(v) and len(v) <= 200 and
                    not v.startswith("__") and v not in _RESERVED and not hasattr(LoadedModule, v),
                    f"{what}: {v!r:.60} cannot be an attribute of a loaded module")
         elif kind == "index":
@@ -347,6 +347,8 @@ class _Loader:
         existing = _get(node, kind, key, what)
         if isinstance(value, LoadedModule) and isinstance(existing, LoadedModule):
             return
+        _check(key != "__call__" or isinstance(value, LoadedFunction),
+               f"{what}: only a function can be __call__")
         _check(existing is None, f"{what}: the path is already taken")
         _set(node, kind, key, value, what)
 

@@ -205,5 +205,11 @@ class LoadedModule(Module):
         super().__init__(name=name if name.isidentifier() else None)
         self.signatures = {}
 
+    def __call__(self, *args, **kwargs):
+        fn = vars(self).get("__call__")
+        if fn is None:
+            raise TypeError(f"loaded module {self.name!r} is not callable: no __call__ was saved")
+        return fn(*args, **kwargs)
+
 
 __all__ = ["LoadedFunction", "LoadedModule", "SavedConcrete", "ArgLeaf", "Param", "structure_of"]

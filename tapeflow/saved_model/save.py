@@ -20,7 +20,7 @@ from ..runtime.tensor import Tensor, Variable
 from ..tracer.concrete import Const, OutRef
 from ..tracer.function import Function, TensorSpec
 from . import graphs
-from .loaded import _NO_DEFAULT, LoadedFunction
+from .loaded import _NO_DEFAULT, LoadedFunction, LoadedModule
 
 MANIFEST = "saved_program.json"
 FORMAT = "tapeflow-saved-program"
@@ -62,14 +62,14 @@ class _Writer:
             self.constants[id(t)] = (len(self.constants), t)
         return self.constants[id(t)][0]
 
-    def function(self, fn, name):
+    def function(self, fn):
         if id(fn) not in self.functions:
             self.functions[id(fn)] = len(self.function_records)
             self.function_records.append(None)
-            self.function_records[self.functions[id(fn)]] = self._function_record(fn, name)
+            self.function_records[self.functions[id(fn)]] = self._function_record(fn)
         return self.functions[id(fn)]
 
-    def _function_record(self, fn, name):
+    def _function_record(self, fn):
         if isinstance(fn, LoadedFunction):
             params = [_param(p.name, p.keyword_only, p.default) for p in fn.params]
             entries = [(sc.concrete, sc.structure, [_leaf_of_arg(leaf) for leaf in sc.leaves])
@@ -79,7 +79,7 @@ class _Writer:
             entries = [(c, tuple(s for _, s in key[0]), [_leaf(spec, fn.name) for spec in key[1]])
                        for key, c in _traces(fn)]
         concrete = [self._concrete(c, structure, leaves) for c, structure, leaves in entries]
-        return {"name": name, "params": params, "concrete": concrete}
+        return {"name": fn.name, "params": params, "concrete": concrete}
 
     def _concrete(self, c, structure, leaves):
         file = f"graphs/{len(self.graphs)}.json"
@@ -225,7 +225,7 @@ def _walk(obj, path, w, objects, seen):
         if path:
             objects.append({"path": path, "module": obj.name})
         for name, fn in _module_functions(obj):
-            objects.append({"path": path + [{"attr": name}], "function": w.function(fn, name)})
+            objects.append({"path": path + [{"attr": name}], "function": w.function(fn)})
         for name in sorted(vars(obj)):
             v = vars(obj)[name]
             if name in getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", ()) or name == "signatures":
@@ -243,11 +243,13 @@ def _walk(obj, path, w, objects, seen):
 
 
 def _signature_functions(obj, signatures, w):
+    if signatures is None and isinstance(obj, LoadedModule):
+        signatures = obj.signatures  # saving a loaded module again keeps its signatures
     if signatures is None:
         if isinstance(obj, Module):
             fns = [(n, f) for n, f in _module_functions(obj)
                    if isinstance(f, LoadedFunction) or f.input_signature is not None]
-            return {"serving_default": w.function(fns[0][1], fns[0][0])} if len(fns) == 1 else {}
+            return {"serving_default": w.function(fns[0][1])} if len(fns) == 1 else {}
         return {}
     if not isinstance(signatures, dict):
         signatures = {"serving_default": signatures}
@@ -257,7 +259,7 @@ def _signature_functions(obj, signatures, w):
             raise ValueError(f"signature names must be strings, got {key!r}")
         if not isinstance(fn, (Function, LoadedFunction)):
             raise ValueError(f"signature {key!r} must be a tapeflow.function, got {type(fn).__name__}")
-        out[key] = w.function(fn, fn.name)
+        out[key] = w.function(fn)
     return out
 
 
@@ -274,7 +276,7 @@ def save(obj, export_dir, signatures=None, options=None):
         for v in obj.variables:  # variables a module tracks in ways the walk does not follow
             w.variable(v)
     elif isinstance(obj, (Function, LoadedFunction)):
-        root = {"kind": "function", "function": w.function(obj, obj.name)}
+        root = {"kind": "function", "function": w.function(obj)}
     elif callable(obj):
         raise ValueError(f"cannot save {obj!r:.60}: wrap it in tapeflow.function (with an "
                          f"input_signature, or call it once) first")
