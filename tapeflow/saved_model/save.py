@@ -225,6 +225,8 @@ def _walk(obj, path, w, objects, seen):
         if path:
             objects.append({"path": path, "module": obj.name})
         for name, fn in _module_functions(obj):
+            if isinstance(fn, Function) and not fn._concrete and fn.input_signature is None:
+                continue  # never called, no signature: no program to save (as in TensorFlow)
             objects.append({"path": path + [{"attr": name}], "function": w.function(fn)})
         for name in sorted(vars(obj)):
             v = vars(obj)[name]
