@@ -13,6 +13,7 @@ import json
 import os
 import re
 import stat
+import tokenize
 
 import numpy as np
 
@@ -100,8 +101,9 @@ class Directory:
                     f, max_header_size=limits.MAX_NPY_HEADER)
             else:
                 raise ValueError(f"unsupported .npy version {version}")
-        except (ValueError, SyntaxError, TypeError, EOFError, OverflowError, KeyError) as e:
-            raise SavedModelError(where, f"not a valid .npy file ({e})") from None
+        except (ValueError, SyntaxError, TypeError, EOFError, OverflowError, KeyError, MemoryError,
+                RecursionError, tokenize.TokenError) as e:  # what numpy's header parser raises
+            raise SavedModelError(where, f"not a valid .npy file ({str(e)[:200]})") from None
         if h_dtype.hasobject or h_dtype.kind not in "biuf" or h_dtype.fields is not None:
             raise SavedModelError(where, f".npy holds dtype {h_dtype!s:.60}; only plain numeric arrays "
                                   f"are allowed (no objects, no pickles)")

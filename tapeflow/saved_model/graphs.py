@@ -155,6 +155,9 @@ def _node(g, vals, n, k, depth, budget):
         if extra:
             raise GraphError(f"{where}: unknown attribute(s) {sorted(extra)!r:.100}; the op takes "
                              f"{list(opdef.attrs)}")
+        missing = set(opdef.attrs) - set(attrs_in)
+        if missing:  # tapeflow always records every attribute; kernels rely on it
+            raise GraphError(f"{where}: attribute(s) {sorted(missing)} missing")
         attrs = {name: _attr(name, v, f"{where} attribute {name!r}", depth, budget)
                  for name, v in attrs_in.items()}
         inferred = _infer(opdef, inputs, attrs, where)
