@@ -212,4 +212,57 @@ class LoadedModule(Module):
         return fn(*args, **kwargs)
 
 
-__all__ = ["LoadedFunction", "LoadedModule", "SavedConcrete", "ArgLeaf", "Param", "structure_of"]
+def example_args(fn):
+    """Arguments for ``fn``'s first saved trace: zeros of its types (unknown dims become 1)."""
+    sc = fn.concretes[0]
+    flat = []
+    for leaf in sc.leaves:
+        if leaf.kind == "python":
+            flat.append(leaf.value)
+        else:
+            z = np.zeros([1 if d is None else d for d in leaf.shape], leaf.dtype.np)
+            flat.append(Variable(z) if leaf.kind == "variable" else convert_to_tensor(z))
+    it = iter(flat)
+    return [_pack(s, it) for s in sc.structure]
+
+
+def _pack(structure, leaves):
+    if structure == "leaf":
+        return next(leaves)
+    kind, items = structure
+    if kind == "dict":
+        return {k: _pack(s, leaves) for k, s in items}
+    vals = [_pack(s, leaves) for s in items]
+    return vals if kind == "list" else tuple(vals)
+
+
+def find_function(loaded, name=None):
+    """(function, example arguments): ``name`` is an attribute path ('a.b') or a signature name."""
+    if isinstance(loaded, LoadedFunction):
+        if name not in (None, loaded.name):
+            raise LookupError(f"the saved program is the function {loaded.name!r}; it has no {name!r}")
+        return loaded, example_args(loaded)
+    functions = {k: v for k, v in vars(loaded).items() if isinstance(v, LoadedFunction)}
+    if name is None:
+        if len(functions) == 1:
+            fn = next(iter(functions.values()))
+        elif "serving_default" in loaded.signatures:
+            fn = loaded.signatures["serving_default"]
+        else:
+            raise LookupError(f"the saved module has functions {sorted(functions)}: name one, "
+                              f"as PATH:NAME")
+        return fn, example_args(fn)
+    if name in loaded.signatures:
+        fn = loaded.signatures[name]
+        return fn, example_args(fn)
+    obj = loaded
+    for part in name.split("."):
+        obj = vars(obj).get(part) if isinstance(obj, LoadedModule) else None
+    if not isinstance(obj, LoadedFunction):
+        raise LookupError(f"no function {name!r} in the saved program; it has "
+                          f"{sorted(functions) + sorted(loaded.signatures)}")
+    return obj, example_args(obj)
+
+
+__all__ = ["LoadedFunction", "LoadedModule", "SavedConcrete", "ArgLeaf", "Param", "structure_of",
+           "find_function", "example_args"]
