@@ -230,8 +230,9 @@ def _walk(obj, path, w, objects, seen):
             objects.append({"path": path + [{"attr": name}], "function": w.function(fn)})
         for name in sorted(vars(obj)):
             v = vars(obj)[name]
-            if name in getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", ()) or name == "signatures":
-                continue
+            if name in getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", ()) or (
+                    name == "signatures" and isinstance(obj, LoadedModule)):
+                continue  # a loaded module's signatures are saved as signatures
             if isinstance(v, (Variable, Module, list, tuple, dict)):
                 _walk(v, path + [{"attr": name}], w, objects, seen)
     elif isinstance(obj, (list, tuple)):

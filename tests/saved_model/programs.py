@@ -104,6 +104,21 @@ class Seed003InputGradientRegularization(tf.Module):
         return tf.norm(t1.gradient(out, x))
 
 
+class Seed003Jacobian(tf.Module):
+    """Seed 003's jacobian, taken inside the function (the saved graph holds the sweeps)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = tf.Variable([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]])
+
+    @tf.function
+    def f(self, x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.nn.sigmoid(x @ self.w)
+        return y, tape.jacobian(y, x)
+
+
 class Seed004Linear(tf.Module):
     """Variables passed as arguments; a dict of outputs."""
 
@@ -154,6 +169,7 @@ PROGRAMS = {
     "seed003_sin_sigmoid": (Seed003SinSigmoid, lambda: [[tf.constant(0.0), tf.constant(0.0)]]),
     "seed003_cube": (Seed003Cube, lambda: [[tf.constant(1.0)]]),
     "seed003_input_grad_reg": (Seed003InputGradientRegularization, lambda: [_rng_args((7, 5))]),
+    "seed003_jacobian": (Seed003Jacobian, lambda: [_rng_args((2, 2))]),
     "seed004_linear": (Seed004Linear, lambda: [[tf.constant([[10.0, 20.0, 30.0, 40.0]]),
                                                  tf.Variable(np.linspace(-1, 1, 8, dtype=np.float32)
                                                              .reshape(4, 2)),
