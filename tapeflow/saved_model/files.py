@@ -4,8 +4,8 @@ Relative names come from the manifest, so they are checked before use: plain
 ``a/b.json`` names only (no absolute paths, no ``..``, no hidden or odd
 characters), no symbolic link anywhere below the root, regular files only
 (a FIFO would hang an ``open``), sizes bounded before any byte is read.
-JSON is parsed only after its nesting depth is measured; duplicate keys are
-refused. ``.npy`` headers are checked against the shape and dtype the manifest
+JSON nesting is bounded (the parser's recursion guard, then a measured depth);
+duplicate keys are refused. ``.npy`` headers are checked against the shape and dtype the manifest
 declares before the data is read, with ``allow_pickle=False``.
 """
 import io
@@ -147,28 +147,14 @@ def _nbytes(shape, dtype, where):
     return n
 
 
-def json_depth(data):
-    """The deepest bracket nesting in JSON text (brackets inside strings do not count)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > limits.MAX_JSON_DEPTH:
-                    return deepest
-        elif ch in "]}":
-            depth -= 1
+def json_depth(value):
+    """The nesting depth of a parsed JSON value (iterative: no recursion to exhaust)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
     return deepest
 
 
@@ -182,18 +168,20 @@ def _no_duplicates(pairs):
 
 
 def parse_json(data, where):
-    """JSON from bytes, after checking its nesting depth; any problem is a SavedModelError."""
+    """JSON from bytes, nesting bounded, no duplicate keys; any problem is a SavedModelError."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise SavedModelError(where, f"is not UTF-8 text ({e.reason} at byte {e.start})") from None
-    depth = json_depth(text)
-    if depth > limits.MAX_JSON_DEPTH:
-        raise SavedModelError(where, f"JSON nests deeper than {limits.MAX_JSON_DEPTH} levels")
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates)
-    except (ValueError, RecursionError) as e:  # JSONDecodeError, huge integers, duplicate keys
+        value = json.loads(text, object_pairs_hook=_no_duplicates)
+    except RecursionError:  # the C parser's own guard against deep nesting
+        raise SavedModelError(where, f"JSON nests deeper than {limits.MAX_JSON_DEPTH} levels") from None
+    except ValueError as e:  # JSONDecodeError, huge integers, duplicate keys
         raise SavedModelError(where, f"is not valid JSON ({str(e)[:200]})") from None
+    if json_depth(value) > limits.MAX_JSON_DEPTH:
+        raise SavedModelError(where, f"JSON nests deeper than {limits.MAX_JSON_DEPTH} levels")
+    return value
 
 
 __all__ = ["Directory", "DTYPES", "parse_json", "json_depth"]
