@@ -162,6 +162,8 @@ class _Loader:
         name = _name(f["name"], f"{what} name")
         params = [self._param(p, f"{what} params[{k}]") for k, p in enumerate(_list(f["params"], what))]
         _check(len({p.name for p in params}) == len(params), f"{what}: parameter names repeat")
+        kinds = [p.keyword_only for p in params]
+        _check(kinds == sorted(kinds), f"{what}: a keyword-only parameter comes before a positional one")
         concretes = [self._concrete(c, len(params), name, f"{what} concrete[{k}]")
                      for k, c in enumerate(_list(f["concrete"], f"{what} concrete"))]
         _check(concretes, f"{what}: no concrete functions")

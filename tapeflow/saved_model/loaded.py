@@ -128,10 +128,12 @@ class LoadedFunction:
         return f"<LoadedFunction {self.name}: {len(self.concretes)} concrete function(s)>"
 
     def _flat(self, args, kwargs):
-        if len(args) > len([p for p in self.params if not p.keyword_only]):
-            raise TypeError(f"{self.name}() takes {len(self.params)} arguments, got {len(args)}")
+        positional = [p for p in self.params if not p.keyword_only]
+        if len(args) > len(positional):
+            raise TypeError(f"{self.name}() takes {len(positional)} positional arguments, got "
+                            f"{len(args)}")
         values, kwargs = {}, dict(kwargs)
-        for p, a in zip(self.params, args):
+        for p, a in zip(positional, args):
             values[p.name] = a
         for p in self.params:
             if p.name in kwargs:

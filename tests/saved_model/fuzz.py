@@ -18,6 +18,7 @@ import numpy as np
 
 import tapeflow as tf
 from tapeflow import _nest
+from tapeflow.errors import InvalidArgumentError
 from tapeflow.saved_model import SavedModelError
 from tapeflow.saved_model.loaded import LoadedFunction, LoadedModule
 
@@ -32,6 +33,13 @@ VALUES = [None, True, False, 0, 1, -1, 2, 3, 7, 1 << 31, 1 << 62, 10 ** 30, -(1 
 PATHS = ["../x.npy", "/etc/passwd", "variables/../../x", "./variables/0.npy", "variables//0.npy",
          "variables/0.npy/", "variables", "graphs", ".", "..", "~/x", "variables/0.npy\u0000",
          " variables/0.npy", "a\\b", "C:/x", "saved_program.json", "variables/0.npy" * 100]
+
+
+# same-signature swaps: mutants that stay valid programs, so running them is exercised too
+UNARY = ["Neg", "Square", "Abs", "Sign", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Log", "Log1p",
+         "Expm1", "Sin", "Cos", "Tan", "Tanh", "Sigmoid", "Floor", "Round", "Erf", "Relu", "Relu6",
+         "Elu", "Selu", "Softplus", "Softsign", "Identity", "StopGradient"]
+BINARY = ["Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Pow", "Maximum", "Minimum", "RealDiv"]
 
 
 class Timeout(Exception):
@@ -117,9 +125,10 @@ def mutate(rng, d):
         return "nothing left"
     npys = [f for f in files if f.endswith(".npy")]
     kind = ["json", "json", "json", "json", "truncate", "bitflip", "bitflip_npy", "path", "symlink",
-            "special", "pickle", "nesting", "huge", "version"][rng.integers(14)]
+            "special", "pickle", "nesting", "huge", "version", "swap_op", "swap_op", "npy_data",
+            "npy_data"][rng.integers(18)]
     manifest = os.path.join(d, "saved_program.json")
-    if kind in ("json", "nesting", "huge") and not jsons or kind in ("path", "version") and (
+    if kind in ("json", "nesting", "huge", "swap_op") and not jsons or kind in ("path", "version") and (
             manifest not in jsons):
         kind = "bitflip"
     if kind == "json":
@@ -128,6 +137,25 @@ def mutate(rng, d):
         for _ in range(1 + rng.integers(3)):
             data = _edit_json(rng, data)
         json.dump(data, open(f, "w"))
+    elif kind == "swap_op":
+        f = jsons[rng.integers(len(jsons))]
+        data = json.load(open(f))
+        nodes = [v for _, v in _slots(data) if isinstance(v, dict) and v.get("op") in UNARY + BINARY]
+        if nodes:
+            node = nodes[rng.integers(len(nodes))]
+            pool = UNARY if node["op"] in UNARY else BINARY
+            node["op"] = pool[rng.integers(len(pool))]
+        json.dump(data, open(f, "w"))
+    elif kind == "npy_data":
+        pool = npys or files
+        f = pool[rng.integers(len(pool))]
+        raw = bytearray(open(f, "rb").read())
+        start = raw.find(b"\n") + 1 if f.endswith(".npy") else 0
+        for _ in range(1 + rng.integers(4)):
+            if len(raw) > start:
+                i = start + rng.integers(len(raw) - start)
+                raw[i] ^= 1 << rng.integers(8)
+        open(f, "wb").write(bytes(raw))
     elif kind == "truncate":
         f = files[rng.integers(len(files))]
         raw = open(f, "rb").read()
@@ -273,7 +301,8 @@ def _mutate_once(rng, d):
 def run_cases(pristine_dirs, n, seed, workdir):
     """Mutate copies of ``pristine_dirs`` ``n`` times; returns the outcome counts and failures."""
     rng = np.random.default_rng(seed)
-    counts = {"cases": 0, "saved_model_error": 0, "loaded_and_ran": 0, "other": 0}
+    counts = {"cases": 0, "saved_model_error": 0, "loaded_and_ran": 0, "ran_into_op_error": 0,
+              "other": 0}
     failures = []
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
@@ -292,11 +321,16 @@ def run_cases(pristine_dirs, n, seed, workdir):
             except BaseException as e:  # noqa: BLE001 (anything else is what the fuzz looks for)
                 if isinstance(e, KeyboardInterrupt):
                     raise
+                if isinstance(e, (IndexError, InvalidArgumentError)) and "is not in [" in str(e):
+                    # a valid mutant (e.g. FloorMod swapped for Add before a gather) whose run an
+                    # op rejects for its data, as the same program written by hand would be
+                    counts["ran_into_op_error"] += 1
+                    continue
                 counts["other"] += 1
                 failures.append((case, kinds, f"{type(e).__name__}: {str(e)[:300]}"))
             finally:
                 signal.alarm(0)
-            shutil.rmtree(os.path.join(workdir, f"case{case}"), ignore_errors=True)
+                shutil.rmtree(os.path.join(workdir, f"case{case}"), ignore_errors=True)
     finally:
         signal.signal(signal.SIGALRM, old)
     return counts, failures

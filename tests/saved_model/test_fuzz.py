@@ -1,7 +1,9 @@
 """The fuzz run: mutants of real saved programs load and run, or raise SavedModelError; nothing else.
 
 A few hundred cases in CI; thousands with ``-m slow``. Figures (cases, errors raised,
-loaded and ran, anything else) are printed (``-s``) and asserted: anything else = 0.
+loaded and ran, anything else) are printed (``-s``) and asserted: anything else = 0. A mutant
+that is still a valid program may fail while running only the way any program does when an op
+rejects its data (an index out of range after an op swap); those are counted apart.
 """
 import numpy as np
 import pytest
@@ -59,8 +61,8 @@ def _fuzz(pristine, tmp_path, n, seed):
     counts, failures = run_cases(pristine, n, seed, str(tmp_path))
     print(f"\nfuzz: {counts}")
     assert counts["cases"] == n
-    assert counts["saved_model_error"] + counts["loaded_and_ran"] == n
     assert counts["other"] == 0, failures[:10]
+    assert counts["saved_model_error"] + counts["loaded_and_ran"] + counts["ran_into_op_error"] == n
     assert counts["saved_model_error"] > n // 2   # the mutations really break things
     assert counts["loaded_and_ran"] > 0            # ... and some stay valid programs
 
