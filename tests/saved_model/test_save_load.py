@@ -229,3 +229,22 @@ def test_saved_graphs_are_the_irs_json(tmp_path):
     g = from_json(json.loads((tmp_path / "graphs" / "0.json").read_text()))
     assert print_graph(g) == print_graph(f.get_concrete_function().graph)
     assert "Ellipsis" in print_graph(g)
+
+
+def test_a_variable_only_a_function_captures_is_restored_and_trainable(tmp_path):
+    outside = tf.Variable(3.0, name="outside")
+
+    class UsesGlobal(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([])])
+        def f(self, x):
+            return outside * x
+
+    tf.saved_model.save(UsesGlobal(), str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    assert [v.name for v in loaded.variables] == ["outside:0"]
+    with tf.GradientTape() as t:
+        y = loaded.f(tf.constant(2.0))
+    (g,) = t.gradient(y, loaded.trainable_variables)
+    assert float(y) == 6.0 and float(g) == 2.0
+    loaded.variables[0].assign(5.0)
+    assert float(loaded.f(tf.constant(2.0))) == 10.0 and float(outside.numpy()) == 3.0
