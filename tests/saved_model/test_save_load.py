@@ -248,3 +248,33 @@ def test_a_variable_only_a_function_captures_is_restored_and_trainable(tmp_path)
     assert float(y) == 6.0 and float(g) == 2.0
     loaded.variables[0].assign(5.0)
     assert float(loaded.f(tf.constant(2.0))) == 10.0 and float(outside.numpy()) == 3.0
+
+
+def test_loaded_programs_run_compiled_under_nested_tapes(tmp_path, monkeypatch):
+    """The Numba path: forward, backward and the backward's backward are compiled programs."""
+    monkeypatch.setenv("TAPEFLOW_CACHE_DIR", str(tmp_path / "cache"))
+
+    class SinX(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([3])])
+        def f(self, x):
+            return tf.reduce_sum(tf.sin(x) * x)
+
+    tf.saved_model.save(SinX(), str(tmp_path / "p"))
+    tf.set_backend("numba")   # the autouse fixture restores the numpy backend
+    loaded = tf.saved_model.load(str(tmp_path / "p"))
+    x = tf.constant([0.5, -1.0, 2.0])
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        with tf.GradientTape() as t1:
+            t1.watch(x)
+            y = loaded.f(x)
+        g = t1.gradient(y, x)
+    h = t2.gradient(g, x)
+    xv = x.numpy().astype(np.float64)
+    np.testing.assert_allclose(float(y), np.sum(np.sin(xv) * xv), rtol=1e-6)
+    np.testing.assert_allclose(g.numpy(), np.sin(xv) + xv * np.cos(xv), rtol=1e-5)
+    np.testing.assert_allclose(h.numpy(), 2 * np.cos(xv) - xv * np.sin(xv), rtol=1e-5)
+    concrete = loaded.f.get_concrete_function(x)
+    forward, backward, _ = concrete.tape_pair()
+    for program in (concrete.program, forward.program, backward.program):
+        assert type(program).__name__ == "Program" and program.fallback is None
