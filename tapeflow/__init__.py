@@ -28,3 +28,4 @@ from .tracer.backend import set_backend  # noqa: E402
 from . import initializers, keras, layers, optimizers  # noqa: E402
 
 __version__ = "0.1.0"
+from . import saved_model  # noqa: E402,F401

@@ -1,7 +1,10 @@
-"""The ``tapeflow`` command: ``dump`` a function's IR and programs, ``bench`` the suite.
+"""The ``tapeflow`` command: ``dump`` a function's IR and programs, ``inspect`` a saved program,
+``bench`` the suite.
 
     tapeflow dump examples/quickstart_fn.py:loss --spec 'f32[3,2]' --spec 'f32[2]' --passes --source
     tapeflow dump mypkg.model:step --spec 'f32[64,784]' --format dot > step.dot
+    tapeflow dump --saved saved_dir:call_custom_grad --spec 'f32[]'
+    tapeflow inspect saved_dir
 
 No logic lives here that the library lacks: ``dump`` prints ``function(...).lower(...)``.
 """
@@ -62,16 +65,54 @@ def _concrete_args(specs):
     return [tf.constant(np.zeros([1 if d is None else d for d in s.shape], s.dtype.np)) for s in specs]
 
 
+def load_saved_target(target):
+    """(function, default arguments) for 'PATH' or 'PATH:NAME' naming a saved program's function.
+
+    NAME is an attribute path of the loaded module ('dense.call') or a signature name; without
+    it, the saved function itself, the module's only function, or its 'serving_default'.
+    """
+    import tapeflow as tf
+    from tapeflow.saved_model.loaded import find_function
+    path, name = (target, None) if os.path.isdir(target) or ":" not in target else target.rsplit(":", 1)
+    try:
+        loaded = tf.saved_model.load(path)
+        return find_function(loaded, name)
+    except (tf.saved_model.SavedModelError, LookupError) as e:
+        raise SystemExit(f"tapeflow: {e}") from None
+
+
 def cmd_dump(args):
     import tapeflow as tf
-    fn = load_target(args.target)
-    if not isinstance(fn, tf.tracer.Function):
-        fn = tf.function(fn)
-    lowered = fn.lower(*_concrete_args(args.spec))
+    if args.saved:
+        fn, default_args = load_saved_target(args.target)
+        call_args = _concrete_args(args.spec) if args.spec else default_args
+    else:
+        fn = load_target(args.target)
+        if not isinstance(fn, tf.tracer.Function):
+            fn = tf.function(fn)
+        call_args = _concrete_args(args.spec)
+    try:
+        lowered = fn.lower(*call_args)
+    except (TypeError, ValueError) as e:
+        if not args.saved:
+            raise
+        raise SystemExit(f"tapeflow: {e}") from None
     if args.format == "dot":
         print(lowered.dot())
     else:
         print(lowered.as_text(passes=args.passes, source=args.source))
+    return 0
+
+
+def cmd_inspect(args):
+    """Print what a saved program holds (validated: a bad program is an error, not a crash)."""
+    import tapeflow as tf
+    from tapeflow.saved_model.inspect import describe
+    try:
+        print(describe(args.path))
+    except tf.saved_model.SavedModelError as e:
+        print(f"tapeflow inspect: {e}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -99,13 +140,21 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("dump", help="print a function's IR, passes, forward/backward programs, source")
-    d.add_argument("target", help="MODULE:FUNC (a module name or a .py path)")
+    d.add_argument("target", help="MODULE:FUNC (a module name or a .py path); with --saved, "
+                   "PATH[:NAME], a saved program's function (NAME: attribute or signature)")
+    d.add_argument("--saved", action="store_true",
+                   help="TARGET is a saved program (tapeflow.saved_model.save); without --spec, "
+                        "its first saved trace's argument types are used")
     d.add_argument("--spec", action="append", type=parse_spec, default=[],
                    help="one per argument, e.g. 'f32[3,2]'")
     d.add_argument("--passes", action="store_true", help="the IR after each pass")
     d.add_argument("--source", action="store_true", help="the generated Numba source")
     d.add_argument("--format", choices=("text", "dot"), default="text")
     d.set_defaults(func=cmd_dump)
+    i = sub.add_parser("inspect", help="signatures, functions, ops, variables and custom gradients "
+                                       "of a saved program")
+    i.add_argument("path", help="a saved program's directory")
+    i.set_defaults(func=cmd_inspect)
     b = sub.add_parser("bench", help="run the benchmark suite (see benchmarks/); options pass through")
     b.set_defaults(func=cmd_bench)
     args, rest = ap.parse_known_args(argv)

@@ -178,6 +178,8 @@ def _enc_attr(v):
         return {"graph": to_json(v)}
     if isinstance(v, D.DType):
         return {"dtype": v.name}
+    if v is Ellipsis:  # in StridedSlice specs
+        return {"ellipsis": True}
     if isinstance(v, np.ndarray) or isinstance(v, np.generic):
         a = np.asarray(v)
         return {"array": base64.b64encode(a.tobytes(order="C")).decode(), "dtype": a.dtype.name,
@@ -205,6 +207,8 @@ def _dec_attr(v):
             return np.frombuffer(raw, dtype=dt).reshape(v["shape"]).copy()
         if "dtype" in v:
             return D.as_dtype(v["dtype"])
+        if v.get("ellipsis") is True:
+            return Ellipsis
         raise ValueError(f"unknown attribute encoding {sorted(v)}")
     return v
 

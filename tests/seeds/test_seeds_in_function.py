@@ -573,7 +573,6 @@ def test_003_custom_gradient_in_a_module_method_with_signature():
     assert model.call_custom_grad.experimental_get_tracing_count() == 1
 
 
-@pytest.mark.xfail(strict=True, reason="tf.saved_model is not implemented yet (the saved-programs issue)")
 def test_003_custom_gradients_in_saved_model(tmp_path):
     model = MyModule()
     path = str(tmp_path / "saved_model")

@@ -1,4 +1,10 @@
-"""Gradient of CustomGradient: replay the traced gradient function on the upstream gradients."""
+"""Gradient of CustomGradient: replay the traced gradient function on the upstream gradients.
+
+A CustomGradient loaded from a saved program that was saved without its gradient
+graph (``SaveOptions(experimental_custom_gradients=False)``), in another process
+than the one that saved it, has none: differentiating it raises TensorFlow's
+``LookupError``.
+"""
 from ..interpret import replay
 from ..registry import gradient
 
@@ -6,6 +12,11 @@ from ..registry import gradient
 @gradient("CustomGradient", inputs="all")
 def _custom(op, *upstream):
     n_in, n_cap, mask = op.attrs["n_in"], op.attrs["n_cap"], op.attrs["mask"]
+    if op.attrs["grad"] is None:
+        raise LookupError("No gradient defined for operation 'CustomGradient' (op type: "
+                          "CustomGradient): it comes from a saved program saved without custom "
+                          "gradients; save with tapeflow.saved_model.SaveOptions("
+                          "experimental_custom_gradients=True) to keep them")
     captured = list(op.inputs[n_in:n_in + n_cap])
     grads = iter(replay(op.attrs["grad"], list(upstream) + captured))
     result = [next(grads) if has else None for has in mask]

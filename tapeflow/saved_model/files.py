@@ -1,0 +1,187 @@
+"""Reading and writing the files of a saved-program directory, and nothing outside it.
+
+Relative names come from the manifest, so they are checked before use: plain
+``a/b.json`` names only (no absolute paths, no ``..``, no hidden or odd
+characters), no symbolic link anywhere below the root, regular files only
+(a FIFO would hang an ``open``), sizes bounded before any byte is read.
+JSON nesting is bounded (the parser's recursion guard, then a measured depth);
+duplicate keys are refused. ``.npy`` headers are checked against the shape and dtype the manifest
+declares before the data is read, with ``allow_pickle=False``.
+"""
+import io
+import json
+import os
+import re
+import stat
+import tokenize
+
+import numpy as np
+
+from ..ir import dtypes as D
+from . import limits
+from .errors import SavedModelError
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*")
+DTYPES = {d.name: d for d in (D.float16, D.float32, D.float64, D.int8, D.int16, D.int32, D.int64,
+                              D.uint8, D.bool_)}
+
+
+class Directory:
+    """A saved-program directory: every file access goes through ``path_of``'s checks."""
+
+    def __init__(self, root):
+        root = os.fspath(root)
+        if not os.path.isdir(root):
+            raise SavedModelError(root, "is not a directory (a saved program is a directory)")
+        self.root = os.path.realpath(root)
+        self.shown = root  # the name the user gave, for messages
+
+    def where(self, name):
+        return os.path.join(self.shown, name) if isinstance(name, str) else self.shown
+
+    def path_of(self, name, what="file"):
+        """The checked absolute path of ``name``, a relative name read from the manifest."""
+        if not isinstance(name, str) or not name or len(name) > limits.MAX_NAME:
+            raise SavedModelError(self.shown, f"{what} name {name!r:.80} is not a file name")
+        if not _NAME.fullmatch(name):
+            raise SavedModelError(self.where(name), f"{what} name {name!r:.80} is not a plain relative "
+                                  f"name inside the directory (absolute, '..', hidden or odd characters)")
+        path = self.root
+        for part in name.split("/"):
+            path = os.path.join(path, part)
+            try:
+                st = os.lstat(path)
+            except OSError as e:
+                raise SavedModelError(self.where(name), f"{what} is missing ({e.strerror})") from None
+            if stat.S_ISLNK(st.st_mode):
+                raise SavedModelError(self.where(name), f"{what} path goes through a symbolic link "
+                                      f"({os.path.relpath(path, self.root)}); saved programs contain none")
+        if not stat.S_ISREG(st.st_mode):
+            raise SavedModelError(self.where(name), f"{what} is not a regular file")
+        if os.path.commonpath([self.root, os.path.realpath(path)]) != self.root:
+            raise SavedModelError(self.where(name), f"{what} resolves outside the directory")
+        return path
+
+    def read_bytes(self, name, max_bytes, what="file"):
+        path = self.path_of(name, what)
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        try:
+            fd = os.open(path, flags)
+        except OSError as e:
+            raise SavedModelError(self.where(name), f"cannot open {what}: {e.strerror}") from None
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise SavedModelError(self.where(name), f"{what} is not a regular file")
+            if st.st_size > max_bytes:
+                raise SavedModelError(self.where(name), f"{what} is {st.st_size} bytes, more than "
+                                      f"the {max_bytes} allowed")
+            data = f.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise SavedModelError(self.where(name), f"{what} grew past {max_bytes} bytes while read")
+        return data
+
+    def read_json(self, name, what="JSON file"):
+        data = self.read_bytes(name, limits.MAX_JSON_BYTES, what)
+        return parse_json(data, self.where(name))
+
+    def read_npy(self, name, shape, dtype):
+        """The array in ``name``, which must hold exactly ``shape`` and ``dtype`` (checked first)."""
+        where = self.where(name)
+        nbytes = _nbytes(shape, dtype, where)
+        data = self.read_bytes(name, nbytes + limits.MAX_NPY_HEADER + 16, "array file")
+        f = io.BytesIO(data)
+        try:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                h_shape, fortran, h_dtype = np.lib.format.read_array_header_1_0(
+                    f, max_header_size=limits.MAX_NPY_HEADER)
+            elif version in ((2, 0), (3, 0)):
+                h_shape, fortran, h_dtype = np.lib.format.read_array_header_2_0(
+                    f, max_header_size=limits.MAX_NPY_HEADER)
+            else:
+                raise ValueError(f"unsupported .npy version {version}")
+        except (ValueError, SyntaxError, TypeError, EOFError, OverflowError, KeyError, MemoryError,
+                RecursionError, tokenize.TokenError) as e:  # what numpy's header parser raises
+            raise SavedModelError(where, f"not a valid .npy file ({str(e)[:200]})") from None
+        if h_dtype.hasobject or h_dtype.kind not in "biuf" or h_dtype.fields is not None:
+            raise SavedModelError(where, f".npy holds dtype {h_dtype!s:.60}; only plain numeric arrays "
+                                  f"are allowed (no objects, no pickles)")
+        if h_dtype != np.dtype(dtype.np).newbyteorder("<") and h_dtype != np.dtype(dtype.np):
+            raise SavedModelError(where, f".npy holds dtype {h_dtype}, the manifest says {dtype.name}")
+        if tuple(h_shape) != tuple(shape):
+            raise SavedModelError(where, f".npy holds shape {list(h_shape)}, the manifest says {list(shape)}")
+        if len(data) - f.tell() != nbytes:
+            raise SavedModelError(where, f".npy data is {len(data) - f.tell()} bytes, expected {nbytes} "
+                                  f"for {dtype.name}{list(shape)} (truncated or padded)")
+        f.seek(0)
+        try:
+            array = np.lib.format.read_array(f, allow_pickle=False)
+        except (ValueError, OSError) as e:
+            raise SavedModelError(where, f"cannot read .npy data ({e})") from None
+        return np.array(array, dtype=dtype.np, order="C")
+
+    # -- writing (the saver's own names only) ------------------------------------------------
+    def write_json(self, name, obj, compact=False):
+        path = os.path.join(self.root, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            if compact:
+                json.dump(obj, f, separators=(",", ":"))
+            else:
+                json.dump(obj, f, indent=1)
+
+    def write_npy(self, name, array):
+        path = os.path.join(self.root, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        np.save(path, np.array(array, order="C"), allow_pickle=False)
+
+
+def _nbytes(shape, dtype, where):
+    n = np.dtype(dtype.np).itemsize
+    for d in shape:
+        n *= d
+    if n > limits.MAX_TENSOR_BYTES:
+        raise SavedModelError(where, f"array of {dtype.name}{list(shape)} would be {n} bytes, more than "
+                              f"the {limits.MAX_TENSOR_BYTES} allowed")
+    return n
+
+
+def json_depth(value):
+    """The nesting depth of a parsed JSON value (iterative: no recursion to exhaust)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((x, depth + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def _no_duplicates(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r:.60}")
+        out[k] = v
+    return out
+
+
+def parse_json(data, where):
+    """JSON from bytes, nesting bounded, no duplicate keys; any problem is a SavedModelError."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SavedModelError(where, f"is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        value = json.loads(text, object_pairs_hook=_no_duplicates)
+    except RecursionError:  # the C parser's own guard against deep nesting
+        raise SavedModelError(where, f"JSON nests deeper than {limits.MAX_JSON_DEPTH} levels") from None
+    except ValueError as e:  # JSONDecodeError, huge integers, duplicate keys
+        raise SavedModelError(where, f"is not valid JSON ({str(e)[:200]})") from None
+    if json_depth(value) > limits.MAX_JSON_DEPTH:
+        raise SavedModelError(where, f"JSON nests deeper than {limits.MAX_JSON_DEPTH} levels")
+    return value
+
+
+__all__ = ["Directory", "DTYPES", "parse_json", "json_depth"]
