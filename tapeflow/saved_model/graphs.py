@@ -393,11 +393,14 @@ ATTR_KINDS = {
     "adjoint": "bool", "transpose_a": "bool", "transpose_b": "bool", "keepdims": "bool",
     "alpha": "number", "on_value": "number", "off_value": "number", "constant_values": "number",
     "batch_dims": "int", "depth": "int", "num": "int_or_none", "num_segments": "int",
-    "n_in": "int", "n_cap": "int",
+    "n_in": "int", "n_cap": "int", "n_vars": "int",
     "axis": "axis", "dtype": "dtype", "out_type": "dtype", "output_type": "dtype",
     "equation": "str", "multiples": "ints", "perm": "ints", "sizes": "ints", "shape": "shape",
     "paddings": "pairs", "spec": "spec", "mask": "bools",
 }
+
+# Attributes holding a graph (control flow): decoded as nested graphs, checked like the file's.
+GRAPH_ATTRS = {"then_graph", "else_graph", "cond_graph", "body_graph"}
 
 
 def _attr(name, v, what, depth, budget):
@@ -411,6 +414,13 @@ def _attr(name, v, what, depth, budget):
                 v["registered_gradient"], str):
             return _PROCESS_GRADIENTS.get(v["registered_gradient"])  # None in another process
         raise GraphError(f"{what}: expected a graph or a registered gradient")
+    if name in GRAPH_ATTRS:
+        if isinstance(v, dict) and set(v) == {"graph"}:
+            try:
+                return decode(v["graph"], depth + 1, budget)
+            except GraphError as e:
+                raise GraphError(f"{what}: {e}") from None
+        raise GraphError(f"{what}: expected a graph")
     kind = ATTR_KINDS.get(name)
     if kind is None:
         raise GraphError(f"{what}: this loader does not know the kind of attribute {name!r}")

@@ -7,9 +7,9 @@ TensorFlow prints the same numbers in both modes, except where DESIGN.md says a
 ``None`` becomes zeros through a function (second order through a function:
 seed 000's Hessian); that is asserted exactly where it applies.
 
-Not a function, so not here: seed 001's memory note has no printed value (its
-gradients are checked; the byte count is an xfail below), and "custom gradients
-in SavedModel" needs ``tf.saved_model`` (an xfail below, another issue).
+Seed 001's memory note has no printed value: its gradients are checked, and its byte
+count is an xfail below. Seed 003's "custom gradients in SavedModel" saves the function
+and loads it back (tests/saved_model/ also does it in a fresh process).
 """
 import numpy as np
 import pytest
