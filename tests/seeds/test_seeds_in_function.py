@@ -7,8 +7,8 @@ TensorFlow prints the same numbers in both modes, except where DESIGN.md says a
 ``None`` becomes zeros through a function (second order through a function:
 seed 000's Hessian); that is asserted exactly where it applies.
 
-Seed 001's memory note has no printed value: its gradients are checked, and its byte
-count is an xfail below. Seed 003's "custom gradients in SavedModel" saves the function
+Seed 001's memory note has no printed value: its gradients are checked, and the bytes the
+tape keeps through a function are asserted. Seed 003's "custom gradients in SavedModel" saves the function
 and loads it back (tests/saved_model/ also does it in a fresh process).
 """
 import numpy as np
