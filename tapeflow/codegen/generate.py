@@ -63,6 +63,7 @@ class Generated:
     out_avals: list
     line_nodes: dict        # source line number -> IR node
     func_name: str
+    shared: set             # indices of outputs that are (views of) constants: copied per call
 
 
 def _identifier(name):
@@ -146,7 +147,7 @@ def generate(graph, name="program"):
     shared = {k for k, o in enumerate(outs) if em.root(o) in consts_names}
     lines.extend(_caller(graph, params, parts, outs, shared))
     return Generated("\n".join(lines) + "\n", parts, params, avals, consts,
-                     [v.aval for v in graph.outputs], owners, func)
+                     [v.aval for v in graph.outputs], owners, func, shared)
 
 
 def partition(spans, limit):
