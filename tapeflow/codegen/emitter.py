@@ -98,6 +98,7 @@ class Emitter:
         self.depth = 1
         self.owner = None
         self.parallel = False   # any prange emitted
+        self.uniform = set()    # ids of array values bound to one scalar literal (loops only)
         self._counter = 0
         self.uses = {}          # value id -> consuming nodes
         for node in graph.nodes:

@@ -97,6 +97,11 @@ def _emit_body(graph, em):
         value = np.asarray(node.attrs["value"])
         if value.ndim == 0:
             em.bind(v, lit(value, v.aval.dtype))
+        elif _loop_only_uniform(em, v, value):
+            # e.g. a folded BroadcastTo(ones) seeding a gradient: a literal in the loops that
+            # read it, instead of an array argument read element by element (W3: 16 MB)
+            em.bind(v, lit(value.flat[0], v.aval.dtype))
+            em.uniform.add(v.id)
         else:
             params.append(em.bind(v))
             avals.append(v.aval)
@@ -112,6 +117,17 @@ def _emit_body(graph, em):
         if len(em.lines) > begin:
             spans.append((begin, len(em.lines)))
     return params, consts, avals, spans
+
+
+def _loop_only_uniform(em, v, value):
+    """Every element the same bits, and only fused loops read it (no template needs the array)."""
+    from .fusion import is_fusable, is_reduction
+    if v.id in em.output_ids or value.size == 0:
+        return False
+    if not all(is_fusable(n) or is_reduction(n) for n in em.uses.get(v.id, ())):
+        return False
+    bits = value.view(f"u{value.dtype.itemsize}") if value.dtype.itemsize in (1, 2, 4, 8) else value
+    return bool((bits == bits.flat[0]).all())
 
 
 def generate(graph, name="program"):

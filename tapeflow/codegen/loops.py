@@ -114,7 +114,7 @@ def _emit_loop_group(em, g):
     scalars = {}         # value id -> scalar expression (rank 0 or a single element)
     arrays = []
     for v in ext:
-        if not v.aval.shape:
+        if not v.aval.shape or v.id in em.uniform:
             scalars[v.id] = em.ref(v)
         elif _prod(v.aval.shape) == 1:
             name = em.fresh("s")
@@ -173,7 +173,7 @@ def _emit_loop_group(em, g):
         return [read(r.inputs[0]) for r in reds]
 
     work = _prod(shape) * (sum(CODEGEN[n.op].cost for n in g.members) + 1 + len(arrays))
-    raises = any(CODEGEN[n.op].may_raise for n in g.members)
+    raises = any(CODEGEN[n.op].may_raise and n.inputs[0].aval.dtype.is_integer for n in g.members)
     par = not raises and parallel_worth(work) and sizes[0] > 1
     if not reds:
         with em.loops(sizes, parallel=par) as idx:
