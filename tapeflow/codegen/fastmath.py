@@ -131,7 +131,7 @@ def log1p_f32(x):
     u = _F(1.0) + x
     d = u - _F(1.0)
     r = log_f32(u)
-    r = r - (d - x) / u                      # corrects the rounding of 1 + x
+    r = r - (d - x) * (_F(1.0) / u)          # corrects the rounding of 1 + x (1/u: shared with sigmoid)
     r = x if d == _F(0.0) else r             # |x| below half an ulp of 1: log1p(x) = x
     r = _F(-np.inf) if u == _F(0.0) else r
     r = x if x == _F(np.inf) else r
