@@ -319,6 +319,10 @@ def run(opts):
         rows[name].update(peak_tracemalloc_bytes=mem["tracemalloc_bytes"],
                           peak_rss_bytes=mem["rss_bytes"])
         rows[name]["peak_extra_bytes"] = max(v for v in mem.values() if v is not None)
+    notes.append("peak extra, tracemalloc / RSS growth: " + "; ".join(
+        f"{name} {harness.fmt_bytes(r['peak_tracemalloc_bytes'])} / "
+        f"{harness.fmt_bytes(r['peak_rss_bytes']) if r.get('peak_rss_bytes') is not None else '-'}"
+        for name, r in rows.items() if 'peak_tracemalloc_bytes' in r))
     notes.append(f"minimum saved = (layers+1) activations = {harness.fmt_bytes(minimum)}; "
                  f"gradients alone = {harness.fmt_bytes(param_bytes)}; peak extra = max(tracemalloc, "
                  f"RSS growth): tracemalloc sees NumPy's allocations only (not Numba's runtime, "

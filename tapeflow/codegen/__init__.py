@@ -5,9 +5,19 @@ graph (never one per op), generated from the per-op templates in ``CODEGEN``, wi
 elementwise chains fused into loops (``fusion``, ``loops``), fast vectorizable float32
 transcendentals (``fastmath``), and an on-disk cache keyed by the source's hash
 (``cache``) so a second process reuses Numba's compiled code. See program.py.
-"""
-from .emitter import Unsupported
-from .program import CodegenError, Program, compile_graph
-from .templates import CODEGEN
 
-__all__ = ["CODEGEN", "CodegenError", "Program", "Unsupported", "compile_graph"]
+The names below are imported on first use: ``codegen.calls`` (the generated Python call
+path, used by the interpreter backend too) must not pull in Numba.
+"""
+import importlib
+
+_LAZY = {"Unsupported": "emitter", "CodegenError": "program", "Program": "program",
+         "compile_graph": "program", "CODEGEN": "templates"}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

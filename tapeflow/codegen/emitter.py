@@ -98,6 +98,8 @@ class Emitter:
         self.depth = 1
         self.owner = None
         self.parallel = False   # any prange emitted
+        self.uniform = set()    # ids of array values bound to one scalar literal (loops only)
+        self.owned = set()      # variables holding a fresh C-contiguous buffer of the program's own
         self._counter = 0
         self.uses = {}          # value id -> consuming nodes
         for node in graph.nodes:
@@ -158,6 +160,8 @@ class Emitter:
         m = re.match(r"(v[a-z]+)\.reshape\(", expr)
         if m:                                   # a view: remember whose memory it is
             self.view_base[name] = self.root(m.group(1))
+        elif expr.startswith("rt.dot("):        # GEMM results are new C arrays
+            self.owned.add(name)
         return name
 
     def root(self, name):
@@ -167,6 +171,7 @@ class Emitter:
     def alloc(self, v, fill=None, name=None):
         """A new C-contiguous array for ``v``: empty, or filled with the literal ``fill``."""
         name = name or self.bind(v)
+        self.owned.add(name)
         shape, dt = shape_lit(v.aval.shape), np_type(v.aval.dtype)
         if fill is None:
             self.line(f"{name} = np.empty({shape}, dtype={dt})")

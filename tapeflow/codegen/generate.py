@@ -42,8 +42,11 @@ from tapeflow.codegen import fastmath as fm, rt
 
 """
 
-# Generated lines per jitted function before a program is cut into parts (see above).
+# Generated lines per jitted function before a program is cut into parts (see above), the
+# bytes a cut may keep alive past their last use, and the length past which any cut will do.
 MAX_LINES = 160
+CUT_BYTES = 256 * 1024
+HARD_LIMIT_FACTOR = 4
 
 
 @dataclass
@@ -63,6 +66,7 @@ class Generated:
     out_avals: list
     line_nodes: dict        # source line number -> IR node
     func_name: str
+    shared: set             # indices of outputs that are (views of) constants: copied per call
 
 
 def _identifier(name):
@@ -96,6 +100,11 @@ def _emit_body(graph, em):
         value = np.asarray(node.attrs["value"])
         if value.ndim == 0:
             em.bind(v, lit(value, v.aval.dtype))
+        elif _loop_only_uniform(em, v, value):
+            # e.g. a folded BroadcastTo(ones) seeding a gradient: a literal in the loops that
+            # read it, instead of an array argument read element by element (W3: 16 MB)
+            em.bind(v, lit(value.flat[0], v.aval.dtype))
+            em.uniform.add(v.id)
         else:
             params.append(em.bind(v))
             avals.append(v.aval)
@@ -117,6 +126,17 @@ def _emit_body(graph, em):
     return params, consts, avals, spans
 
 
+def _loop_only_uniform(em, v, value):
+    """Every element the same bits, and only fused loops read it (no template needs the array)."""
+    from .fusion import is_fusable, is_reduction
+    if v.id in em.output_ids or value.size == 0:
+        return False
+    if not all(is_fusable(n) or is_reduction(n) for n in em.uses.get(v.id, ())):
+        return False
+    bits = value.view(f"u{value.dtype.itemsize}") if value.dtype.itemsize in (1, 2, 4, 8) else value
+    return bool((bits == bits.flat[0]).all())
+
+
 def generate(graph, name="program"):
     check_supported(graph)
     func = _identifier(name)
@@ -126,7 +146,7 @@ def generate(graph, name="program"):
     graph_text = "\n".join("# " + line for line in print_graph(graph).split("\n"))
     lines = HEADER.format(name=name, graph=graph_text).split("\n")[:-1]
     owners, parts = {}, []
-    regions = partition(spans, MAX_LINES)
+    regions = partition(spans, MAX_LINES, _crossing_bytes(em, graph, spans, params, outs))
     later = [_names(em, b, e) for b, e in regions] + [set(_names_in(" ".join(outs)))]
     for k, (b, e) in enumerate(regions):
         pname = func if len(regions) == 1 else f"{func}_part{k + 1}"
@@ -150,18 +170,59 @@ def generate(graph, name="program"):
     shared = {k for k, o in enumerate(outs) if em.root(o) in consts_names}
     lines.extend(_caller(graph, params, parts, outs, shared))
     return Generated("\n".join(lines) + "\n", parts, params, avals, consts,
-                     [v.aval for v in graph.outputs], owners, func)
+                     [v.aval for v in graph.outputs], owners, func, shared)
 
 
-def partition(spans, limit):
-    """Consecutive step spans grouped into regions of at most ``limit`` lines (or one step)."""
+def partition(spans, limit, crossing=None):
+    """Consecutive step spans grouped into regions of about ``limit`` lines.
+
+    A cut makes the Python caller hold every intermediate array passed across it until the
+    part that last reads it returns (W7: each layer's activation, held through the whole
+    rest of the backward pass, 16 MiB over the planned peak). So a region past ``limit``
+    ends only at a boundary where ``crossing[k]`` (bytes of intermediates live across the
+    boundary before span k) is at most ``CUT_BYTES``; past ``HARD_LIMIT_FACTOR * limit`` lines it ends at
+    the next boundary whatever it holds, since compile time would grow much faster.
+    """
     regions = []
-    for b, e in spans:
-        if regions and e - regions[-1][0] <= limit:
-            regions[-1] = (regions[-1][0], e)
-        else:
-            regions.append((b, e))
+    for k, (b, e) in enumerate(spans):
+        if regions:
+            size = e - regions[-1][0]
+            cheap = crossing is None or crossing[k] <= CUT_BYTES
+            if size <= limit or (not cheap and size <= HARD_LIMIT_FACTOR * limit):
+                regions[-1] = (regions[-1][0], e)
+                continue
+        regions.append((b, e))
     return regions or [(0, 0)]
+
+
+def _crossing_bytes(em, graph, spans, params, outs):
+    """Per span k: bytes of array intermediates defined before span k and read from it on
+    (inputs, constants and outputs are held anyway, so they cost a cut nothing)."""
+    avals = {em.var(v): v.aval for v in _all_values(graph)}
+    free = set(params) | set(_names_in(" ".join(outs)))
+    first, last = {}, {}
+    for k, (b, e) in enumerate(spans):
+        for n in _defs(em, b, e):
+            first.setdefault(n, k)
+        for n in _names(em, b, e):
+            last[n] = k
+    cost = [0] * (len(spans) + 1)
+    for n, k0 in first.items():
+        aval = avals.get(n)
+        if n in free or aval is None or not aval.shape:
+            continue
+        size = aval.dtype.size
+        for d in aval.shape:
+            size *= d
+        for k in range(k0 + 1, last.get(n, k0) + 1):
+            cost[k] += size
+    return cost
+
+
+def _all_values(graph):
+    yield from graph.inputs
+    for n in graph.nodes:
+        yield from n.outputs
 
 
 _NAME = re.compile(r"(?<![\w.])v[a-z]+\b")
@@ -236,9 +297,15 @@ def _caller(graph, params, parts, outs, shared):
     lines.append(f"    def call({', '.join(ins)}):")
     fixed = f"{''.join(i + ', ' for i in ins)}= normalize({', '.join(ins)})" if ins else "pass"
     seq = []
-    for p in parts:
+    # the caller drops each intermediate after the last part reading it (see ``partition``)
+    kept = set(_names_in(" ".join(outs)))
+    last = {n: j for j, p in enumerate(parts) for n in p.args}
+    for j, p in enumerate(parts):
         target = "r" if p.rets is None else "".join(r + ", " for r in p.rets) or "_"
         seq.append(f"{target} = {p.name}({', '.join(p.args)})")
+        dead = [n for n in p.args if last[n] == j and n not in kept and n not in params]
+        if dead:
+            seq.append(f"del {', '.join(dead)}")
     if parts[-1].rets is None:
         items = [f"r[{k}]" for k in range(len(outs))]
     else:

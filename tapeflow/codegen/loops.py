@@ -20,6 +20,8 @@ machine a parallel region can stall for a scheduler tick when the second core is
 A full reduction then becomes a Numba prange reduction. Loops that can raise (integer
 division by zero) stay serial: a prange body cannot raise.
 """
+import re
+
 from .emitter import cast, index, np_type, shape_lit
 from .templates import CODEGEN
 from .templates.elementwise import WIDENS_FLOAT32
@@ -101,6 +103,36 @@ def _emit_scalar_group(em, g):
         em.bind(r.outputs[0], em.ref(r.inputs[0]))
 
 
+def _donors(em, g, arrays, dims, member_ids):
+    """Arrays this loop may write its outputs into: buffers the program allocated (not inputs,
+    constants, outputs or views), read at every element of the loop, by nothing after it."""
+    out = []
+    viewed = set(em.view_base.values())
+    for j, v in enumerate(arrays):
+        name = em.ref(v)
+        aliased = any(vid != v.id and re.search(rf"\b{name}\b", e) for vid, e in em.expr.items())
+        if (name in em.owned and name not in viewed and not aliased and v.id not in em.output_ids
+                and all(d.full[j] for d in dims)
+                and all(id(n) in member_ids for n in em.uses.get(v.id, ()))
+                and not any(v in r.inputs for r in g.reductions)):
+            out.append(v)
+    return out
+
+
+def _take_donor(donors, g, node):
+    """A donor for ``node``'s output: same shape and dtype, and every member reading it comes
+    no later than ``node`` (an element is read before the loop body overwrites it)."""
+    y = node.outputs[0]
+    pos = g.members.index(node)
+    for v in donors:
+        if v.aval.shape != y.aval.shape or v.aval.dtype != y.aval.dtype:
+            continue
+        if all(g.members.index(m) <= pos for m in g.members if v in m.inputs):
+            donors.remove(v)
+            return v
+    return None
+
+
 def _emit_loop_group(em, g):
     shape = tuple(g.shape)
     rank = len(shape)
@@ -114,7 +146,7 @@ def _emit_loop_group(em, g):
     scalars = {}         # value id -> scalar expression (rank 0 or a single element)
     arrays = []
     for v in ext:
-        if not v.aval.shape:
+        if not v.aval.shape or v.id in em.uniform:
             scalars[v.id] = em.ref(v)
         elif _prod(v.aval.shape) == 1:
             name = em.fresh("s")
@@ -140,10 +172,16 @@ def _emit_loop_group(em, g):
 
     materialized = [n for n in g.members if em.used_outside(n.outputs[0], member_ids)]
     out_views = {}
+    donors = _donors(em, g, arrays, dims, member_ids)
     for n in materialized:
         y = n.outputs[0]
         with em.node(n):
-            name = em.alloc(y)
+            donor = _take_donor(donors, g, n)
+            if donor is not None:    # written over an input that dies here (same element read first)
+                name = em.bind(y, em.ref(donor))
+                em.line(f"# {name} now holds {em.names[y.id]}: {em.names[donor.id]} is dead after this loop")
+            else:
+                name = em.alloc(y)
             if tuple(sizes) != tuple(y.aval.shape):
                 view = em.fresh("o")
                 em.line(f"{view} = {name}.reshape({shape_lit(sizes)})")
@@ -173,7 +211,7 @@ def _emit_loop_group(em, g):
         return [read(r.inputs[0]) for r in reds]
 
     work = _prod(shape) * (sum(CODEGEN[n.op].cost for n in g.members) + 1 + len(arrays))
-    raises = any(CODEGEN[n.op].may_raise for n in g.members)
+    raises = any(CODEGEN[n.op].may_raise and n.inputs[0].aval.dtype.is_integer for n in g.members)
     par = not raises and parallel_worth(work) and sizes[0] > 1
     if not reds:
         with em.loops(sizes, parallel=par) as idx:

@@ -67,6 +67,9 @@ class Program:
         self.source, self.cache_path = source, cache_path
         self.kernels, self.fallback = list(kernels), fallback
         self._call = call
+        # for callers that pin argument types themselves (codegen.calls): the single kernel's
+        # compiled entry point taking (inputs..., consts...), or None; what each output is
+        self.entry, self.consts, self.out_kinds = None, [], None
 
     def __call__(self, *args):
         return self._call(*args)
@@ -105,6 +108,11 @@ def compile_graph(graph, name="program", cache_dir=None):
     convert = [scalar_converter(a) for a in gen.out_avals if not a.shape]
     call = mod.make_call(kernels, gen.consts, _normalizer(gen, graph), convert)
     prog = Program(graph, name, gen.source, path, kernels, call)
+    if len(kernels) == 1:
+        prog.entry = kernels[0].overloads[_numba_types(gen.param_avals)].entry_point
+    prog.consts = gen.consts
+    prog.out_kinds = [a.dtype.np.type if not a.shape else "copy" if k in gen.shared else "array"
+                      for k, a in enumerate(gen.out_avals)]
     return _fast_program(prog, call)
 
 

@@ -47,6 +47,9 @@ class ConcreteFunction:
         self._full_vjp = None
         self._lock = threading.Lock()
         self._build = None if out_template is None else _builder(out_template)
+        # the plain call's path, flat arguments in: call_fast until the program exists, then
+        # straight-line code generated for this function and program (codegen.calls)
+        self.fast = self.call_fast
 
     def __call__(self, *args, **kwargs):
         """Call with the same kind of arguments as the Python function it was traced from."""
@@ -60,7 +63,11 @@ class ConcreteFunction:
     @property
     def program(self):
         if self._program is None:
-            self._program = backend.compile(self.graph, self.name)
+            prog = backend.compile(self.graph, self.name)
+            if self.out_template is not None and not self.assigned and not self._unknown_dims:
+                from ..codegen.calls import fast_caller
+                self.fast = fast_caller(self, prog)
+            self._program = prog
         return self._program
 
     def run(self, arrays):
@@ -94,6 +101,10 @@ class ConcreteFunction:
         for (kind, ref), val in zip(self.assigned, outs[self.n_out:], strict=True):
             (flat_args[ref] if kind == "arg" else ref).assign(val)
         return self._build(outs)
+
+    def call_slow(self, args):
+        """``fast``'s path when a tape, trace or custom_gradient is watching."""
+        return self.call_flat(list(args))
 
     def call_fast(self, args):
         """``__call__``'s path when no tape, trace or custom_gradient is watching: arrays in, out."""

@@ -103,7 +103,8 @@ class Function:
         self._general = {}         # generalized key -> trace number (what tracing count counts)
         self._retrace_reasons = []
         self._lock = threading.RLock()
-        self._fast = {}            # ((class, shape, dtype) per positional tensor) -> ConcreteFunction
+        self._fast = {}            # (class, shape, dtype per tensor leaf) -> ConcreteFunction
+        self._fast_structure = None  # the argument structure the generated __call__ serves
         params = list(self._signature.parameters.values())
         self._fast_arity = len(params) if all(
             p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params) else -1
@@ -205,16 +206,11 @@ class Function:
 
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        fast_key = None
-        if not kwargs and len(args) == self._fast_arity:
-            try:  # the common case: positional tensors/variables, keyed without binding
-                fast_key = tuple([(a.__class__, a._value.shape, a._value.dtype) for a in args])
-            except AttributeError:
-                fast_key = None
-            else:
-                concrete = self._fast.get(fast_key)
-                if concrete is not None:
-                    return concrete.call_fast(args)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        """The general path: bind, key, trace on a miss, call. Once a call with positional
+        tensor arguments succeeds, a generated ``__call__`` serves calls of that structure."""
         ba = self._bind(args, kwargs)
         flat, labels, ckey, gkey = self._keys(ba)
         concrete = self._concrete.get(ckey)
@@ -223,10 +219,23 @@ class Function:
                 concrete = self._concrete.get(ckey)
                 if concrete is None:
                     concrete = self._trace(ba, flat, labels, ckey, gkey)
-        if fast_key is not None and all(
-                isinstance(a, (Tensor, Variable)) for a in args):
-            self._fast[fast_key] = concrete
+        if not kwargs and len(args) == self._fast_arity:
+            self._remember_fast(args, flat, concrete)
         return concrete.call_flat(flat)
+
+    def _remember_fast(self, args, flat, concrete):
+        """Key ``concrete`` for the generated fast path (codegen.calls), installing it once."""
+        from ..codegen.calls import function_caller, leaf_key, structure_of
+        structure = structure_of(args)
+        if structure is None:
+            return
+        with self._lock:
+            if self._fast_structure is None:
+                self._fast_structure = structure
+                call = function_caller(structure, self._fast.get, Function._call)
+                self.__class__ = type("Function", (Function,), {"__call__": call, "__slots__": ()})
+            if structure == self._fast_structure:
+                self._fast[leaf_key(flat)] = concrete
 
     def _trace(self, ba, flat, labels, ckey, gkey):
         if gkey not in self._general:

@@ -22,7 +22,7 @@ class Template:
     emit: Callable | None = None
     reduce: object = None
     cost: int = 1           # rough cost per element relative to an add (parallel threshold)
-    may_raise: bool = False  # raises inside its loop: the loop stays serial (prange cannot raise)
+    may_raise: bool = False  # can raise on integer inputs: such a loop stays serial (prange cannot raise)
 
 
 def _register(name, **kw):

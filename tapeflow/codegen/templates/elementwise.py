@@ -86,6 +86,14 @@ def _floormod(x, ins, out):
 def _pow(x, ins, out):
     if _is_int(ins[0]):
         return f"rt.power_int({x[0]}, {x[1]})"
+    # a literal exponent of 2, 1 or -1 (gradients of x**2 make x**1): what pow returns
+    # for it, without the libm call that keeps a loop from vectorizing
+    if x[1] == _c(2, ins[1]):
+        return f"({x[0]} * {x[0]})"
+    if x[1] == _c(1, ins[1]):
+        return x[0]
+    if x[1] == _c(-1, ins[1]):
+        return f"({_c(1, out)} / {x[0]})"
     return f"np.power({x[0]}, {x[1]})"
 
 

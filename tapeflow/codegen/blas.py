@@ -1,0 +1,176 @@
+"""GEMM in compiled programs through NumPy's own OpenBLAS, not SciPy's.
+
+Numba's ``np.dot`` calls SciPy's ``cython_blas``: a second OpenBLAS (another version, another
+thread pool) beside the one NumPy links. Measured here with one thread each, SciPy's sgemm
+is ~14% slower on W2's largest product (64x784 @ 784x256: 330 vs 285 us), so a compiled
+training step could not match hand-written NumPy doing the same products; and two pools
+of spinning threads slow each other down when NumPy and compiled code alternate.
+
+NumPy's wheels ship ``scipy_openblas64_`` (ILP64) and export ``scipy_cblas_sgemm64_`` /
+``scipy_cblas_dgemm64_``. At import we look those up in the library NumPy loaded and
+register them with LLVM under names of our own (``llvmlite.binding.add_symbol``); the
+generated code calls them by name, so Numba's on-disk cache keeps working (the address is
+resolved when the cached code is linked, in each process). Where NumPy has no such library
+(another BLAS vendor, a source build), ``gemm`` is Numba's ``np.dot`` as before.
+
+``gemm(a, b, out)``: ``out[...] = a @ b`` for 2-D float32/float64 arrays of any strides
+(a row- or column-major operand is passed as is with its transpose flag, anything else is
+copied first; an output whose rows are not contiguous gets the product through a temporary); other dtypes and ranks go to ``np.dot``.
+"""
+import ctypes
+import glob
+import os
+
+import numpy as np
+from llvmlite import binding as llb
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
+
+ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
+_SYMBOLS = {np.float32: ("scipy_cblas_sgemm64_", "tapeflow_numpy_sgemm"),
+            np.float64: ("scipy_cblas_dgemm64_", "tapeflow_numpy_dgemm")}
+
+
+def _numpy_openblas():
+    """ctypes handle of the OpenBLAS NumPy's wheel loaded, or None."""
+    libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so"))):
+        try:
+            return ctypes.CDLL(path)     # the same handle NumPy's dlopen got: same library
+        except OSError:
+            continue
+    return None
+
+
+def _register():
+    """Our symbol names -> NumPy's GEMM entry points; the dtypes that have one."""
+    lib = _numpy_openblas()
+    found = set()
+    if lib is None:
+        return found
+    for dtype, (theirs, ours) in _SYMBOLS.items():
+        try:
+            addr = ctypes.cast(getattr(lib, theirs), ctypes.c_void_p).value
+        except AttributeError:
+            continue
+        llb.add_symbol(ours, addr)
+        found.add(dtype)
+    return found
+
+
+NUMPY_GEMM = frozenset(_register())
+
+
+@intrinsic
+def _cblas_gemm(typingctx, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc):
+    """cblas_?gemm(RowMajor, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, ldc) on NumPy's BLAS."""
+    dtype = c.dtype
+    name = _SYMBOLS[np.dtype(str(dtype)).type][1]
+    sig = types.void(types.int32, types.int32, types.int64, types.int64, types.int64,
+                     a, types.int64, b, types.int64, c, types.int64)
+
+    def codegen(context, builder, signature, args):
+        ta, tb, m_, n_, k_, a_, lda_, b_, ldb_, c_, ldc_ = args
+        flt = context.get_value_type(dtype)
+        i32, i64, ptr = ir.IntType(32), ir.IntType(64), ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [i32, i32, i32, i64, i64, i64, flt, ptr, i64,
+                                               ptr, i64, flt, ptr, i64])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, name)
+
+        def data(aryty, val):
+            return builder.bitcast(context.make_array(aryty)(context, builder, val).data, ptr)
+
+        builder.call(fn, [i32(ROW_MAJOR), ta, tb, m_, n_, k_, flt(1.0),
+                          data(signature.args[5], a_), lda_, data(signature.args[7], b_), ldb_,
+                          flt(0.0), data(signature.args[9], c_), ldc_])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True)
+def _layout(x):
+    """(transpose flag, leading dimension) passing ``x`` to row-major GEMM as is; (0, 0) if
+    its strides fit neither (then it is copied)."""
+    r, c = x.shape
+    item = x.itemsize
+    s0, s1 = x.strides
+    if (s1 == item or c == 1) and s0 > 0 and s0 % item == 0 and s0 // item >= max(1, c):
+        return NO_TRANS, s0 // item
+    if (s0 == item or r == 1) and s1 > 0 and s1 % item == 0 and s1 // item >= max(1, r):
+        return TRANS, s1 // item
+    return 0, 0
+
+
+@njit(cache=True, nogil=True)
+def _copy(src, dst):
+    """dst[:, :] = src as plain loops (slice assignment costs far more to compile)."""
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+@njit(cache=True, nogil=True)
+def _gemm_copied(a, b, out):
+    """The rare case (strides BLAS cannot take): C-contiguous copies in, the product through a
+    temporary; ``out`` of zero depth gets zeros."""
+    m, k = a.shape
+    n = b.shape[1]
+    ac = np.empty((m, k), a.dtype)
+    bc = np.empty((k, n), b.dtype)
+    tmp = np.zeros((m, n), out.dtype)
+    _copy(a, ac)
+    _copy(b, bc)
+    if m and n and k:
+        _cblas_gemm(NO_TRANS, NO_TRANS, m, n, k, ac, k, bc, n, tmp, n)
+    _copy(tmp, out)
+
+
+def gemm(a, b, out):
+    """out = a @ b (the Python version: tests compare the compiled one against it)."""
+    np.dot(a, b, out)
+
+
+@overload(gemm)
+def _gemm_impl(a, b, out):
+    ok = (isinstance(a, types.Array) and isinstance(b, types.Array) and isinstance(out, types.Array)
+          and a.ndim == b.ndim == out.ndim == 2 and a.dtype == b.dtype == out.dtype
+          and str(a.dtype) in ("float32", "float64")
+          and np.dtype(str(a.dtype)).type in NUMPY_GEMM)
+    if not ok:
+        def impl(a, b, out):
+            np.dot(a, b, out)
+        return impl
+
+    if a.layout in "CF" and b.layout in "CF" and out.layout == "C":
+        # what generated programs pass (C arrays and their .T): flags known when compiling,
+        # nothing to check at run time, and nothing more to compile
+        ta = NO_TRANS if a.layout == "C" else TRANS
+        tb = NO_TRANS if b.layout == "C" else TRANS
+
+        def impl(a, b, out):
+            m, k = a.shape
+            n = b.shape[1]
+            if m and n and k:
+                lda = k if ta == NO_TRANS else m
+                ldb = n if tb == NO_TRANS else k
+                _cblas_gemm(ta, tb, m, n, k, a, lda, b, ldb, out, n)
+            else:
+                for i in range(m):
+                    for j in range(n):
+                        out[i, j] = 0
+        return impl
+
+    def impl(a, b, out):
+        m, k = a.shape
+        n = b.shape[1]
+        ta, lda = _layout(a)
+        tb, ldb = _layout(b)
+        tc, ldc = _layout(out)
+        if ta and tb and tc == NO_TRANS and m and n and k:
+            _cblas_gemm(ta, tb, m, n, k, a, lda, b, ldb, out, ldc)
+        else:
+            _gemm_copied(a, b, out)
+    return impl

@@ -1,0 +1,159 @@
+"""Generated Python for the per-call path of a compiled function: key lookup, one jitted call, wrapping.
+
+A W1-sized program runs in about 0.1 us; everything around it is Python, so the path a
+repeated call takes is written out as straight-line code per function instead of loops
+over argument lists (BENCHMARKS.md, "What a compiled call costs here"):
+
+- ``function_caller(structure, ...)``: a ``Function.__call__`` for one argument structure
+  (positional tensors, or flat lists/tuples of them). It unpacks the arguments, builds the
+  key (class, shape, dtype per tensor leaf) as one tuple display and looks it up; a miss,
+  keyword arguments or any other structure take the general path.
+- ``fast_caller(...)``: a ConcreteFunction's call when no tape, trace or custom_gradient
+  watches: the leaves' arrays in, the program's results wrapped into the output structure.
+  A single-part program whose inputs are all scalars is called through its overload's
+  ``entry_point`` (no type dispatch): the key pins every argument's dtype, and Numba's
+  scalar unboxing converts any number exactly; array inputs go through the dispatcher,
+  which checks layout and dtype.
+"""
+import os
+
+import numpy as np
+
+from ..runtime.recorder import STATE
+from ..runtime.tensor import Tensor, wrap
+from ..tracer.context import _local
+
+def leaf_key(leaves):
+    """The key ``function_caller`` builds, from the flat leaves (for the general path to store)."""
+    return tuple([x for a in leaves for x in (a.__class__, a._value.shape, a._value.dtype)])
+
+
+def structure_of(args):
+    """Per positional argument: None for a tensor leaf, (list or tuple, n) for a flat sequence
+    of them; None overall if any leaf is something else (such calls always take the general path)."""
+    from ..runtime.tensor import Variable
+    out = []
+    for a in args:
+        if isinstance(a, (Tensor, Variable)):
+            out.append(None)
+        elif type(a) in (list, tuple) and all(isinstance(b, (Tensor, Variable)) for b in a):
+            out.append((type(a), len(a)))
+        else:
+            return None
+    return tuple(out)
+
+
+def function_caller(structure, fast_get, general):
+    """``__call__(self, *args, **kwargs)`` for ``structure`` (see ``structure_of``)."""
+    unpack, checks, leaves = [], [], []
+    for k, s in enumerate(structure):
+        if s is None:
+            leaves.append(f"a{k}")
+            continue
+        kind, n = s
+        checks.append(f"a{k}.__class__ is {kind.__name__}")
+        names = [f"a{k}_{j}" for j in range(n)]
+        leaves.extend(names)
+        unpack.append(f"({''.join(x + ', ' for x in names)}) = a{k}" if n else f"if a{k}: raise ValueError")
+    key = "".join(f"{a}.__class__, {a}._value.shape, {a}._value.dtype, " for a in leaves)
+    args = "".join(f"a{k}, " for k in range(len(structure)))
+    lines = ["def __call__(self, *args, **kwargs):",
+             f"    if not kwargs and len(args) == {len(structure)}:",
+             f"        ({args}) = args"]
+    ind = "        "
+    if checks:
+        lines.append(f"{ind}if {' and '.join(checks)}:")
+        ind += "    "
+    lines.append(f"{ind}try:")
+    lines.extend(f"{ind}    {u}" for u in unpack)
+    lines.append(f"{ind}    key = ({key})")
+    lines.append(f"{ind}except (AttributeError, ValueError):")
+    lines.append(f"{ind}    pass")
+    lines.append(f"{ind}else:")
+    lines.append(f"{ind}    c = fast_get(key)")
+    lines.append(f"{ind}    if c is not None:")
+    lines.append(f"{ind}        return c.fast(({''.join(x + ', ' for x in leaves)}))")
+    lines.append("    return general(self, args, kwargs)")
+    return _compile("\n".join(lines), "__call__", fast_get=fast_get, general=general)
+
+
+def fast_caller(concrete, program):
+    """The plain call of ``concrete`` (no assigns) running ``program``: ``fast(flat_args)``."""
+    ns = {"STATE": STATE, "_local": _local, "Tensor": Tensor, "wrap": wrap, "asarray": np.asarray,
+          "slow": concrete.call_slow}
+    values = []
+    for j, (kind, ref) in enumerate(concrete.sources):
+        if kind == "arg":
+            values.append(f"a{ref}._value")
+        else:          # a captured variable or tensor: read its current value on each call
+            ns[f"s{j}"] = ref
+            values.append(f"s{j}._value")
+    entry = getattr(program, "entry", None)
+    if entry is not None and all(not v.aval.shape for v in concrete.graph.inputs):
+        ns["run"] = entry
+        for k, c in enumerate(program.consts):
+            ns[f"k{k}"] = c
+            values.append(f"k{k}")
+    else:
+        ns["run"] = program
+    outs = []
+    kinds = getattr(program, "out_kinds", None) or ["any"] * len(concrete.graph.outputs)
+    for k, kind in enumerate(kinds):
+        if kind == "any":       # the interpreter: NumPy scalars or arrays
+            outs.append(f"wrap(asarray(r[{k}]))")
+        elif kind == "copy":
+            outs.append(f"wrap(r[{k}].copy())")
+        elif kind == "array":
+            outs.append(f"wrap(r[{k}])")
+        elif kind is np.float32:
+            # Numba returns a Python float holding a float32 value; adding float32 -0.0 gives
+            # that value as np.float32 exactly (NumPy 2's weak Python scalars), 4x faster
+            # than np.float32(x); -0.0 keeps the sign of zeros
+            ns["neg0_f32"] = np.float32(-0.0)
+            outs.append(f"Tensor(r[{k}] + neg0_f32)")
+        else:            # another scalar type: Numba returns Python numbers
+            ns[f"c{k}"] = kind
+            outs.append(f"Tensor(c{k}(r[{k}]))")
+    if _simple(concrete.out_template):
+        result = _structure_expr(concrete.out_template, ns)
+    else:       # dicts, namedtuples, ...: the concrete function's general builder
+        ns["build"] = concrete._build
+        result = f"build(({''.join(f'o{k}, ' for k in range(len(outs)))}))"
+    lines = ["def fast(args):",
+             "    if STATE.tapes or STATE.var_watchers or _local.__dict__.get('stack'):",
+             "        return slow(args)"]
+    used = sorted({ref for kind, ref in concrete.sources if kind == "arg"})
+    lines.extend(f"    a{k} = args[{k}]" for k in used)
+    lines.append(f"    r = run({', '.join(values)})")
+    lines.extend(f"    o{k} = {e}" for k, e in enumerate(outs))
+    lines.append(f"    return {result}")
+    return _compile("\n".join(lines), "fast", **ns)
+
+
+def _simple(template):
+    from ..tracer.concrete import Const, OutRef
+    if isinstance(template, (OutRef, Const)):
+        return True
+    return type(template) in (list, tuple) and all(_simple(t) for t in template)
+
+
+def _structure_expr(template, ns):
+    """Python expression building the output structure from o0, o1, ... (see ``_simple``)."""
+    from ..tracer.concrete import OutRef
+    if isinstance(template, OutRef):
+        return f"o{template.index}"
+    if type(template) in (list, tuple):
+        items = "".join(_structure_expr(t, ns) + ", " for t in template)
+        return f"[{items}]" if type(template) is list else f"({items})"
+    name = f"q{len(ns)}"       # a Const leaf
+    ns[name] = template.value
+    return name
+
+
+def _compile(source, name, **ns):
+    # a file name inside the package, so errors.user_frame skips these frames as tapeflow's
+    code = compile(source, os.path.join(os.path.dirname(__file__), f"<generated {name}>"), "exec")
+    exec(code, ns)       # noqa: S102 - our own generated text
+    fn = ns[name]
+    fn.__source__ = source
+    return fn
