@@ -4,7 +4,7 @@ instead of an array argument. Values are checked against the NumPy interpreter b
 import numpy as np
 
 import tapeflow  # noqa: F401
-from tapeflow.codegen import compile_graph
+from tapeflow.codegen import compile_graph, loops
 from tapeflow.ir import dtypes as D
 from tapeflow.ir.graph import Graph, Value
 from tapeflow.ir.opdef import AVal
@@ -12,7 +12,7 @@ from tapeflow.runtime.interpret import run_graph
 
 from codegen.samples import add_node
 
-N = 60_000      # above the parallel threshold for a few ops per element
+N = 60_000
 
 
 def _x(n=N):
@@ -22,7 +22,8 @@ def _x(n=N):
     return x
 
 
-def test_pow_by_literal_exponents_is_exact_and_parallel():
+def test_pow_by_literal_exponents_is_exact_and_parallel(monkeypatch):
+    monkeypatch.setattr(loops, "PARALLEL_WORK", 200_000)      # N elements go parallel
     g = Graph()
     x = Value(AVal((N,), D.float32))
     g.inputs.append(x)
