@@ -23,6 +23,7 @@ from ..runtime.recorder import STATE
 from ..runtime.tensor import Tensor, _next_id, wrap
 from ..tracer.context import _local
 
+
 def leaf_key(leaves):
     """The key ``function_caller`` builds, from the flat leaves (for the general path to store)."""
     return tuple([x for a in leaves for x in (a.__class__, a._value.shape, a._value.dtype)])
