@@ -64,3 +64,19 @@ def test_uniform_constant_array_is_a_literal_in_the_loop():
     assert np.array_equal(np.signbit(got[0]), np.signbit(want[0]))
     np.testing.assert_array_equal(got[1], want[1])
     assert np.isnan(got[2]) and np.isnan(want[2])               # inf * -0.0 in the sum
+
+
+def test_big_fresh_arrays_ask_for_huge_pages():
+    import sys
+    big_n = (4 << 20) // 4 + 1000             # just over 4 MB of float32
+    g = Graph()
+    x = Value(AVal((big_n,), D.float32))
+    s = Value(AVal((10,), D.float32))
+    g.inputs += [x, s]
+    g.outputs = [add_node(g, "Mul", [x, x]), add_node(g, "Mul", [s, s])]
+    prog = compile_graph(g, "hugepages")
+    assert prog.source.count("rt.hugepages(") == (1 if sys.platform.startswith("linux") else 0)
+    xs = np.random.default_rng(1).standard_normal(big_n).astype(np.float32)
+    y, z = prog(xs, xs[:10].copy())
+    np.testing.assert_array_equal(y, xs * xs)
+    np.testing.assert_array_equal(z, xs[:10] * xs[:10])
