@@ -186,3 +186,25 @@ def test_threads_calling_the_generated_path_get_their_own_results(w1):
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_scalar_results_are_complete_tensors_either_way(monkeypatch):
+    """Built in place (Tensor's constructor only sets _value and _id) or through Tensor(...)."""
+    import weakref
+
+    from tapeflow.codegen import calls
+
+    for plain in (True, False):
+        monkeypatch.setattr(calls, "_PLAIN_TENSOR", plain and calls._plain_tensor_init())
+
+        @tf.function
+        def f(x):
+            return x * 3.0, x + 1.0
+
+        x = tf.constant(np.float32(2.0))
+        f(x)
+        a, b = f(x)
+        assert ("new(Tensor)" in f.get_concrete_function(x).fast.__source__) == (plain and calls._plain_tensor_init())
+        assert a.numpy() == 6 and b.numpy() == 3 and type(a._value) is np.float32
+        assert weakref.ref(a)() is a and a._id != b._id and min(a._id, b._id) > x._id
+        assert (a + b).numpy() == 9

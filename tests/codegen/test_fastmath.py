@@ -96,3 +96,13 @@ def test_float64_helpers_are_exact_libm():
         sp = KERNELS["Softplus"](x)
     assert np.allclose(_loop(fm.sigmoid_f64)(x), sig, rtol=4e-16, atol=0, equal_nan=True)
     assert np.allclose(_loop(fm.softplus_f64)(x), sp, rtol=4e-16, atol=0, equal_nan=True)
+
+
+def test_log1p_unit_on_its_range():
+    """softplus's log1p(exp(-|x|)): x in [0, 1] or nan, the same bound as log1p."""
+    x = np.concatenate([R.uniform(0, 1, 600_000), _binades(-60, 0, 300_000),
+                        [0.0, 1.0, 2.0 ** -24, 2.0 ** -25, np.nan]]).astype(np.float32)
+    got = _loop(fm.log1p_unit_f32)(x)
+    with np.errstate(all="ignore"):
+        assert _ulps(got, np.log1p(x.astype(np.float64))) <= 2.0
+    assert np.isnan(got[-1]) and got[-5] == 0 and not np.signbit(got[-5])

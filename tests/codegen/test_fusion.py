@@ -110,11 +110,13 @@ def test_softmax_by_hand():
     _check(g, args, "fusion_softmax")
 
 
-def test_large_loops_run_in_parallel():
+def test_large_loops_run_in_parallel(monkeypatch):
     """Above the work threshold: prange loops (elementwise, full, row and column reductions).
 
     float32 only: the loop structure is the same in float64 (checked at small sizes above).
+    The threshold is lowered so arrays this size (a few ms of work in all) go parallel.
     """
+    monkeypatch.setattr(loops, "PARALLEL_WORK", 200_000)
     dtype = D.float32
     g, args = Graph(), []
     n, m = 600, 500

@@ -4,7 +4,7 @@ instead of an array argument. Values are checked against the NumPy interpreter b
 import numpy as np
 
 import tapeflow  # noqa: F401
-from tapeflow.codegen import compile_graph
+from tapeflow.codegen import compile_graph, loops
 from tapeflow.ir import dtypes as D
 from tapeflow.ir.graph import Graph, Value
 from tapeflow.ir.opdef import AVal
@@ -12,7 +12,7 @@ from tapeflow.runtime.interpret import run_graph
 
 from codegen.samples import add_node
 
-N = 60_000      # above the parallel threshold for a few ops per element
+N = 60_000
 
 
 def _x(n=N):
@@ -22,7 +22,8 @@ def _x(n=N):
     return x
 
 
-def test_pow_by_literal_exponents_is_exact_and_parallel():
+def test_pow_by_literal_exponents_is_exact_and_parallel(monkeypatch):
+    monkeypatch.setattr(loops, "PARALLEL_WORK", 200_000)      # N elements go parallel
     g = Graph()
     x = Value(AVal((N,), D.float32))
     g.inputs.append(x)
@@ -63,3 +64,19 @@ def test_uniform_constant_array_is_a_literal_in_the_loop():
     assert np.array_equal(np.signbit(got[0]), np.signbit(want[0]))
     np.testing.assert_array_equal(got[1], want[1])
     assert np.isnan(got[2]) and np.isnan(want[2])               # inf * -0.0 in the sum
+
+
+def test_big_fresh_arrays_ask_for_huge_pages():
+    import sys
+    big_n = (4 << 20) // 4 + 1000             # just over 4 MB of float32
+    g = Graph()
+    x = Value(AVal((big_n,), D.float32))
+    s = Value(AVal((10,), D.float32))
+    g.inputs += [x, s]
+    g.outputs = [add_node(g, "Mul", [x, x]), add_node(g, "Mul", [s, s])]
+    prog = compile_graph(g, "hugepages")
+    assert prog.source.count("rt.hugepages(") == (1 if sys.platform.startswith("linux") else 0)
+    xs = np.random.default_rng(1).standard_normal(big_n).astype(np.float32)
+    y, z = prog(xs, xs[:10].copy())
+    np.testing.assert_array_equal(y, xs * xs)
+    np.testing.assert_array_equal(z, xs[:10] * xs[:10])
