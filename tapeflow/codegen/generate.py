@@ -93,6 +93,23 @@ def _emit_body(graph, em):
     for v in graph.inputs:
         params.append(em.bind(v))
         avals.append(v.aval)
+
+    def add_param(name, aval, value):
+        params.append(name)
+        avals.append(aval)
+        consts.append(value)
+
+    bind_consts(em, graph, add_param)
+    spans = emit_steps(em, graph)
+    for extra in getattr(em, "extra_consts", ()):   # of graphs inlined by If/While
+        add_param(*extra)
+    return params, consts, avals, spans
+
+
+def bind_consts(em, graph, add_param):
+    """Bind ``graph``'s constants: rank-0 ones and uniform ones only loops read become
+    literals; every other array is handed to ``add_param(name, aval, array)``, since it
+    must be an argument of the jitted function (no array globals)."""
     for node in graph.nodes:
         if node.op != "Const":
             continue
@@ -106,9 +123,11 @@ def _emit_body(graph, em):
             em.bind(v, lit(value.flat[0], v.aval.dtype))
             em.uniform.add(v.id)
         else:
-            params.append(em.bind(v))
-            avals.append(v.aval)
-            consts.append(np.ascontiguousarray(value, dtype=v.aval.dtype.np).copy())
+            add_param(em.bind(v), v.aval, np.ascontiguousarray(value, dtype=v.aval.dtype.np).copy())
+
+
+def emit_steps(em, graph):
+    """Emit every step of ``fusion.plan(graph)``; returns the (begin, end) line span of each."""
     spans = []
     for step in plan(graph):
         begin = len(em.lines)
@@ -119,11 +138,7 @@ def _emit_body(graph, em):
                 CODEGEN[step.op].emit(em, step, **step.attrs)
         if len(em.lines) > begin:
             spans.append((begin, len(em.lines)))
-    for name, aval, value in getattr(em, "extra_consts", ()):   # of graphs inlined by If/While
-        params.append(name)
-        avals.append(aval)
-        consts.append(value)
-    return params, consts, avals, spans
+    return spans
 
 
 def _loop_only_uniform(em, v, value):

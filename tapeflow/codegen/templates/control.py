@@ -7,11 +7,9 @@ of the program (``Emitter.extra_consts``), never globals, so the on-disk cache s
 """
 import itertools
 
-import numpy as np
-
 from ...ir.graph import _names
-from ..emitter import Emitter, Unsupported, lit, node_texts
-from . import CODEGEN, stmt_op
+from ..emitter import Emitter, node_texts
+from . import stmt_op
 
 
 def _root(em):
@@ -28,46 +26,23 @@ def _name_source(em):
 def inline(em, graph, inputs):
     """Emit ``graph`` at the current position of ``em`` with its inputs bound to the
     expressions ``inputs``; returns the expressions of its outputs."""
-    from ...ir import dtypes as D
-    from ..fusion import Group, plan
-    from ..loops import emit_group
+    from ..generate import bind_consts, check_supported, emit_steps
+    check_supported(graph)
+    root = _root(em)
     child = Emitter(graph)
     child.parent = em
-    child.fresh = _root(em).fresh           # temporaries unique across the whole function
+    child.fresh = root.fresh                # temporaries unique across the whole function
     source = _name_source(em)
     child.names = {vid: next(source) for vid in child.names}
     child.node_text = node_texts(graph, child.names)
-    _root(em).node_text.update(child.node_text)
+    root.node_text.update(child.node_text)
     child.lines, child.depth, child.owner = em.lines, em.depth, em.owner
-    root = _root(em)
     if not hasattr(root, "extra_consts"):
         root.extra_consts = []
     for v, expr in zip(graph.inputs, inputs, strict=True):
         child.bind(v, expr)
-    for node in graph.nodes:
-        if node.op != "Const":
-            continue
-        (v,) = node.outputs
-        if v.aval.dtype == D.float16:
-            raise Unsupported("float16 values (Numba has no float16 arithmetic on the CPU)")
-        value = np.asarray(node.attrs["value"])
-        if value.ndim == 0:
-            child.bind(v, lit(value, v.aval.dtype))
-        else:
-            root.extra_consts.append((child.bind(v), v.aval,
-                                      np.ascontiguousarray(value, dtype=v.aval.dtype.np).copy()))
-    for node in graph.nodes:
-        if node.op != "Const" and node.op not in CODEGEN:
-            raise Unsupported(f"no codegen template for op {node.op!r}")
-        if any(d is None for v in node.outputs for d in v.aval.shape) or any(
-                v.aval.dtype == D.float16 for v in node.outputs):
-            raise Unsupported("float16 values or unknown dimensions in a nested graph")
-    for step in plan(graph):
-        if isinstance(step, Group):
-            emit_group(child, step)
-        elif step.op != "Const":
-            with child.node(step):
-                CODEGEN[step.op].emit(child, step, **step.attrs)
+    bind_consts(child, graph, lambda *param: root.extra_consts.append(param))
+    emit_steps(child, graph)
     return [child.ref(v) for v in graph.outputs]
 
 
