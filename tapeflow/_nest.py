@@ -47,3 +47,24 @@ def _pack(s, it):
 
 def map_structure(fn, structure):
     return pack_sequence_as(structure, [fn(x) for x in flatten(structure)])
+
+
+def structure(x):
+    """The nesting of ``x`` as a hashable value with the leaves left out (dict keys sorted):
+    what ``tapeflow.function`` keys traces by, and what saved programs record per argument."""
+    if isinstance(x, dict):
+        return ("dict", tuple((k, structure(x[k])) for k in sorted(x, key=str)))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, tuple(structure(v) for v in x))
+    return "leaf"
+
+
+def from_structure(s, leaves):
+    """The inverse of ``structure``: rebuild ``s`` taking leaves from the iterator ``leaves``."""
+    if s == "leaf":
+        return next(leaves)
+    kind, items = s
+    if kind == "dict":
+        return {k: from_structure(v, leaves) for k, v in items}
+    vals = [from_structure(v, leaves) for v in items]
+    return vals if kind == "list" else tuple(vals)

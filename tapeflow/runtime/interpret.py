@@ -3,7 +3,9 @@ against), or through dispatch on tensors (``replay``: recorded by tapes, traced 
 import numpy as np
 
 from ..ir.opdef import OPS
+from .dispatch import apply
 from .registry import KERNELS
+from .tensor import wrap
 
 
 def run_graph(graph, *args):
@@ -29,15 +31,17 @@ def run_graph(graph, *args):
 
 def replay(graph, inputs):
     """Apply ``graph``'s nodes to ``inputs`` (tensors, concrete or symbolic) through dispatch."""
-    from .dispatch import apply
-    from .tensor import wrap
     env = {v.id: t for v, t in zip(graph.inputs, inputs, strict=True)}
     for node in graph.nodes:
-        if node.op == "Const":
-            outs = (wrap(np.array(node.attrs["value"], copy=True)),)
-        else:
-            r = apply(node.op, [env[v.id] for v in node.inputs], node.attrs)
-            outs = r if OPS[node.op].multi_output else (r,)
+        outs = apply_node(node, [env[v.id] for v in node.inputs])
         for v, t in zip(node.outputs, outs, strict=True):
             env[v.id] = t
     return [env[v.id] for v in graph.outputs]
+
+
+def apply_node(node, inputs):
+    """One node applied to tensors through dispatch; a tuple with one tensor per output."""
+    if node.op == "Const":
+        return (wrap(np.array(node.attrs["value"], copy=True)),)
+    r = apply(node.op, inputs, node.attrs)
+    return r if OPS[node.op].multi_output else (r,)

@@ -80,21 +80,12 @@ def _aval_of(x, dtype):
     return None
 
 
-def structure_of(x):
-    """The nesting of one argument, as ``tapeflow.function`` keys it (dict keys sorted)."""
-    if isinstance(x, dict):
-        return ("dict", tuple((k, structure_of(x[k])) for k in sorted(x, key=str)))
-    if isinstance(x, (list, tuple)):
-        return (type(x).__name__, tuple(structure_of(v) for v in x))
-    return "leaf"
-
-
 class SavedConcrete:
     """One saved trace: its ConcreteFunction and the arguments it accepts."""
 
     def __init__(self, concrete, structure, leaves):
         self.concrete = concrete
-        self.structure = structure      # per parameter, structure_of(argument)
+        self.structure = structure      # per parameter, _nest.structure(argument)
         self.leaves = leaves            # ArgLeaf per flat argument
         self._unknown = any(None in v.aval.shape for v in concrete.graph.inputs)
         self._by_shape = {}
@@ -146,7 +137,7 @@ class LoadedFunction:
                 values[p.name] = p.default
         if kwargs:
             raise TypeError(f"{self.name}() got unexpected keyword argument(s) {sorted(kwargs)}")
-        structure = tuple(structure_of(values[p.name]) for p in self.params)
+        structure = tuple(_nest.structure(values[p.name]) for p in self.params)
         flat = [leaf for p in self.params for leaf in _nest.flatten(values[p.name])]
         return structure, flat
 
@@ -225,17 +216,7 @@ def example_args(fn):
             z = np.zeros([1 if d is None else d for d in leaf.shape], leaf.dtype.np)
             flat.append(Variable(z) if leaf.kind == "variable" else convert_to_tensor(z))
     it = iter(flat)
-    return [_pack(s, it) for s in sc.structure]
-
-
-def _pack(structure, leaves):
-    if structure == "leaf":
-        return next(leaves)
-    kind, items = structure
-    if kind == "dict":
-        return {k: _pack(s, leaves) for k, s in items}
-    vals = [_pack(s, leaves) for s in items]
-    return vals if kind == "list" else tuple(vals)
+    return [_nest.from_structure(s, it) for s in sc.structure]
 
 
 def find_function(loaded, name=None):
@@ -266,5 +247,5 @@ def find_function(loaded, name=None):
     return obj, example_args(obj)
 
 
-__all__ = ["LoadedFunction", "LoadedModule", "SavedConcrete", "ArgLeaf", "Param", "structure_of",
+__all__ = ["LoadedFunction", "LoadedModule", "SavedConcrete", "ArgLeaf", "Param",
            "find_function", "example_args"]

@@ -18,9 +18,9 @@ import numpy as np
 from .. import _nest
 from ..errors import user_line
 from ..ir.graph import Graph, Value
-from ..ir.opdef import OPS
 from ..runtime.dispatch import apply
-from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
+from ..runtime.interpret import apply_node
+from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 from .context import TraceContext, current
 from .symbolic import SymbolicTensor, TracingError
 
@@ -168,19 +168,11 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 
     then_trace = SubTrace(branch(true_fn, "then"))
     else_trace = SubTrace(branch(false_fn, "else"))
-    if _structure(results["then"]) != _structure(results["else"]):
+    if _nest.structure(results["then"]) != _nest.structure(results["else"]):
         raise TracingError(f"the branches of cond return different structures: "
-                           f"{_structure(results['then'])} and {_structure(results['else'])} "
+                           f"{_nest.structure(results['then'])} and {_nest.structure(results['else'])} "
                            f"(at {user_line()})")
     return _nest.pack_sequence_as(results["then"], emit_if(pred, then_trace, else_trace))
-
-
-def _structure(x):
-    if isinstance(x, dict):
-        return {k: _structure(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return type(x).__name__, [_structure(v) for v in x]
-    return "."
 
 
 # -- tf.while_loop ----------------------------------------------------------------------------
@@ -319,12 +311,12 @@ def _leaf(ctx, x):
 def merge(paths, n_args, make_ctx):
     """One context computing what every path computes, with If nodes at the decisions."""
     first = paths[0]
-    structure = _structure(first.result[0])
+    structure = _nest.structure(first.result[0])
     for p in paths[1:]:
-        if _structure(p.result[0]) != structure:
+        if _nest.structure(p.result[0]) != structure:
             raise TracingError(f"the function returns different structures on the two sides of "
                                f"the `if` ({p.points[0][2]}): {structure} and "
-                               f"{_structure(p.result[0])}")
+                               f"{_nest.structure(p.result[0])}")
     kinds = _output_kinds(paths)
     assigned = {}
     for p in paths:
@@ -389,11 +381,7 @@ def _output_kinds(paths):
 
 def _replay(path, start, stop, env):
     for node in path.ctx.graph.nodes[start:stop]:
-        if node.op == "Const":
-            outs = (wrap(np.array(node.attrs["value"], copy=True)),)
-        else:
-            r = apply(node.op, [env[path.key[v.id]] for v in node.inputs], node.attrs)
-            outs = r if OPS[node.op].multi_output else (r,)
+        outs = apply_node(node, [env[path.key[v.id]] for v in node.inputs])
         for v, t in zip(node.outputs, outs, strict=True):
             env[path.key[v.id]] = t
 

@@ -169,7 +169,7 @@ class Function:
         if self.input_signature is not None:
             self._apply_signature(flat)
         specs = [_leaf_spec(leaf) for leaf in flat]
-        structure = tuple((n, _structure(ba.arguments[n])) for n in names)
+        structure = tuple((n, _nest.structure(ba.arguments[n])) for n in names)
         concrete_key = (structure, tuple(specs))
         general = list(specs)
         if self.input_signature is not None:
@@ -321,14 +321,6 @@ class Function:
     def retrace_reasons(self):
         """Why each retrace happened (beyond TensorFlow), oldest first."""
         return list(self._retrace_reasons)
-
-
-def _structure(x):
-    if isinstance(x, dict):
-        return ("dict", tuple((k, _structure(x[k])) for k in sorted(x, key=str)))
-    if isinstance(x, (list, tuple)):
-        return (type(x).__name__, tuple(_structure(v) for v in x))
-    return "leaf"
 
 
 def _rebuild(ba, sym):

@@ -235,16 +235,6 @@ def mutate(rng, d):
 
 # -- running a loaded program --------------------------------------------------------------
 
-def _pack(structure, leaves):
-    if structure == "leaf":
-        return next(leaves)
-    kind, items = structure
-    if kind == "dict":
-        return {k: _pack(s, leaves) for k, s in items}
-    vals = [_pack(s, leaves) for s in items]
-    return vals if kind == "list" else tuple(vals)
-
-
 def _arg(leaf):
     if leaf.kind == "python":
         return leaf.value
@@ -271,7 +261,7 @@ def exercise(loaded):
         for sc in fn.concretes:
             flat = [_arg(leaf) for leaf in sc.leaves]
             it = iter(flat)  # the leaves of each parameter, in order
-            args = [_pack(s, it) for s in sc.structure]
+            args = [_nest.from_structure(s, it) for s in sc.structure]
             kw = {p.name: a for p, a in zip(fn.params, args) if p.keyword_only}
             pos = [a for p, a in zip(fn.params, args) if not p.keyword_only]
             sources = [x for x in flat if isinstance(x, tf.Tensor) and x.dtype.is_floating]
