@@ -5,8 +5,8 @@ it; ``Mul(Transpose(x), Transpose(y))`` reorders the small operands instead and 
 the product in its final layout (what a vectorized jacobian's last steps look like:
 the batch axis moved behind, a diagonal scattered with a broadcast multiply). The
 rewrite applies when the elementwise node feeds only the layout op and every input is
-smaller than the output (so it broadcasts: moving the layout op is cheaper). It repeats
-down chains of such nodes.
+smaller than the output (so it broadcasts: moving the layout op is cheaper) or is made
+by such a node in turn (``Mul(Mul(x, y), z)``, as forward-mode jacobians end).
 """
 from ..ir.graph import Graph, Node
 from ..ir.opdef import OPS
@@ -50,7 +50,7 @@ def _sink_once(graph):
         if op == "Reshape" and tuple(attrs["shape"]) == tuple(v.aval.shape):
             return v
         src = producer.get(v.id)
-        if src is not None and _sinkable(src, uses):
+        if src is not None and _sinkable(src, uses, producer):
             return sunk(src, op, attrs)
         return emit(op, [v], attrs)
 
@@ -86,20 +86,29 @@ def _sink_once(graph):
     return dce(Graph(graph.inputs, out_nodes, [get(v) for v in graph.outputs]))
 
 
-def _sinkable(node, uses):
-    """An elementwise single-output node used once, every input smaller than its output."""
+def _sinkable(node, uses, producer):
+    """An elementwise single-output node used once, every input smaller than its output or
+    itself made by such a node (a chain of them ends in small operands only)."""
     if OPS.get(node.op) is None or OPS[node.op].kind != "elementwise" or len(node.outputs) != 1:
         return False
     out = node.outputs[0]
     if uses.get(out.id, 0) != 1 or node.op in ("AddN",) or node.op.endswith("Grad"):
         return False
     n = num_elements(out.aval.shape)
-    return n is not None and all((num_elements(x.aval.shape) or n) < n for x in node.inputs)
+    if n is None:
+        return False
+
+    def small(x):
+        if (num_elements(x.aval.shape) or n) < n:
+            return True
+        src = producer.get(x.id)
+        return src is not None and _sinkable(src, uses, producer)
+    return all(small(x) for x in node.inputs)
 
 
 def _applies(node, producer, uses):
     src = producer.get(node.inputs[0].id)
-    if src is None or not _sinkable(src, uses):
+    if src is None or not _sinkable(src, uses, producer):
         return False
     if node.op == "Reshape":
         return _is_unit_reshape(node.inputs[0].aval.shape, node.attrs["shape"])

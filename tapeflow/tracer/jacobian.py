@@ -1,8 +1,14 @@
-"""Jacobians as one vectorized reverse program instead of a Python loop of reverse sweeps.
+"""Jacobians as one vectorized program instead of a Python loop of reverse sweeps.
 
 ``GradientTape.jacobian``/``batch_jacobian`` come here (unless ``experimental_use_pfor``
 is False). The tape's reverse sweep becomes a graph (``tape_graph.reverse_graph``), the
-graph is batched over a stack of one-hot seeds (``passes.vectorize``) and run once:
+graph is batched over a stack of one-hot seeds (``passes.vectorize``) and run once.
+
+Mode: reverse mode seeds the target (one seed per target element), forward mode seeds
+the source (one per source element) through the transposed reverse graph
+(``transpose.forward_graph``). ``TAPEFLOW_JACOBIAN_MODE`` = auto (default: whichever
+needs fewer seeds; reverse on a tie, so Hessians stay reverse-over-reverse), forward or
+reverse. The program runs:
 
 - eagerly with no tape recording: on NumPy (``run_graph``), and, once the same recorded
   structure has been seen ``TAPEFLOW_COMPILE_TAPE_AFTER`` times (default 3; 0 turns it
@@ -34,11 +40,12 @@ from ..runtime.recorder import STATE
 from ..runtime.tensor import wrap
 from . import context
 from .tape_graph import reverse_graph
+from .transpose import forward_graph
 
 _PROGRAMS = {}       # (structure key, chunk) -> _Cached
 _MAX_PROGRAMS = 128
 LAST = []            # the Vectorized programs of the latest jacobian call (for dump/debugging)
-REPORTS = weakref.WeakKeyDictionary()   # traced Graph -> [Vectorized] inlined into it (dump)
+REPORTS = weakref.WeakKeyDictionary()   # traced Graph -> [(mode, Vectorized)] inlined into it (dump)
 
 
 class _Cached:
@@ -73,13 +80,13 @@ def _symbolic_or_taped(args):
     return any(rec.tracks(i) for rec in STATE.tapes for i in ids)
 
 
-def run_seeds(rg, seed_axes, args, finish):
-    """The reverse graph on the identity seeds (row j one-hot at flat position j over
-    ``seed_axes`` of the target; None: all axes), each output then shaped by its ``finish``
-    spec (see ``_emit_finish``). Returns one tensor per graph output."""
-    tshape = tuple(rg.graph.inputs[0].aval.shape)
-    axes = tuple(range(len(tshape))) if seed_axes is None else tuple(seed_axes)
-    n = int(np.prod([tshape[a] for a in axes]))
+def run_seeds(rg, seed_axes, args, finish, mode="reverse"):
+    """The reverse (or forward) graph on the identity seeds (row j one-hot at flat position
+    j over ``seed_axes`` of its seed input; None: all axes), each output then shaped by its
+    ``finish`` spec (see ``_emit_finish``). Returns one tensor per graph output."""
+    seed_shape = tuple(rg.graph.inputs[0].aval.shape)
+    axes = tuple(range(len(seed_shape))) if seed_axes is None else tuple(seed_axes)
+    n = int(np.prod([seed_shape[a] for a in axes]))
     chunk = max(1, min(n, budget_bytes() // _per_seed_bytes(rg)))
     via_dispatch = _symbolic_or_taped(args)
     whole = chunk >= n
@@ -91,7 +98,7 @@ def run_seeds(rg, seed_axes, args, finish):
         LAST.append(cached.vec)
         ctx = context.current()
         if ctx is not None:
-            REPORTS.setdefault(ctx.graph, []).append(cached.vec)
+            REPORTS.setdefault(ctx.graph, []).append((mode, cached.vec))
         if via_dispatch:
             pieces.append(replay(cached.vec.graph, list(args)))
         else:
@@ -120,18 +127,27 @@ def _vectorized(rg, size, seeds, finish):
 
 
 def _emit_finish(b, v, spec):
-    """Shape a stacked result [n, *source] as the caller wants it.
+    """Shape a stacked result as the caller wants it.
 
-    ("full", tshape, sshape): target.shape + source.shape. ("batch", ...): the stack is
-    [width, batch, *s1] -> [batch, *t1, *s1]. ("scatter", ...): that batch jacobian put on
-    the batch diagonal of target.shape + source.shape (zeros elsewhere).
+    Reverse mode stacks one row per target seed, forward mode (``spec[3]``) one per source
+    seed. ("full", tshape, sshape, fwd): target.shape + source.shape, from [n_t, *source]
+    or [n_s, *target]. ("batch", ...): per-example blocks [batch, *t1, *s1], from
+    [t_width, batch, *s1] or [s_width, batch, *t1]. ("scatter", ...): that batch jacobian
+    put on the batch diagonal of target.shape + source.shape (zeros elsewhere).
     """
-    kind, tshape, sshape = spec
+    kind, tshape, sshape, forward = spec
     if kind == "full":
+        if forward:
+            v = b.reshape(v, (num_elements(sshape), num_elements(tshape)))
+            v = b.emit1("Transpose", [v], {"perm": (1, 0)})
         return b.reshape(v, tshape + sshape)
     batch, width, s1 = tshape[0], num_elements(tshape[1:]), num_elements(sshape[1:])
-    v = b.reshape(v, (width, batch, s1))
-    v = b.emit1("Transpose", [v], {"perm": (1, 0, 2)})
+    if forward:
+        v = b.reshape(v, (s1, batch, width))
+        v = b.emit1("Transpose", [v], {"perm": (1, 2, 0)})
+    else:
+        v = b.reshape(v, (width, batch, s1))
+        v = b.emit1("Transpose", [v], {"perm": (1, 0, 2)})
     if kind == "batch":
         return b.reshape(v, tshape + sshape[1:])
     v = b.reshape(v, (batch, width, 1, s1))
@@ -175,6 +191,20 @@ def _program(cached, rg):
 
 # -- the tape's entry points -----------------------------------------------------------------
 
+def mode():
+    """``TAPEFLOW_JACOBIAN_MODE``: "auto" (the default: forward mode when it needs fewer
+    seeds), "forward" or "reverse"."""
+    m = os.environ.get("TAPEFLOW_JACOBIAN_MODE", "auto")
+    if m not in ("auto", "forward", "reverse"):
+        raise ValueError(f"TAPEFLOW_JACOBIAN_MODE must be auto, forward or reverse, not {m!r}")
+    return m
+
+
+def _forward(n_forward, n_reverse):
+    m = mode()
+    return m == "forward" or (m == "auto" and n_forward < n_reverse)
+
+
 def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
     """Per source: a tensor of shape target.shape + source.shape, or None if unconnected."""
     tshape = tuple(target.shape)
@@ -198,19 +228,27 @@ def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
     ids = [source_ids[k] for k in full]
     rg = reverse_graph(rec, [target._id], ids, [target.aval], source_targets, plan)
     connected = [(k, gi) for k, gi in zip(full, rg.grad_index) if gi is not None]
+    grads = {}
     if n and connected:
-        finish = [None] * len(rg.graph.outputs)
-        for k, gi in connected:
-            finish[gi] = ("full", tshape, tuple(flat_sources[k].shape))
-        grads = run_seeds(rg, None, rg.args(), tuple(finish))
+        sizes = [num_elements(flat_sources[k].shape) for k, _ in connected]
+        if _forward(sum(sizes), n):
+            for (k, gi), size in zip(connected, sizes):
+                spec = ("full", tshape, tuple(flat_sources[k].shape), True)
+                if size:
+                    frg = forward_graph(rg, gi)
+                    (grads[k],) = run_seeds(frg, None, frg.args(), (spec,), "forward")
+        else:
+            finish = [None] * len(rg.graph.outputs)
+            for k, gi in connected:
+                finish[gi] = ("full", tshape, tuple(flat_sources[k].shape), False)
+            stacked = run_seeds(rg, None, rg.args(), tuple(finish))
+            grads = {k: stacked[gi] for k, gi in connected}
     for k, gi in zip(full, rg.grad_index):
         shape = tshape + tuple(flat_sources[k].shape)
         if gi is None:
             out[k] = wrap(np.zeros(shape, target.dtype.np)) if zeros_if_unconnected else None
-        elif not n:
-            out[k] = wrap(np.zeros(shape, target.dtype.np))
         else:
-            out[k] = grads[gi]
+            out[k] = grads[k] if k in grads else wrap(np.zeros(shape, target.dtype.np))
     return out
 
 
@@ -223,19 +261,24 @@ def _batch(rec, plan, target, source, zeros_if_unconnected, kind):
     """The batch jacobian (kind "batch"), or it scattered on the diagonal ("scatter")."""
     tshape, sshape = tuple(target.shape), tuple(source.shape)
     batch = tshape[0]
-    width = num_elements(tshape[1:])
+    width, s_width = num_elements(tshape[1:]), num_elements(sshape[1:])
     shape = tshape + (sshape[1:] if kind == "batch" else sshape)
     source_targets = {source._id: source.aval} if source._id == target._id else {}
     rg = reverse_graph(rec, [target._id], [source._id], [target.aval], source_targets, plan)
     if rg.grad_index[0] is None:
         return wrap(np.zeros(shape, target.dtype.np)) if zeros_if_unconnected else None
-    if not width or not batch:
+    if not width or not batch or not s_width:
         return wrap(np.zeros(shape, target.dtype.np))
-    (g,) = run_seeds(rg, range(1, len(tshape)), rg.args(), ((kind, tshape, sshape),))
+    if _forward(s_width, width):
+        frg = forward_graph(rg, 0)
+        (g,) = run_seeds(frg, range(1, len(sshape)), frg.args(), ((kind, tshape, sshape, True),),
+                         "forward")
+    else:
+        (g,) = run_seeds(rg, range(1, len(tshape)), rg.args(), ((kind, tshape, sshape, False),))
     return g
 
 
-__all__ = ["jacobian", "batch_jacobian", "run_seeds", "budget_bytes", "LAST"]
+__all__ = ["jacobian", "batch_jacobian", "run_seeds", "budget_bytes", "mode", "LAST"]
 
 
 # -- compiled gradients of persistent tapes ----------------------------------------------------

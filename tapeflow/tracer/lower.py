@@ -59,7 +59,8 @@ class Lowered:
     def vectorized(self):
         """[(report line, printed batched program)] for each jacobian vectorized into this graph."""
         from .jacobian import REPORTS
-        return [(v.report(), print_graph(v.graph)) for v in REPORTS.get(self.concrete.graph, [])]
+        return [(f"{mode} mode, {v.report()}", print_graph(v.graph))
+                for mode, v in REPORTS.get(self.concrete.graph, [])]
 
     def dot(self):
         return to_dot(self.concrete.graph, self.concrete.name)

@@ -49,12 +49,15 @@ def assert_same(a, b, rtol=1e-10):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=rtol, atol=rtol)
 
 
+MODES = pytest.mark.parametrize("mode", ["reverse", "forward"])   # TAPEFLOW_JACOBIAN_MODE
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((4, 3))
 W = RNG.standard_normal((3, 5))
 
 
-def test_matches_loop_and_finite_differences():
+@MODES
+def test_matches_loop_and_finite_differences(monkeypatch, mode):
+    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     x, w = tf.constant(X), tf.constant(W)
     (jx, jw), (lx, lw) = both(lambda x, w: tf.tanh(x @ w) * tf.reduce_sum(x), x, w)
     assert jx.shape == (4, 5, 4, 3) and jw.shape == (4, 5, 3, 5)
@@ -90,14 +93,17 @@ def test_target_is_the_source():
     assert_same(jx, lx)
 
 
-def test_row_independent_jacobian_uses_one_seed_per_column():
-    """tanh(x @ w) maps row b to row b: the batch jacobian on the diagonal, 5 seeds, not 20."""
+@pytest.mark.parametrize("mode, seeds", [("reverse", 5), ("forward", 3), ("auto", 3)])
+def test_row_independent_jacobian_uses_one_seed_per_column(monkeypatch, mode, seeds):
+    """tanh(x @ w) maps row b to row b: the batch jacobian on the diagonal, one seed per
+    target column (reverse: 5, not 20) or per source column (forward: 3, not 12)."""
+    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     x, w = tf.constant(X), tf.constant(W)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = tf.tanh(x @ w)
     j = tape.jacobian(y, x)
-    assert [v.size for v in J.LAST] == [5]
+    assert [v.size for v in J.LAST] == [seeds]
     lj = tape.jacobian(y, x, experimental_use_pfor=False)
     assert_same(j, lj)
     off = j.numpy().copy()
@@ -106,21 +112,26 @@ def test_row_independent_jacobian_uses_one_seed_per_column():
     assert not off.any()
 
 
-def test_mixing_rows_takes_the_full_path():
-    """Batch statistics couple rows: no shortcut, 20 seeds, still the loop's numbers."""
+@pytest.mark.parametrize("mode, seeds", [("reverse", 20), ("auto", 12)])
+def test_mixing_rows_takes_the_full_path(monkeypatch, mode, seeds):
+    """Batch statistics couple rows: no shortcut, one seed per target element (reverse: 20)
+    or per source element (forward, chosen by auto: 12), still the loop's numbers."""
+    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     x, w = tf.constant(X), tf.constant(W)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         h = x @ w
         y = tf.tanh(h - tf.reduce_mean(h, axis=0))
     j = tape.jacobian(y, x)
-    assert [v.size for v in J.LAST] == [20]
+    assert [v.size for v in J.LAST] == [seeds]
     assert_same(j, tape.jacobian(y, x, experimental_use_pfor=False))
     np.testing.assert_allclose(
         j.numpy(), fd_jacobian(lambda x: np.tanh(x @ W - (x @ W).mean(0)), X), atol=1e-7)
 
 
-def test_memory_budget_chunks_the_seeds(monkeypatch):
+@pytest.mark.parametrize("mode, seeds", [("reverse", 20), ("forward", 15)])
+def test_memory_budget_chunks_the_seeds(monkeypatch, mode, seeds):
+    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     x, w = tf.constant(X), tf.constant(W)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(w)
@@ -129,11 +140,13 @@ def test_memory_budget_chunks_the_seeds(monkeypatch):
     assert len(J.LAST) == 1
     monkeypatch.setenv("TAPEFLOW_JACOBIAN_BUDGET_MB", "1e-9")   # less than one seed: one at a time
     chunked = tape.jacobian(y, w)
-    assert [v.size for v in J.LAST] == [1] * 20
+    assert [v.size for v in J.LAST] == [1] * seeds
     assert_same(whole, chunked)
 
 
-def test_batch_jacobian_matches_loop_and_tf_errors():
+@MODES
+def test_batch_jacobian_matches_loop_and_tf_errors(monkeypatch, mode):
+    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     x, w = tf.constant(X), tf.constant(W)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
@@ -242,9 +255,12 @@ def _jacobians(body, xs, pfor):
     return tape.jacobian(y, xs, experimental_use_pfor=pfor, unconnected_gradients="zero")
 
 
+@MODES
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
-def test_random_programs_vectorized_equals_loop_fd_and_function(program):
+def test_random_programs_vectorized_equals_loop_fd_and_function(monkeypatch, mode, program):
+    """Each mode, forced: the vectorized program == the loop == finite differences."""
+    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     shapes, steps, seed = program
     rng = np.random.default_rng(seed)
     xs = [tf.constant(rng.uniform(0.2, 1.5, s) * rng.choice([-1, 1], s)) for s in shapes]
@@ -276,10 +292,13 @@ def _hessians(body, xs, pfor):
     return outer.jacobian(g, xs, experimental_use_pfor=pfor, unconnected_gradients="zero")
 
 
+@MODES
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
-def test_random_hessians_vectorized_equals_loop_and_function(program):
-    """Reverse over reverse: the vectorized Hessian rows == the loop's, eagerly and inside a function."""
+def test_random_hessians_vectorized_equals_loop_and_function(monkeypatch, mode, program):
+    """Reverse over reverse and forward over reverse: the vectorized Hessian == the loop's,
+    eagerly and inside a function."""
+    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     shapes, steps, seed = program
     rng = np.random.default_rng(seed)
     xs = [tf.constant(rng.uniform(0.2, 1.5, s) * rng.choice([-1, 1], s)) for s in shapes]
@@ -296,10 +315,12 @@ def test_random_hessians_vectorized_equals_loop_and_function(program):
 
 
 @pytest.mark.slow
+@MODES
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
-def test_random_programs_compiled_with_numba(program):
+def test_random_programs_compiled_with_numba(monkeypatch, mode, program):
     """-m slow: the vectorized jacobian inside a function, compiled by Numba, == eager."""
+    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     shapes, steps, seed = program
     rng = np.random.default_rng(seed)
     xs = [tf.constant(rng.uniform(0.2, 1.5, s) * rng.choice([-1, 1], s)) for s in shapes]

@@ -108,12 +108,24 @@ def test_batch_norm_training_jacobian_is_not_diagonal(mode):
     np.testing.assert_allclose(j.numpy(), _fd(bn, xv), atol=2e-3)
 
 
-def test_dump_shows_the_vectorized_program():
+def test_dump_shows_the_vectorized_program(monkeypatch):
+    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", "reverse")
     f = tf.function(lambda x, w: _jacobians(_dense, x, w))
     text = f.lower(tf.constant(np.ones((3, 4))), tf.constant(np.ones((4, 5)))).as_text()
-    assert "== vectorized jacobian 0: vectorized over a batch of 5: every op has a batching rule" in text
+    assert ("== vectorized jacobian 0: reverse mode, vectorized over a batch of 5: every op has "
+            "a batching rule") in text
     # one-hot column seeds times a matmul: no product, one broadcast multiply in the final layout
     assert "f64[3,5,4] = Mul" in text and "MatMul" not in text.split("== vectorized")[1].split("==")[0]
+
+
+def test_dump_says_forward_mode_when_the_source_is_narrower():
+    """auto: 4 source columns against 5 target columns, so forward mode with 4 seeds."""
+    f = tf.function(lambda x, w: _jacobians(_dense, x, w))
+    text = f.lower(tf.constant(np.ones((3, 4))), tf.constant(np.ones((4, 5)))).as_text()
+    assert ("== vectorized jacobian 0: forward mode, vectorized over a batch of 4: every op has "
+            "a batching rule") in text
+    batched = text.split("== vectorized")[1].split("==")[0]
+    assert "MatMul" not in batched and "f64[3,5,3,4] = Mul" in batched
 
 
 def _newton_setup():
