@@ -100,3 +100,21 @@ def test_a_forward_program_under_a_tape_and_nested_control_flow(engine):
         with pytest.raises(InvalidArgumentError, match=r"GatherV2: indices\[0\] = 3 is not in"):
             f(tf.constant([3, 0]))
     np.testing.assert_array_equal(w.numpy(), [1.0, 2.0, 3.0])      # no state lost
+
+
+def test_sparse_cross_entropy_labels_out_of_range(engine):
+    """Eagerly the labels are checked before any op runs (TF's message); traced, gathering them
+    from range(depth) is the check, where a one-hot row of zeros would silently give a 0 loss."""
+    def xent(labels, p):
+        return tf.nn.sparse_softmax_cross_entropy_with_logits(labels, tf.stack([p, p * p]))
+
+    with pytest.raises(InvalidArgumentError, match=r"label value of 5 which is outside the valid range "
+                                                   r"of \[0, 3\)"):
+        xent(I, P)
+    f = tf.function(xent)
+    with pytest.raises(InvalidArgumentError, match=r"GatherV2: indices\[1\] = 5 is not in \[0, 3\)"):
+        f(I, P)
+    good = tf.constant([0, 2])
+    logits = np.stack([P.numpy(), P.numpy() ** 2]).astype(np.float64)
+    want = -(logits - np.log(np.exp(logits).sum(-1, keepdims=True)))[[0, 1], [0, 2]]
+    np.testing.assert_allclose(f(good, P).numpy(), want, rtol=1e-5)
