@@ -27,9 +27,13 @@ class InferError(Exception):
 
 
 def user_frame():
-    """The innermost frame outside the tapeflow package (the user's code), or None."""
+    """The innermost frame outside the tapeflow package (the user's code), or None.
+
+    Modules tapeflow generates elsewhere (compiled programs' callers, in the cache
+    directory) say so with a module global ``__tapeflow_generated__`` and are skipped too."""
     f = sys._getframe(1)
-    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_SKIP):
+    while f is not None and (os.path.abspath(f.f_code.co_filename).startswith(_SKIP)
+                             or "__tapeflow_generated__" in f.f_globals):
         f = f.f_back
     return f
 

@@ -10,3 +10,16 @@ sys.path.insert(0, os.path.dirname(__file__))
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture
+def numpy_backend():
+    """Traced graphs run on the NumPy interpreter (the reference; no compile time) for one test,
+    then the backend is what it was, so test order never matters. Directories and modules that
+    test semantics rather than codegen use it (tracer/conftest.py, seeds' in-function tests)."""
+    import tapeflow
+    from tapeflow.tracer import backend
+    old = backend.get_backend()
+    tapeflow.set_backend("numpy")
+    yield
+    tapeflow.set_backend(old)

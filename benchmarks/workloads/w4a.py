@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from .. import harness
+from . import tanh_layers as layer
 
 ID = "W4a"
 TITLE = "full jacobian of tanh(x @ W), x[32,64], W[64,128] -> [32,128,32,64]"
@@ -22,27 +22,25 @@ def params(quick):
 
 def inputs(p):
     rng = np.random.default_rng(0)
-    return {"x": rng.standard_normal((p["batch"], p["n_in"]), dtype=np.float32),
-            "w": (rng.standard_normal((p["n_in"], p["n_out"])) / np.sqrt(p["n_in"])).astype(np.float32)}
+    return {"x": layer.normal(rng, (p["batch"], p["n_in"])),
+            "w": layer.normal(rng, (p["n_in"], p["n_out"]), fan_in=p["n_in"])}
 
 
 def tf_code(tf):
     def w4a_jacobian(x, w):
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            y = tf.tanh(tf.matmul(x, w))
+        tape, y = layer.taped_layer(tf, x, w)
         return tape.jacobian(y, x)
     return w4a_jacobian
 
 
 def tf_args(tf, inp):
-    return tf.constant(inp["x"]), tf.constant(inp["w"])
+    return layer.constants(tf, inp, "x", "w")
 
 
 def numpy_grads(inp):
     """By hand: zeros, then the diagonal blocks d[b, i] * W[j, i]."""
     x, w = inp["x"], inp["w"]
-    d = 1 - np.tanh(x @ w) ** 2                       # [B, n_out]
+    d = layer.slope(x, w)                             # [B, n_out]
     b = x.shape[0]
     j = np.zeros((b, w.shape[1], b, w.shape[0]), x.dtype)
     r = np.arange(b)
@@ -52,18 +50,14 @@ def numpy_grads(inp):
 
 def jax_code(jax, jnp, inp):
     f = jax.jit(jax.jacrev(lambda x, w: jnp.tanh(x @ w)))
-    x, w = jnp.asarray(inp["x"]), jnp.asarray(inp["w"])
-    return lambda: jax.block_until_ready(f(x, w))
+    return layer.jax_step(jax, jnp, f, inp["x"], inp["w"])
 
 
 def torch_code(torch, inp, compile):
-    f = (lambda x, w: torch.tanh(x @ w))
-    f = torch.compile(f) if compile else f
-    x, w = torch.tensor(inp["x"]), torch.tensor(inp["w"])
-    return lambda: torch.autograd.functional.jacobian(lambda x: f(x, w), x, vectorize=True)
+    return layer.torch_step(torch, compile, lambda x, w: torch.tanh(x @ w), inp["x"], inp["w"],
+                            call=lambda f, x, w: torch.autograd.functional.jacobian(
+                                lambda x: f(x, w), x, vectorize=True))
 
 
 def run(opts):
-    result = harness.run_standard(sys.modules[__name__], opts, tol=1e-4)
-    result["targets"] = [harness.ratio_target(result, "compiled <= 3 x hand NumPy", 3.0)]
-    return result
+    return layer.run_with_target(sys.modules[__name__], opts, "compiled <= 3 x hand NumPy", 3.0)

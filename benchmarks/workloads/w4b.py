@@ -5,9 +5,7 @@ Without the extra batch dimension: one reverse seed per output column (128), eac
 """
 import sys
 
-import numpy as np
-
-from .. import harness
+from . import tanh_layers as layer
 from .w4a import inputs, params, tf_args  # noqa: F401  (same inputs as W4a)
 
 ID = "W4b"
@@ -17,34 +15,26 @@ STRESSES = "batch jacobian without the extra dimension"
 
 def tf_code(tf):
     def w4b_batch_jacobian(x, w):
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            y = tf.tanh(tf.matmul(x, w))
+        tape, y = layer.taped_layer(tf, x, w)
         return tape.batch_jacobian(y, x)
     return w4b_batch_jacobian
 
 
 def numpy_grads(inp):
     x, w = inp["x"], inp["w"]
-    d = 1 - np.tanh(x @ w) ** 2
-    return [d[:, :, None] * w.T[None]]
+    return [layer.slope(x, w)[:, :, None] * w.T[None]]
 
 
 def jax_code(jax, jnp, inp):
     f = jax.jit(jax.vmap(jax.jacrev(lambda xr, w: jnp.tanh(xr @ w)), in_axes=(0, None)))
-    x, w = jnp.asarray(inp["x"]), jnp.asarray(inp["w"])
-    return lambda: jax.block_until_ready(f(x, w))
+    return layer.jax_step(jax, jnp, f, inp["x"], inp["w"])
 
 
 def torch_code(torch, inp, compile):
     from torch.func import jacrev, vmap
     f = vmap(jacrev(lambda xr, w: torch.tanh(xr @ w)), in_dims=(0, None))
-    f = torch.compile(f) if compile else f
-    x, w = torch.tensor(inp["x"]), torch.tensor(inp["w"])
-    return lambda: f(x, w)
+    return layer.torch_step(torch, compile, f, inp["x"], inp["w"])
 
 
 def run(opts):
-    result = harness.run_standard(sys.modules[__name__], opts, tol=1e-4)
-    result["targets"] = [harness.ratio_target(result, "compiled <= 4 x hand NumPy", 4.0)]
-    return result
+    return layer.run_with_target(sys.modules[__name__], opts, "compiled <= 4 x hand NumPy", 4.0)

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from .. import harness
+from . import tanh_layers as layer
 
 ID = "W5"
 TITLE = "Hessian of sum(tanh(A @ w)**2), A[200,100], w[100] -> [100,100]"
@@ -20,8 +20,8 @@ def params(quick):
 
 def inputs(p):
     rng = np.random.default_rng(0)
-    return {"a": (rng.standard_normal((p["m"], p["n"])) / np.sqrt(p["n"])).astype(np.float32),
-            "w": rng.standard_normal(p["n"], dtype=np.float32)}
+    return {"a": layer.normal(rng, (p["m"], p["n"]), fan_in=p["n"]),
+            "w": layer.normal(rng, p["n"])}
 
 
 def tf_code(tf):
@@ -37,7 +37,7 @@ def tf_code(tf):
 
 
 def tf_args(tf, inp):
-    return tf.constant(inp["a"]), tf.constant(inp["w"])
+    return layer.constants(tf, inp, "a", "w")
 
 
 def numpy_grads(inp):
@@ -49,19 +49,14 @@ def numpy_grads(inp):
 
 def jax_code(jax, jnp, inp):
     f = jax.jit(jax.hessian(lambda w, a: jnp.sum(jnp.tanh(a @ w) ** 2)))
-    a, w = jnp.asarray(inp["a"]), jnp.asarray(inp["w"])
-    return lambda: jax.block_until_ready(f(w, a))
+    return layer.jax_step(jax, jnp, f, inp["w"], inp["a"])
 
 
 def torch_code(torch, inp, compile):
     from torch.func import hessian
     f = hessian(lambda w, a: torch.sum(torch.tanh(a @ w) ** 2))
-    f = torch.compile(f) if compile else f
-    a, w = torch.tensor(inp["a"]), torch.tensor(inp["w"])
-    return lambda: f(w, a)
+    return layer.torch_step(torch, compile, f, inp["w"], inp["a"])
 
 
 def run(opts):
-    result = harness.run_standard(sys.modules[__name__], opts, tol=1e-4)
-    result["targets"] = [harness.ratio_target(result, "compiled <= 1.0 x hand NumPy", 1.0)]
-    return result
+    return layer.run_with_target(sys.modules[__name__], opts, "compiled <= 1.0 x hand NumPy", 1.0)

@@ -127,7 +127,16 @@ def fast_caller(concrete, program):
              "        return slow(args)"]
     used = sorted({ref for kind, ref in concrete.sources if kind == "arg"})
     lines.extend(f"    a{k} = args[{k}]" for k in used)
-    lines.append(f"    r = run({', '.join(values)})")
+    if ns["run"] is entry:
+        # the program's own caller is bypassed: an op rejecting its data raises from here
+        from .failures import failure_handler
+        ns["failed"] = failure_handler(program.graph, program.name)
+        n_in = len(concrete.graph.inputs)
+        lines += ["    try:", f"        r = run({', '.join(values)})",
+                  "    except (ValueError, IndexError, ArithmeticError) as e:",
+                  f"        raise failed(e, ({''.join(v + ', ' for v in values[:n_in])})) from None"]
+    else:
+        lines.append(f"    r = run({', '.join(values)})")
     for k, e in enumerate(outs):
         if e.startswith("@"):      # a scalar Tensor built in place (see _tensor)
             lines.extend([f"    o{k} = new(Tensor)", f"    o{k}._value = {e[1:]}",

@@ -40,6 +40,8 @@ import numpy as np
 from numba import njit, prange
 from tapeflow.codegen import fastmath as fm, rt
 
+__tapeflow_generated__ = True   # errors.user_frame: these frames are not the user's line
+
 """
 
 # Generated lines per jitted function before a program is cut into parts (see above), the
@@ -296,14 +298,14 @@ def _shape_check(inputs, em):
 
 
 def _caller(graph, params, parts, outs, shared):
-    """``make_call(kernels, consts, normalize, convert)`` -> the function a Program call runs."""
+    """``make_call(kernels, consts, normalize, convert, failed)`` -> the function a Program call runs."""
     n_in = len(graph.inputs)
     ins, cs = params[:n_in], params[n_in:]
     conv = {}
     for k, v in enumerate(graph.outputs):
         if not v.aval.shape:
             conv[k] = f"c{k}"
-    lines = ["def make_call(kernels, consts, normalize, convert):",
+    lines = ["def make_call(kernels, consts, normalize, convert, failed):",
              f"    {''.join(p.name + ', ' for p in parts)}= kernels"]
     if cs:
         lines.append(f"    {''.join(c + ', ' for c in cs)}= consts")
@@ -329,12 +331,16 @@ def _caller(graph, params, parts, outs, shared):
              for k, e in enumerate(items)]
     seq.append(f"return {_tuple(items)}")
     # the kernels' argument types refuse a 0-d array, another dtype, a strided array ...
-    # with TypeError: convert the inputs once and run again
+    # with TypeError: convert the inputs once and run again. An op rejecting its data
+    # (an index out of range...) raises what the interpreter raises (codegen/failures.py).
     lines.append("        try:")
-    lines.extend("            " + line for line in seq[:-1])
-    lines.append("        except TypeError:")
-    lines.append(f"            {fixed}")
-    lines.extend("            " + line for line in seq[:-1])
+    lines.append("            try:")
+    lines.extend("                " + line for line in seq[:-1])
+    lines.append("            except TypeError:")
+    lines.append(f"                {fixed}")
+    lines.extend("                " + line for line in seq[:-1])
+    lines.append("        except (ValueError, IndexError, ArithmeticError) as e:")
+    lines.append(f"            raise failed(e, ({''.join(i + ', ' for i in ins)})) from None")
     lines.append("        " + seq[-1])
     lines.append("    return call")
     return lines

@@ -14,6 +14,8 @@ A graph no template can compile (float16 values) becomes a Program that runs the
 interpreter and says why in ``Program.fallback``. A graph with unknown dimensions is
 compiled once per concrete input shapes. A Numba failure is a bug in a template: it is
 raised as ``CodegenError`` naming the IR node whose line failed, never as Numba's raw error.
+An op rejecting its data at run time (an index out of range, a singular matrix) raises the
+interpreter's ``InvalidArgumentError`` (failures.py).
 """
 import logging
 import re
@@ -27,6 +29,7 @@ from ..ir.graph import Graph
 from ..ir.opdef import OPS
 from . import cache
 from .emitter import Unsupported, node_texts, value_names
+from .failures import failure_handler
 from .generate import generate, scalar_converter
 
 log = logging.getLogger("tapeflow.codegen")
@@ -106,7 +109,7 @@ def compile_graph(graph, name="program", cache_dir=None):
         kernels = _compile(gen, path, key, graph)
         mod = cache.import_module(path, key)
     convert = [scalar_converter(a) for a in gen.out_avals if not a.shape]
-    call = mod.make_call(kernels, gen.consts, _normalizer(gen, graph), convert)
+    call = mod.make_call(kernels, gen.consts, _normalizer(gen, graph), convert, failure_handler(graph, name))
     prog = Program(graph, name, gen.source, path, kernels, call)
     if len(kernels) == 1:
         prog.entry = kernels[0].overloads[_numba_types(gen.param_avals)].entry_point

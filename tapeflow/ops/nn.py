@@ -113,6 +113,11 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
         if bad.any():
             raise InvalidArgumentError(f"Received a label value of {ids[bad].flat[0]} which is outside the "
                                        f"valid range of [0, {depth}).  Label values: {ids}")
+    else:
+        # traced: the values are known only when the program runs. Gathering the labels from
+        # range(depth) is the identity on valid labels and raises InvalidArgumentError on any
+        # other, on every backend, where a one-hot row of zeros would silently give a 0 loss.
+        labels = array.gather(convert_to_tensor(np.arange(depth, dtype=labels.dtype.np)), labels)
     picked = array.one_hot(labels, depth, on_value=True, off_value=False, dtype=D.bool_)
     log_probs = log_softmax(logits)
     chosen = math.where(picked, log_probs, zeros_like(log_probs))

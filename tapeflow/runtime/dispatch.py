@@ -8,7 +8,7 @@ declares it reads.
 """
 import numpy as np
 
-from ..errors import InferError, InvalidArgumentError, user_line
+from ..errors import InferError, InvalidArgumentError, OpError, user_line
 from ..ir.opdef import OPS
 from .recorder import STATE, Entry
 from .registry import GRADS, KERNELS
@@ -19,8 +19,21 @@ from .tensor import Tensor, Variable, convert_to_tensor, wrap
 trace_hook = None
 
 
+# What a kernel raises when its data is bad (an index out of range, a singular matrix,
+# integer division by zero): the op's error, not a bug.
+DATA_ERRORS = (ValueError, IndexError, ArithmeticError)
+
+
 def _fmt_avals(avals):
     return ", ".join(f"{a.dtype.name}{list(a.shape)}" for a in avals)
+
+
+def op_error(name, exc, avals):
+    """``exc`` from op ``name``'s kernel as TensorFlow's ``InvalidArgumentError`` naming the op,
+    its input types and the user's line (an ``OpError`` from a nested graph passes unchanged)."""
+    if isinstance(exc, OpError):
+        return exc
+    return InvalidArgumentError(f"{name}: {exc}; inputs: {_fmt_avals(avals)} [at {user_line()}]")
 
 
 def _convert_inputs(opdef, inputs):
@@ -91,8 +104,8 @@ def apply(name, inputs, attrs=None):
 def _run_kernel(name, tensors, attrs, avals, out_avals, multi):
     try:
         result = KERNELS[name](*[t._value for t in tensors], **attrs)
-    except (ValueError, IndexError, np.linalg.LinAlgError) as e:
-        raise InvalidArgumentError(f"{name}: {e}; inputs: {_fmt_avals(avals)} [at {user_line()}]") from None
+    except DATA_ERRORS as e:
+        raise op_error(name, e, avals) from None
     arrays = result if multi else (result,)
     outs = []
     for a, av in zip(arrays, out_avals, strict=True):

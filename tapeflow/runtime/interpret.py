@@ -1,9 +1,12 @@
 """Evaluate IR graphs: on NumPy arrays (the reference every compiled program is checked
-against), or through dispatch on tensors (``replay``: recorded by tapes, traced in traces)."""
+against), or through dispatch on tensors (``replay``: recorded by tapes, traced in traces).
+
+A kernel rejecting its data (a gather index out of range, a singular matrix) raises
+``InvalidArgumentError`` naming the op, as the same op does eagerly."""
 import numpy as np
 
 from ..ir.opdef import OPS
-from .dispatch import apply
+from .dispatch import DATA_ERRORS, apply, op_error
 from .registry import KERNELS
 from .tensor import wrap
 
@@ -19,7 +22,11 @@ def run_graph(graph, *args):
         if node.op == "Const":
             results = (node.attrs["value"],)
         else:
-            out = KERNELS[node.op](*[env[v.id] for v in node.inputs], **node.attrs)
+            ins = [env[v.id] for v in node.inputs]
+            try:
+                out = KERNELS[node.op](*ins, **node.attrs)
+            except DATA_ERRORS as e:
+                raise op_error(node.op, e, [v.aval for v in node.inputs]) from None
             results = out if OPS[node.op].multi_output else (out,)
         for v, r in zip(node.outputs, results, strict=True):
             r = np.asarray(r)

@@ -43,6 +43,7 @@ class ConcreteFunction:
         self._program = None
         self._specialized = {}
         self._unknown_dims = any(None in v.aval.shape for v in graph.inputs)
+        self._joint = None
         self._tape_pair = None
         self._full_vjp = None
         self._lock = threading.Lock()
@@ -150,6 +151,18 @@ class ConcreteFunction:
         return results
 
     # -- gradients -----------------------------------------------------------------------
+    def joint(self):
+        """``vjp_graph(self.graph)``, built once: ``tape_pair`` splits it, ``full_vjp`` runs it
+        whole, ``lower`` partitions it. Sharing is safe because nothing edits a graph's nodes
+        (passes build new graphs, passes/rewrite.py) and the splits copy the node lists."""
+        with self._lock:
+            return self._build_joint()
+
+    def _build_joint(self):
+        if self._joint is None:
+            self._joint = vjp_graph(self.graph)
+        return self._joint
+
     def tape_pair(self):
         """(forward with residuals, backward, number of residuals), built once."""
         with self._lock:
@@ -157,7 +170,7 @@ class ConcreteFunction:
 
     def _build_tape_pair(self):
         if self._tape_pair is None:
-            joint = vjp_graph(self.graph)
+            joint = self._build_joint()
             fwd_graph, bwd_graph, n_res = split(joint)
             fwd = ConcreteFunction(fwd_graph, self.sources, None, len(fwd_graph.outputs), [],
                                    f"{self.name}_forward")
@@ -174,7 +187,7 @@ class ConcreteFunction:
 
     def _build_full_vjp(self):
         if self._full_vjp is None:
-            joint = vjp_graph(self.graph)
+            joint = self._build_joint()
             g = joint.graph
             from ..ir.graph import Graph
             graph = Graph(g.inputs, g.nodes, g.outputs[joint.n_outputs:])

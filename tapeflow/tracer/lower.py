@@ -46,8 +46,7 @@ class Lowered:
     def min_cut(self):
         """The min-cut partition of the joint graph (recomputing cheap ops): its residual report."""
         from ..passes import partition
-        from .autodiff import vjp_graph
-        joint = vjp_graph(self.concrete.graph)
+        joint = self.concrete.joint()
         fwd, bwd, info = partition(joint.graph, joint.n_primals, joint.n_outputs)
         return print_graph(fwd), print_graph(bwd), info
 

@@ -10,24 +10,10 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.tracer import backend as _backend
 
-MODES = ("through", "inside")
-modes = pytest.mark.parametrize("mode", MODES)
+from seeds.modes import in_mode, modes
 
-
-@pytest.fixture(autouse=True)
-def numpy_backend():
-    old = _backend.get_backend()
-    tf.set_backend("numpy")
-    yield
-    tf.set_backend(old)
-
-
-def in_mode(mode, run, body, *args):
-    if mode == "through":
-        return run(tf.function(body), *args)
-    return tf.function(lambda *a: run(body, *a))(*args)
+pytestmark = pytest.mark.usefixtures("numpy_backend")
 
 
 def _dense(x, w):

@@ -1,8 +1,8 @@
 """tests/tracer run traced graphs on the NumPy interpreter (the reference backend).
 
-The Numba backend is tested elsewhere; here every test sets the backend to
-"numpy" and restores the previous one afterwards, so the order in which test
-directories run does not matter.
+The Numba backend is tested elsewhere; here every test uses ``numpy_backend``
+(../conftest.py), which restores the previous backend afterwards, so the order in
+which test directories run does not matter.
 """
 import os
 
@@ -10,13 +10,8 @@ os.environ.setdefault("TAPEFLOW_BACKEND", "numpy")
 
 import pytest  # noqa: E402
 
-import tapeflow  # noqa: E402
-from tapeflow.tracer import backend as _backend  # noqa: E402
-
 
 @pytest.fixture(autouse=True)
-def numpy_backend():
-    old = _backend.get_backend()
-    tapeflow.set_backend("numpy")
+def numpy_backend(numpy_backend):
+    """../conftest.py's fixture, for every test of this directory."""
     yield
-    tapeflow.set_backend(old)

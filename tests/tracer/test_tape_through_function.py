@@ -375,7 +375,8 @@ def test_persistent_tape_inside_function_allows_several_gradients():
 X0 = 1.5  # x**4: 5.0625, 4x^3 = 13.5, 12x^2 = 27, 24x = 36
 
 
-def _third_order(fn, x):
+def _three_derivatives(fn, x):
+    """``fn(x)`` and its first three derivatives by three nested tapes (eager, or traced)."""
     with tf.GradientTape() as t3:
         t3.watch(x)
         with tf.GradientTape() as t2:
@@ -385,8 +386,11 @@ def _third_order(fn, x):
                 y = fn(x)
             d1 = t1.gradient(y, x)
         d2 = t2.gradient(d1, x)
-    d3 = t3.gradient(d2, x)
-    return [float(y), float(d1), float(d2), float(d3)]
+    return y, d1, d2, t3.gradient(d2, x)
+
+
+def _third_order(fn, x):
+    return [float(v) for v in _three_derivatives(fn, x)]
 
 
 def test_third_order_of_x4_through_a_function():
@@ -423,32 +427,13 @@ def test_third_order_of_x4_inside_a_function():
 
 
 def _inside3(x):
-    with tf.GradientTape() as t3:
-        t3.watch(x)
-        with tf.GradientTape() as t2:
-            t2.watch(x)
-            with tf.GradientTape() as t1:
-                t1.watch(x)
-                y = x ** 4
-            d1 = t1.gradient(y, x)
-        d2 = t2.gradient(d1, x)
-    return d1, d2, t3.gradient(d2, x)
+    return _three_derivatives(lambda x: x ** 4, x)[1:]
 
 
 def test_third_order_of_x4_vector_through():
     xs = np.array([-1.0, 0.5, 2.0], np.float32)
     x = tf.constant(xs)
-    fn = through(lambda x: tf.reduce_sum(x ** 4))
-    with tf.GradientTape() as t3:
-        t3.watch(x)
-        with tf.GradientTape() as t2:
-            t2.watch(x)
-            with tf.GradientTape() as t1:
-                t1.watch(x)
-                y = fn(x)
-            d1 = t1.gradient(y, x)
-        d2 = t2.gradient(d1, x)
-    d3 = t3.gradient(d2, x)
+    d3 = _three_derivatives(through(lambda x: tf.reduce_sum(x ** 4)), x)[3]
     np.testing.assert_allclose(d3.numpy(), 24 * xs, rtol=1e-6)
 
 
