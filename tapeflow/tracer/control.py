@@ -184,6 +184,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     Eagerly a Python loop; inside a function one While node whose body runs in the program.
     Returns the loop variables in the structure of ``loop_vars``.
     """
+    return loop(cond, body, loop_vars, maximum_iterations)
+
+
+def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None):
+    """``while_loop``; ``var_names`` (one per flat loop variable) name the variables in errors,
+    for loops converted from a Python ``while`` (tracer.pywhile)."""
     single = not isinstance(loop_vars, (list, tuple))
     structure = [loop_vars] if single else loop_vars
 
@@ -225,7 +231,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         new = [_as_tensor(x) for x in step(xs[counted:n_user])]
         for k, (x, old) in enumerate(zip(new, xs[counted:n_user], strict=True)):
             if x.aval != old.aval:
-                raise TracingError(f"while_loop body changes loop variable {k} from "
+                what = (f"while_loop body changes loop variable {k}" if var_names is None
+                        else f"the body of the `while` changes {var_names[k]!r}")
+                raise TracingError(f"{what} from "
                                    f"{_aval(old.aval)} to {_aval(x.aval)} (at {user_line()}); "
                                    f"loop variables keep their shape and dtype")
         return ([math.add(xs[0], 1)] if counted else []) + new + [v.read() for v in carried]
@@ -425,5 +433,5 @@ def _path_outputs(p, env, kinds, assigned):
     return outs
 
 
-__all__ = ["cond", "while_loop", "SubTrace", "emit_if", "explore", "merge",
+__all__ = ["cond", "while_loop", "loop", "SubTrace", "emit_if", "explore", "merge",
            "MAX_DECISIONS", "MAX_PATHS"]

@@ -1,0 +1,436 @@
+"""Rewrite a Python function's ``while`` statements so that a tensor test becomes a While node.
+
+AutoGraph's idea, for ``while`` only. ``converted(fn)`` parses the function's source and turns
+each convertible ``while`` into three nested functions and one call of ``pywhile.while_stmt``::
+
+    def _tfw_test_0(): return <test>           # `and`/`or`/`not` lazily, tensors or not
+    def _tfw_body_0():
+        nonlocal a, b, t                        # every name the loop assigns
+        <body>
+    def _tfw_vars_0():
+        nonlocal a, b, t                        # owns the cells: while_stmt reads, sets, deletes
+    _tfw_rt.while_stmt(_tfw_test_0, _tfw_body_0, _tfw_vars_0, ("a", "b", "t"), ("t",), <line>)
+
+``while_stmt`` decides at the loop's first test whether it is a Python loop or a While node.
+The rewritten code is compiled with the original file name and line numbers (tracebacks and
+``user_line()`` name the user's lines) and rebuilt with the original globals, closure cells
+(live), defaults and attributes. A function whose source is unavailable (lambdas, builtins,
+``exec``'d code), that has no ``while``, or whose source does not compile back to its own
+bytecode, is returned unchanged: nothing that does not need the conversion goes through it.
+
+Loops that are not converted (``break``, ``continue``, ``return``/``yield``/``await`` in the
+body, an ``else:`` clause, assigning a name declared ``global``/``nonlocal``) stay Python
+loops inside ``with _tfw_rt.unconverted(reason, line):``, which names the reason if the loop
+turns out to run on a tensor.
+"""
+import __future__
+import ast
+import inspect
+import linecache
+import types
+import weakref
+from collections import Counter
+
+from . import pywhile
+
+_FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+_CO_NESTED = inspect.CO_NESTED
+_NOT_CONVERTED_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+                        | inspect.CO_ITERABLE_COROUTINE)
+
+_codes = weakref.WeakKeyDictionary()      # original code -> (rewritten code or None, reason)
+_functions = weakref.WeakKeyDictionary()  # original function -> converted function
+
+
+def converted(fn):
+    """``fn`` with its ``while`` statements converted; ``fn`` itself when nothing is to convert."""
+    if isinstance(fn, types.MethodType):
+        func = converted(fn.__func__)
+        return fn if func is fn.__func__ else types.MethodType(func, fn.__self__)
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    new = _functions.get(fn)
+    if new is None:
+        code, _ = _converted_code(fn.__code__)
+        try:
+            new = fn if code is None else _rebuild(fn, code)
+        except AssertionError:
+            new = fn
+        _functions[fn] = new
+    return new
+
+
+def status(fn):
+    """Why ``fn`` is or is not converted (for debugging and tests)."""
+    fn = getattr(fn, "__func__", fn)
+    if not isinstance(fn, types.FunctionType):
+        return "not a Python function"
+    return _converted_code(fn.__code__)[1]
+
+
+def _converted_code(code):
+    hit = _codes.get(code)
+    if hit is None:
+        try:
+            hit = _convert_code(code)
+        except Exception as e:   # whatever went wrong, the function keeps its own code
+            hit = (None, f"not converted: {type(e).__name__}: {e}")
+        _codes[code] = hit
+    return hit
+
+
+# -- source -> rewritten code ----------------------------------------------------------------
+
+def _convert_code(code):
+    if code.co_name == "<lambda>":
+        return None, "not converted: a lambda"
+    if code.co_flags & _NOT_CONVERTED_FLAGS:
+        return None, "not converted: a generator or coroutine"
+    try:
+        lines, first = inspect.getsourcelines(code)
+    except (OSError, TypeError):
+        return None, "not converted: no source"
+    source = "".join(lines)
+    if "while" not in source:
+        return None, "not converted: no `while`"
+    indented = lines[0][:1] in (" ", "\t")
+    # an indented def parses as the body of `if 1:`, so columns and string literals stay exact
+    tree = ast.parse("if 1:\n" + source if indented else source)
+    node = tree.body[0].body[0] if indented else tree.body[0]
+    ast.increment_lineno(node, first - 1 - indented)
+    if not isinstance(node, ast.FunctionDef) or node.name != code.co_name:
+        return None, "not converted: the source found is not this function's"
+    if not any(isinstance(n, ast.While) for n in ast.walk(node)):
+        return None, "not converted: no `while`"
+    node.decorator_list = []
+    prefix = _hygienic_prefix(node)
+    original = _compile(_module_context(code.co_filename), node, code, prefix)
+    if original is None or not _same_code(original, code):
+        return None, "not converted: the source does not compile to this function's code"
+    rewriter = _Rewriter(prefix)
+    node = rewriter.visit(node)
+    new = _compile(_module_context(code.co_filename), node, code, prefix)
+    return new, f"converted: {rewriter.converted} of {rewriter.loops} `while` statements"
+
+
+def _hygienic_prefix(node):
+    """A prefix no identifier of the function starts with."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    names |= {n.arg for n in ast.walk(node) if isinstance(n, ast.arg)}
+    names |= {n.name for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    prefix = "_tfw_"
+    while any(n.startswith(prefix) for n in names):
+        prefix = "_" + prefix
+    return prefix
+
+
+def _module_context(filename):
+    """A module binding by ``import`` the names the function's module does: the compiler reads
+    ``obj.attr(...)`` on an imported name as an attribute load, not a method call, and the
+    rewritten code should compile as the original did."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return ast.Module(body=[], type_ignores=[])
+    names = {a.asname or a.name.split(".")[0] for n in _walk(tree.body)
+             if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    return ast.Module(body=[ast.Import(names=[ast.alias(name="_", asname=n)]) for n in sorted(names)
+                           if n != "*"], type_ignores=[])
+
+
+def _enclosing_class(qualname):
+    """The innermost class lexically around a function (private names are mangled with it)."""
+    parts = qualname.split(".")
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] != "<locals>" and parts[i + 1] != "<locals>":
+            return parts[i]
+    return None
+
+
+def _compile(module, funcdef, code, prefix):
+    """The code object of ``funcdef`` compiled as ``code`` was: inside a factory taking the
+    original free variables (so they stay free), inside a class of the original class's name
+    when there is one (name mangling, ``super()``'s ``__class__`` cell)."""
+    params = [n for n in code.co_freevars if n != "__class__"] + [prefix + "rt"]
+    factory = ast.FunctionDef(
+        name=prefix + "factory", args=_args([ast.arg(arg=p) for p in params]),
+        body=[funcdef, ast.Return(value=ast.Name(id=funcdef.name, ctx=ast.Load()))],
+        decorator_list=[], returns=None, type_comment=None)
+    top = factory
+    cls = _enclosing_class(code.co_qualname)
+    if cls is not None:
+        top = ast.ClassDef(name=cls, bases=[], keywords=[], body=[factory], decorator_list=[])
+    module.body = module.body + [top]
+    _locate(module, funcdef)
+    compiled = compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS,
+                       dont_inherit=True)
+    made = _find_code(compiled, factory.name)
+    made = [c for c in made.co_consts if isinstance(c, types.CodeType) and c.co_name == funcdef.name]
+    return made[0].replace(co_qualname=code.co_qualname) if len(made) == 1 else None
+
+
+def _find_code(code, name):
+    """The code object called ``name`` compiled somewhere inside ``code``."""
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            found = c if c.co_name == name else _find_code(c, name)
+            if found is not None:
+                return found
+    return None
+
+
+def _same_code(a, b):
+    """Same bytecode, names and constants (nested code compared the same way)."""
+    fields = ("co_code", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_argcount",
+              "co_kwonlyargcount", "co_posonlyargcount")
+    if any(getattr(a, f) != getattr(b, f) for f in fields):
+        return False
+    if (a.co_flags | _CO_NESTED) != (b.co_flags | _CO_NESTED) or len(a.co_consts) != len(b.co_consts):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if isinstance(x, types.CodeType) or isinstance(y, types.CodeType):
+            if not (isinstance(x, types.CodeType) and isinstance(y, types.CodeType) and _same_code(x, y)):
+                return False
+        elif type(x) is not type(y) or (x != y and x == x):
+            return False
+    return True
+
+
+def _rebuild(fn, code):
+    """A function of ``code`` with ``fn``'s globals, closure cells, defaults and attributes."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    extra = [n for n in code.co_freevars if n not in cells]
+    if any(not n.endswith("_tfw_rt") for n in extra):   # only the runtime's name is new
+        raise AssertionError(f"unexpected free variables {extra}")
+    closure = tuple(cells[n] if n in cells else types.CellType(pywhile) for n in code.co_freevars)
+    new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure or None)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__annotations__ = fn.__annotations__
+    new.__qualname__, new.__doc__, new.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
+    new.__dict__.update(fn.__dict__)   # __wrapped__ included, when fn has one
+    return new
+
+
+def _args(args):
+    return ast.arguments(posonlyargs=[], args=args, vararg=None, kwonlyargs=[], kw_defaults=[],
+                         kwarg=None, defaults=[])
+
+
+def _locate(tree, at):
+    """Give every node without a location ``at``'s (new statements point at the user's line)."""
+    for n in ast.walk(tree):
+        if "lineno" in n._attributes and not hasattr(n, "lineno"):
+            ast.copy_location(n, at)
+            n.end_lineno, n.end_col_offset = at.lineno, at.col_offset
+    return tree
+
+
+# -- analysis of one loop ---------------------------------------------------------------------
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _walk(nodes, skip_loops=False):
+    """Nodes under ``nodes`` in this scope: nested defs/classes/lambdas are not entered (their
+    names are yielded), nor, with ``skip_loops``, the bodies of nested loops (their ``else:``
+    clauses are: a ``break`` there leaves the outer loop)."""
+    stack = list(reversed(nodes))
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, _SCOPES):
+            continue
+        if skip_loops and isinstance(n, _LOOPS):
+            children = n.orelse
+        else:
+            children = list(ast.iter_child_nodes(n))
+        stack.extend(reversed(children))
+
+
+def _bound(nodes):
+    """Names bound in this scope by ``nodes``, in order of first appearance."""
+    out = {}
+    for n in _walk(nodes):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.setdefault(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.setdefault(n.name)
+        elif isinstance(n, ast.alias):
+            out.setdefault(n.asname or n.name.split(".")[0])
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.setdefault(n.name)
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            out.setdefault(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            out.setdefault(n.rest)
+    return [n for n in out if n != "__class__"]
+
+
+def _loads(node):
+    """Counter of the names read anywhere under ``node`` (nested scopes included)."""
+    return Counter(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+
+
+def _read_first(stmts, defined=frozenset()):
+    """(names possibly read before being assigned, names surely assigned) by ``stmts``."""
+    reads, defined = set(), set(defined)
+    for s in stmts:
+        if isinstance(s, (ast.Assign, ast.AnnAssign)):
+            reads |= set(_loads(s)) - defined
+            targets = s.targets if isinstance(s, ast.Assign) else ([s.target] if s.value else [])
+            for t in targets:
+                defined |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)
+                            and isinstance(n.ctx, ast.Store)}
+        elif isinstance(s, ast.AugAssign):
+            reads |= set(_loads(s)) - defined
+            if isinstance(s.target, ast.Name):
+                reads |= {s.target.id} - defined
+        elif isinstance(s, ast.If):
+            reads |= set(_loads(s.test)) - defined
+            r1, d1 = _read_first(s.body, defined)
+            r2, d2 = _read_first(s.orelse, defined)
+            reads |= r1 | r2
+            defined = d1 & d2
+        else:
+            reads |= set(_loads(s)) - defined
+    return reads, defined
+
+
+def _why_not(loop, declared):
+    """Why ``loop`` stays a Python loop, or None when it converts."""
+    if loop.orelse:
+        return "it has an `else:` clause"
+    for n in _walk(loop.body):
+        if isinstance(n, ast.Return):
+            return "its body has a `return`"
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return "its body has a `yield`"
+        if isinstance(n, ast.Await):
+            return "its body has an `await`"
+    for n in _walk(loop.body, skip_loops=True):
+        if isinstance(n, ast.Break):
+            return "its body has a `break`"
+        if isinstance(n, ast.Continue):
+            return "its body has a `continue`"
+    for name in _bound([loop.test] + loop.body):
+        if name in declared:
+            return f"it assigns {name!r}, declared {declared[name]} in the function"
+    return None
+
+
+class _Scope:
+    """A function being rewritten: its global/nonlocal names and every name it reads."""
+
+    def __init__(self, fn):
+        self.declared = {}
+        for n in _walk(fn.body):
+            if isinstance(n, (ast.Global, ast.Nonlocal)):
+                for name in n.names:
+                    self.declared[name] = "global" if isinstance(n, ast.Global) else "nonlocal"
+        self.loads = _loads(fn)
+        self.converting = 0   # converted loops around the current node (their helpers hold it)
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.scopes = []
+        self.loops = self.converted = 0   # statements seen / converted
+
+    def visit_FunctionDef(self, node):
+        self.scopes.append(_Scope(node))
+        node.body = self._statements(node.body)
+        self.scopes.pop()
+        return node
+
+    def visit_AsyncFunctionDef(self, node):
+        return node
+
+    def visit_ClassDef(self, node):
+        self.scopes.append(None)       # `nonlocal` cannot reach a class body's names
+        self.generic_visit(node)
+        self.scopes.pop()
+        return node
+
+    def _statements(self, stmts):
+        out = []
+        for s in stmts:
+            r = self.visit(s)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    def visit_While(self, node):
+        scope = self.scopes[-1] if self.scopes else None
+        if scope is None:
+            return self.generic_visit(node)
+        self.loops += 1
+        reason = _why_not(node, scope.declared)
+        if reason is not None:
+            self.generic_visit(node)
+            return ast.With(items=[ast.withitem(context_expr=self._rt(
+                "unconverted", ast.Constant(reason), ast.Constant(node.lineno)), optional_vars=None)],
+                body=[node], type_comment=None)
+        k = self.converted
+        self.converted += 1
+        names = _bound([node.test] + node.body)
+        elsewhere = scope.loads - _loads(node)
+        test_reads = _loads(node.test)
+        read_first, _ = _read_first(node.body)
+        temps = [n for n in names if n not in read_first and n not in test_reads
+                 and not elsewhere[n]]
+        declare = scope.converting == 0
+        scope.converting += 1
+        self.generic_visit(node)
+        scope.converting -= 1
+        return self._converted(node, k, names, temps, declare)
+
+    def _rt(self, fn, *args):
+        return ast.Call(func=ast.Attribute(value=ast.Name(id=self.prefix + "rt", ctx=ast.Load()),
+                                           attr=fn, ctx=ast.Load()), args=list(args), keywords=[])
+
+    def _converted(self, node, k, names, temps, declare):
+        test, body, cells = (f"{self.prefix}{what}_{k}" for what in ("test", "body", "vars"))
+        nonlocal_ = [ast.Nonlocal(names=names)] if names else []
+        test_names = _bound([node.test])
+        out = []
+        if declare:   # makes each name a local of the function, so `nonlocal` finds it
+            out += [ast.AnnAssign(target=ast.Name(id=n, ctx=ast.Store()),
+                                  annotation=ast.Name(id="object", ctx=ast.Load()), value=None,
+                                  simple=1) for n in names]
+        out += [
+            _def(test, ([ast.Nonlocal(names=test_names)] if test_names else [])
+                 + [ast.Return(value=self._test(node.test))]),
+            _def(body, nonlocal_ + node.body),
+            _def(cells, nonlocal_ + [ast.Pass()]),
+            ast.Expr(value=self._rt("while_stmt", *[ast.Name(id=n, ctx=ast.Load())
+                                                    for n in (test, body, cells)],
+                                    ast.Constant(tuple(names)), ast.Constant(tuple(temps)),
+                                    ast.Constant(node.lineno))),
+        ]
+        return [_locate(s, node) for s in out]
+
+    def _test(self, e):
+        """``and``/``or``/``not`` at the top of a loop test, as runtime calls that combine
+        tensors with logical ops and keep Python's short-circuit for Python values."""
+        if any(isinstance(n, ast.NamedExpr) for n in ast.walk(e)):
+            return e    # a lambda would change the scope `:=` binds in
+        if isinstance(e, ast.BoolOp):
+            fn = "and_" if isinstance(e.op, ast.And) else "or_"
+            return ast.copy_location(self._rt(fn, *[
+                ast.copy_location(ast.Lambda(args=_args([]), body=self._test(v)), v)
+                for v in e.values]), e)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            return ast.copy_location(self._rt("not_", self._test(e.operand)), e)
+        return e
+
+
+def _def(name, body):
+    return ast.FunctionDef(name=name, args=_args([]), body=body, decorator_list=[], returns=None,
+                           type_comment=None)
+
+
+__all__ = ["converted", "status"]
