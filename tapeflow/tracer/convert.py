@@ -9,7 +9,7 @@ each convertible ``while`` into three nested functions and one call of ``pywhile
         <body>
     def _tfw_vars_0():
         nonlocal a, b, t                        # owns the cells: while_stmt reads, sets, deletes
-    _tfw_rt.while_stmt(_tfw_test_0, _tfw_body_0, _tfw_vars_0, ("a", "b", "t"), ("t",), <line>)
+    _tfw_rt.while_stmt(_tfw_test_0, _tfw_body_0, _tfw_vars_0, ("a", "b", "t"), ("t",), <line>, ())
 
 ``while_stmt`` decides at the loop's first test whether it is a Python loop or a While node.
 The rewritten code is compiled with the original file name and line numbers (tracebacks and
@@ -109,7 +109,7 @@ def _convert_code(code):
     original = _compile(_module_context(code.co_filename), node, code, prefix)
     if original is None or not _same_code(original, code):
         return None, "not converted: the source does not compile to this function's code"
-    rewriter = _Rewriter(prefix)
+    rewriter = _Rewriter(prefix, super_ok="__class__" in code.co_freevars)
     node = rewriter.visit(node)
     new = _compile(_module_context(code.co_filename), node, code, prefix)
     return new, f"converted: {rewriter.converted} of {rewriter.loops} `while` statements"
@@ -254,7 +254,11 @@ def _walk(nodes, skip_loops=False):
 def _bound(nodes):
     """Names bound in this scope by ``nodes``, in order of first appearance."""
     out = {}
+    local = {id(t) for c in _walk(nodes) if isinstance(c, ast.comprehension)   # the
+             for t in ast.walk(c.target)}                                        # comprehension's
     for n in _walk(nodes):
+        if id(n) in local:
+            continue
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             out.setdefault(n.id)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -272,7 +276,8 @@ def _bound(nodes):
 
 def _loads(node):
     """Counter of the names read anywhere under ``node`` (nested scopes included)."""
-    return Counter(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    return Counter(n.id for n in ast.walk(node)
+                   if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
 
 def _read_first(stmts, defined=frozenset()):
@@ -311,6 +316,8 @@ def _why_not(loop, declared):
             return "its body has a `yield`"
         if isinstance(n, ast.Await):
             return "its body has an `await`"
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            return "its body has a `global` or `nonlocal` statement"
     for n in _walk(loop.body, skip_loops=True):
         if isinstance(n, ast.Break):
             return "its body has a `break`"
@@ -332,12 +339,15 @@ class _Scope:
                 for name in n.names:
                     self.declared[name] = "global" if isinstance(n, ast.Global) else "nonlocal"
         self.loads = _loads(fn)
+        params = fn.args.posonlyargs + fn.args.args
+        self.first_arg = params[0].arg if params else None
         self.converting = 0   # converted loops around the current node (their helpers hold it)
 
 
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, prefix):
+    def __init__(self, prefix, super_ok):
         self.prefix = prefix
+        self.super_ok = super_ok   # the function has the `__class__` cell of `super()`
         self.scopes = []
         self.loops = self.converted = 0   # statements seen / converted
 
@@ -383,6 +393,9 @@ class _Rewriter(ast.NodeTransformer):
         temps = [n for n in names if n not in read_first and n not in test_reads
                  and not elsewhere[n]]
         declare = scope.converting == 0
+        node.body = [_PlainAssign().visit(s) for s in node.body]
+        if self.super_ok and len(self.scopes) == 1:
+            _explicit_super([node.test] + node.body, scope.first_arg)
         scope.converting += 1
         self.generic_visit(node)
         scope.converting -= 1
@@ -409,7 +422,7 @@ class _Rewriter(ast.NodeTransformer):
             ast.Expr(value=self._rt("while_stmt", *[ast.Name(id=n, ctx=ast.Load())
                                                     for n in (test, body, cells)],
                                     ast.Constant(tuple(names)), ast.Constant(tuple(temps)),
-                                    ast.Constant(node.lineno))),
+                                    ast.Constant(node.lineno), ast.Constant(tuple(test_names)))),
         ]
         return [_locate(s, node) for s in out]
 
@@ -426,6 +439,36 @@ class _Rewriter(ast.NodeTransformer):
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
             return ast.copy_location(self._rt("not_", self._test(e.operand)), e)
         return e
+
+
+class _PlainAssign(ast.NodeTransformer):
+    """``x: T = v`` -> ``x = v`` in a loop's body, where ``x`` becomes ``nonlocal`` (which
+    cannot be annotated); annotations of local names are never evaluated anyway."""
+
+    def visit_AnnAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            return node
+        if node.value is None:
+            return ast.copy_location(ast.Pass(), node)
+        return ast.copy_location(ast.Assign(targets=[node.target], value=node.value,
+                                            type_comment=None), node)
+
+    def _scope(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _scope
+
+
+def _explicit_super(nodes, first_arg):
+    """``super()`` -> ``super(__class__, self)``: a loop's body runs in a nested function, whose
+    frame has neither the method's first argument nor (unless named) the ``__class__`` cell."""
+    if first_arg is None:
+        return
+    for n in _walk(nodes):
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "super"
+                and not n.args and not n.keywords):
+            n.args = [ast.copy_location(ast.Name(id=name, ctx=ast.Load()), n)
+                      for name in ("__class__", first_arg)]
 
 
 def _def(name, body):

@@ -27,15 +27,16 @@ _UNDEFINED = object()
 _undefined_after = weakref.WeakKeyDictionary()   # code -> {name: loop's "file:line"}
 
 
-def while_stmt(test, body, cells_fn, names, temps, lineno):
+def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=()):
     """Run ``while test(): body()``: as Python, or as a While node when the first test is a
-    symbolic tensor. ``cells_fn`` owns the cells of ``names``, the names the loop assigns."""
+    symbolic tensor. ``cells_fn`` owns the cells of ``names``, the names the loop assigns;
+    ``temps`` of them are temporaries, ``test_names`` assigned by the test (``:=``)."""
     caller = sys._getframe(1).f_code
     first = test()
     if not isinstance(first, SymbolicTensor):
         _python_loop(test, body, first, caller, lineno)
     else:
-        _traced_loop(test, body, cells_fn, names, temps, caller, lineno)
+        _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno)
 
 
 def _python_loop(test, body, value, caller, lineno):
@@ -100,12 +101,14 @@ class _Cells:
             self.cells[name].cell_contents = value
 
 
-def _traced_loop(test, body, cells_fn, names, temps, caller, lineno):
+def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno):
     from .control import loop
     where = _where(caller, lineno)
     cells = _Cells(cells_fn)
     entry = {n: cells.get(n) for n in names}
-    carried = [n for n in names if entry[n] is not _UNDEFINED and n not in temps]
+    # a name the test assigns is the test's value in each iteration, not carried across
+    carried = [n for n in names if entry[n] is not _UNDEFINED and n not in temps
+               and n not in test_names]
     scratch = [n for n in names if n not in carried]
     undefined = {n for n in scratch if entry[n] is _UNDEFINED}
     init = [_check_value(n, entry[n], where, "before the loop") for n in carried]
@@ -132,6 +135,8 @@ def _traced_loop(test, body, cells_fn, names, temps, caller, lineno):
 
     def body_fn(*values):
         bind(values)
+        if test_names:
+            run(test)               # the body sees what the test assigned in its iteration
         run(body)
         return [_check_value(n, cells.get(n), where, "after an iteration") for n in carried]
 
@@ -142,6 +147,8 @@ def _traced_loop(test, body, cells_fn, names, temps, caller, lineno):
             cells.set(n, entry[n])
     for n, v in zip(carried, outs, strict=True):
         cells.set(n, v)
+    if test_names:
+        test()                      # what the last, failing, test assigned
     if undefined:
         _undefined_after.setdefault(caller, {}).update({n: where for n in undefined})
 
