@@ -27,6 +27,7 @@ import __future__
 import ast
 import inspect
 import linecache
+import re
 import types
 import weakref
 from collections import Counter
@@ -39,6 +40,8 @@ for _name in __future__.all_feature_names:
 _CO_NESTED = inspect.CO_NESTED
 _NOT_CONVERTED_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
                         | inspect.CO_ITERABLE_COROUTINE)
+
+_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
 
 _codes = weakref.WeakKeyDictionary()      # original code -> (rewritten code or None, reason)
 _functions = weakref.WeakKeyDictionary()  # original function -> converted function
@@ -56,7 +59,7 @@ def converted(fn):
         code, _ = _converted_code(fn.__code__)
         try:
             new = fn if code is None else _rebuild(fn, code)
-        except AssertionError:
+        except (AssertionError, TypeError, ValueError):   # closure not as expected: keep fn
             new = fn
         _functions[fn] = new
     return new
@@ -105,39 +108,37 @@ def _convert_code(code):
     if not any(isinstance(n, ast.While) for n in ast.walk(node)):
         return None, "not converted: no `while`"
     node.decorator_list = []
-    prefix = _hygienic_prefix(node)
-    original = _compile(_module_context(code.co_filename), node, code, prefix)
+    prefix = _hygienic_prefix(source)
+    imports = _module_imports(code.co_filename)
+    original = _compile(imports, node, code, prefix)
     if original is None or not _same_code(original, code):
         return None, "not converted: the source does not compile to this function's code"
     rewriter = _Rewriter(prefix, super_ok="__class__" in code.co_freevars)
     node = rewriter.visit(node)
-    new = _compile(_module_context(code.co_filename), node, code, prefix)
+    new = _compile(imports, node, code, prefix)
     return new, f"converted: {rewriter.converted} of {rewriter.loops} `while` statements"
 
 
-def _hygienic_prefix(node):
+def _hygienic_prefix(source):
     """A prefix no identifier of the function starts with."""
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    names |= {n.arg for n in ast.walk(node) if isinstance(n, ast.arg)}
-    names |= {n.name for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    names = set(re.findall(r"[A-Za-z_]\w*", source))
     prefix = "_tfw_"
     while any(n.startswith(prefix) for n in names):
         prefix = "_" + prefix
     return prefix
 
 
-def _module_context(filename):
-    """A module binding by ``import`` the names the function's module does: the compiler reads
+def _module_imports(filename):
+    """Statements binding by ``import`` the names the function's module does: the compiler reads
     ``obj.attr(...)`` on an imported name as an attribute load, not a method call, and the
-    rewritten code should compile as the original did."""
+    code must compile as the original did (never run: only the function's code is kept)."""
     try:
         tree = ast.parse("".join(linecache.getlines(filename)))
     except (SyntaxError, ValueError):
-        return ast.Module(body=[], type_ignores=[])
+        return []
     names = {a.asname or a.name.split(".")[0] for n in _walk(tree.body)
              if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
-    return ast.Module(body=[ast.Import(names=[ast.alias(name="_", asname=n)]) for n in sorted(names)
-                           if n != "*"], type_ignores=[])
+    return [ast.Import(names=[ast.alias(name="_", asname=n)]) for n in sorted(names) if n != "*"]
 
 
 def _enclosing_class(qualname):
@@ -149,21 +150,21 @@ def _enclosing_class(qualname):
     return None
 
 
-def _compile(module, funcdef, code, prefix):
+def _compile(imports, funcdef, code, prefix):
     """The code object of ``funcdef`` compiled as ``code`` was: inside a factory taking the
     original free variables (so they stay free), inside a class of the original class's name
     when there is one (name mangling, ``super()``'s ``__class__`` cell)."""
     params = [n for n in code.co_freevars if n != "__class__"] + [prefix + "rt"]
-    factory = ast.FunctionDef(
-        name=prefix + "factory", args=_args([ast.arg(arg=p) for p in params]),
-        body=[funcdef, ast.Return(value=ast.Name(id=funcdef.name, ctx=ast.Load()))],
-        decorator_list=[], returns=None, type_comment=None)
+    # the def statement must not make the function's own name a local of the factory: a
+    # recursive call of a module-level function reads a global
+    own = [] if funcdef.name in code.co_freevars else [ast.Global(names=[funcdef.name])]
+    factory = _def(prefix + "factory", own + [funcdef], [ast.arg(arg=p) for p in params])
     top = factory
     cls = _enclosing_class(code.co_qualname)
     if cls is not None:
-        top = ast.ClassDef(name=cls, bases=[], keywords=[], body=[factory], decorator_list=[])
-    module.body = module.body + [top]
-    _locate(module, funcdef)
+        top = ast.ClassDef(name=cls, bases=[], keywords=[], body=[factory], decorator_list=[],
+                           **_TYPE_PARAMS)
+    module = _locate(ast.Module(body=imports + [top], type_ignores=[]), funcdef)
     compiled = compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS,
                        dont_inherit=True)
     made = _find_code(compiled, factory.name)
@@ -471,9 +472,9 @@ def _explicit_super(nodes, first_arg):
                       for name in ("__class__", first_arg)]
 
 
-def _def(name, body):
-    return ast.FunctionDef(name=name, args=_args([]), body=body, decorator_list=[], returns=None,
-                           type_comment=None)
+def _def(name, body, params=()):
+    return ast.FunctionDef(name=name, args=_args(list(params)), body=body, decorator_list=[],
+                           returns=None, type_comment=None, **_TYPE_PARAMS)
 
 
 __all__ = ["converted", "status"]

@@ -62,7 +62,7 @@ def several(x, y):
     a, b, k = x, y, 0
     scratch = None                         # assigned before read in the body, unread after
     while tf.reduce_sum(a) < 50.0:
-        scratch = a * b
+        scratch = a * b                    # noqa: F841
         a, b = a + tf.abs(b), b * 1.5
         k = k + 1
     return a, b, k
@@ -438,8 +438,8 @@ def test_name_read_before_assigned_across_iterations_raises_must_be_defined():
         while x < 10.0:
             x = x + 1.0
             if x > 5.0:
-                x = x + prev
-            prev = x
+                x = x + prev               # noqa: F821
+            prev = x                       # noqa: F841
         return x
     with pytest.raises(TracingError) as e:
         tf.function(g)(tf.constant(3.0))
