@@ -308,8 +308,6 @@ def _read_first(stmts, defined=frozenset()):
 
 def _why_not(loop, declared):
     """Why ``loop`` stays a Python loop, or None when it converts."""
-    if loop.orelse:
-        return "it has an `else:` clause"
     for n in _walk(loop.body):
         if isinstance(n, ast.Return):
             return "its body has a `return`"
@@ -319,11 +317,6 @@ def _why_not(loop, declared):
             return "its body has an `await`"
         if isinstance(n, (ast.Global, ast.Nonlocal)):
             return "its body has a `global` or `nonlocal` statement"
-    for n in _walk(loop.body, skip_loops=True):
-        if isinstance(n, ast.Break):
-            return "its body has a `break`"
-        if isinstance(n, ast.Continue):
-            return "its body has a `continue`"
     for name in _bound([loop.test] + loop.body):
         if name in declared:
             return f"it assigns {name!r}, declared {declared[name]} in the function"
@@ -387,6 +380,7 @@ class _Rewriter(ast.NodeTransformer):
                 body=[node], type_comment=None)
         k = self.converted
         self.converted += 1
+        before, brk = self._flags(node, k)
         names = _bound([node.test] + node.body)
         elsewhere = scope.loads - _loads(node)
         test_reads = _loads(node.test)
@@ -400,22 +394,46 @@ class _Rewriter(ast.NodeTransformer):
         scope.converting += 1
         self.generic_visit(node)
         scope.converting -= 1
-        return self._converted(node, k, names, temps, declare)
+        after = node.orelse
+        if brk is not None and after:
+            after = [ast.copy_location(ast.If(test=_not(brk), body=after, orelse=[]), after[0])]
+        node.orelse = []
+        return self._converted(node, k, names, temps, declare, before, after)
+
+    def _flags(self, node, k):
+        """``break``/``continue`` of this loop -> flags (AutoGraph's way): the rest of a block
+        after a statement that may jump runs under ``if not flag``, and the loop's test becomes
+        ``not break_flag and test``. Returns (statements before the loop, the break flag)."""
+        kinds = _jump_kinds(node.body)
+        brk = f"{self.prefix}break_{k}" if ast.Break in kinds else None
+        cont = f"{self.prefix}continue_{k}" if ast.Continue in kinds else None
+        if not kinds:
+            return [], None
+        node.body = _jumps(node.body, {ast.Break: brk, ast.Continue: cont})
+        if cont is not None:
+            node.body.insert(0, _set_flag(cont, False, node))
+        if brk is None:
+            return [], None
+        node.test = ast.copy_location(ast.BoolOp(op=ast.And(), values=[_not(brk), node.test]),
+                                      node.test)
+        return [_set_flag(brk, False, node)], brk
 
     def _rt(self, fn, *args):
         return ast.Call(func=ast.Attribute(value=ast.Name(id=self.prefix + "rt", ctx=ast.Load()),
                                            attr=fn, ctx=ast.Load()), args=list(args), keywords=[])
 
-    def _converted(self, node, k, names, temps, declare):
+    def _converted(self, node, k, names, temps, declare, before, after):
+        """The statements replacing ``node``: (declarations,) ``before``, the helpers and the
+        call of while_stmt, then ``after`` (the loop's ``else:``)."""
         test, body, cells = (f"{self.prefix}{what}_{k}" for what in ("test", "body", "vars"))
         nonlocal_ = [ast.Nonlocal(names=names)] if names else []
         test_names = _bound([node.test])
-        out = []
+        declarations = []
         if declare:   # makes each name a local of the function, so `nonlocal` finds it
-            out += [ast.AnnAssign(target=ast.Name(id=n, ctx=ast.Store()),
-                                  annotation=ast.Name(id="object", ctx=ast.Load()), value=None,
-                                  simple=1) for n in names]
-        out += [
+            declarations = [ast.AnnAssign(target=ast.Name(id=n, ctx=ast.Store()),
+                                          annotation=ast.Name(id="object", ctx=ast.Load()),
+                                          value=None, simple=1) for n in names]
+        helpers = [
             _def(test, ([ast.Nonlocal(names=test_names)] if test_names else [])
                  + [ast.Return(value=self._test(node.test))]),
             _def(body, nonlocal_ + node.body),
@@ -425,7 +443,7 @@ class _Rewriter(ast.NodeTransformer):
                                     ast.Constant(tuple(names)), ast.Constant(tuple(temps)),
                                     ast.Constant(node.lineno), ast.Constant(tuple(test_names)))),
         ]
-        return [_locate(s, node) for s in out]
+        return [_locate(s, node) for s in declarations + before + helpers] + after
 
     def _test(self, e):
         """``and``/``or``/``not`` at the top of a loop test, as runtime calls that combine
@@ -440,6 +458,48 @@ class _Rewriter(ast.NodeTransformer):
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
             return ast.copy_location(self._rt("not_", self._test(e.operand)), e)
         return e
+
+
+def _jump_kinds(stmts):
+    """Which of ``break``/``continue`` leave the loop these statements are the body of."""
+    return {type(n) for n in _walk(stmts, skip_loops=True)} & {ast.Break, ast.Continue}
+
+
+def _jumps(stmts, flags):
+    """``stmts`` with their ``break``/``continue`` setting ``flags[kind]`` instead."""
+    out = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, (ast.Break, ast.Continue)):
+            out.append(_set_flag(flags[type(s)], True, s))
+            return out                      # the rest of the block never runs
+        kinds = _jump_kinds([s])
+        if not kinds:
+            out.append(s)
+            continue
+        for block in (["orelse"] if isinstance(s, _LOOPS) else ["body", "orelse", "finalbody"]):
+            if isinstance(getattr(s, block, None), list):
+                setattr(s, block, _jumps(getattr(s, block), flags))
+        for part in getattr(s, "handlers", []) + getattr(s, "cases", []):
+            part.body = _jumps(part.body, flags)
+        out.append(s)
+        rest = stmts[i + 1:]
+        if rest:
+            names = [flags[kind] for kind in (ast.Break, ast.Continue) if kind in kinds]
+            test = (_not(names[0]) if len(names) == 1 else ast.UnaryOp(op=ast.Not(), operand=ast.BoolOp(
+                op=ast.Or(), values=[ast.Name(id=n, ctx=ast.Load()) for n in names])))
+            out.append(ast.copy_location(ast.If(test=test, body=_jumps(rest, flags), orelse=[]),
+                                         rest[0]))
+        return out
+    return out
+
+
+def _not(name):
+    return ast.UnaryOp(op=ast.Not(), operand=ast.Name(id=name, ctx=ast.Load()))
+
+
+def _set_flag(name, value, at):
+    return _locate(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                              value=ast.Constant(value), type_comment=None), at)
 
 
 class _PlainAssign(ast.NodeTransformer):

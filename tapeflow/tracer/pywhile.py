@@ -52,8 +52,9 @@ def _python_loop(test, body, value, caller, lineno):
         err = DecisionLimitError(
             f"{e}\nThe `while` at {_where(caller, lineno)} runs as a Python loop: its test was a "
             f"Python value at its first evaluation, and a `while` is converted to a While node "
-            f"only when its first test is a tensor (as TensorFlow's AutoGraph decides). Make the "
-            f"test a tensor before the loop (e.g. `i = tf.constant(0)`).")
+            f"only when its first test is a symbolic tensor (as TensorFlow's AutoGraph decides). "
+            f"Make the first test a tensor computed from the function's tensor inputs; a `break` "
+            f"on a tensor in `while True:` can become the test (`while not done:`).")
         err._noted = True
         raise err from None
 

@@ -125,6 +125,55 @@ def test_python_if_around_and_inside_a_converted_loop(fn):
     assert f.experimental_get_tracing_count() == 1
 
 
+def jumps(x, n):
+    i = 0
+    s = tf.zeros_like(x)
+    while i < n:
+        i += 1
+        if tf.reduce_sum(s) > 10.0:
+            break
+        s = s + x
+        if i == 2:
+            continue
+        s = s * 1.5
+    else:                                  # runs unless the loop ended by `break`
+        s = s - 100.0
+    return s, i
+
+
+@pytest.mark.parametrize("x, n", [([1.0, 2.0], 0), ([1.0, 2.0], 3), ([1.0, 2.0], 10),
+                                  ([0.1, 0.1], 4)])
+def test_break_continue_and_else_match_eager(x, n):
+    f = tf.function(jumps)
+    x = tf.constant(x)
+    same(f(x, tf.constant(n)), jumps(x, tf.constant(n)))
+    assert "While" in ops_of(f, x, tf.constant(n))
+
+
+def test_break_in_nested_loops_leaves_the_innermost_loop():
+    def g(x, start):
+        i = start
+        out = tf.zeros_like(x)
+        while i < 6:
+            j = i * 0
+            while j < 100:
+                j += 1
+                if j >= i:
+                    break
+                out = out + x
+            if tf.reduce_sum(out) > 20.0:
+                break
+            i += 1
+        return out, i
+    f = tf.function(g)
+    for v in ([1.0, 2.0], [0.1, 0.1], [5.0, 5.0]):
+        same(f(tf.constant(v), tf.constant(0)), g(tf.constant(v), tf.constant(0)))
+    outer = [n for n in f.get_concrete_function(tf.constant([1.0, 1.0]), tf.constant(0)).graph.nodes
+             if n.op == "While"]
+    assert len(outer) == 1 and "While" in [n.op for n in outer[0].attrs["body_graph"].nodes]
+    assert f.experimental_get_tracing_count() == 1
+
+
 def logic(x, n):
     i = 0
     done = False
@@ -341,35 +390,11 @@ def test_gradient_taken_inside_the_function_matches_eager():
 
 # -- errors name the user's line ------------------------------------------------------------
 
-def with_break(x):
-    while x > 0:
-        x = x - 1.0
-        if x > 100.0:
-            break
-    return x
-
-
-def with_continue(x):
-    while x > 0:
-        x = x - 1.0
-        if x > 100.0:
-            continue
-    return x
-
-
 def with_return(x):
     while x > 0:
         x = x - 1.0
         if x > 100.0:
             return x
-    return x
-
-
-def with_else(x):
-    while x > 0:
-        x = x - 1.0
-    else:
-        x = x + 1.0
     return x
 
 
@@ -396,9 +421,15 @@ def make_with_nonlocal():
     return with_nonlocal
 
 
+def with_global_statement(x):
+    while x > 0:
+        global COUNT
+        x = x - 1.0
+    return x
+
+
 @pytest.mark.parametrize("fn, reason", [
-    (with_break, "has a `break`"), (with_continue, "has a `continue`"),
-    (with_return, "has a `return`"), (with_else, "has an `else:` clause"),
+    (with_return, "has a `return`"), (with_global_statement, "has a `global` or `nonlocal`"),
     (with_global, "assigns 'COUNT', declared global"),
     (make_with_nonlocal(), "assigns 'count', declared nonlocal")])
 def test_loops_that_are_not_converted_raise_naming_the_line_and_why(fn, reason):
@@ -410,9 +441,9 @@ def test_loops_that_are_not_converted_raise_naming_the_line_and_why(fn, reason):
 
 def test_not_converted_loop_with_few_decisions_still_traces_by_paths():
     def g(x):
-        while x > 0:                       # `break` after one step: two paths, no loop
+        while x > 0:                       # `return` after one step: two paths, no loop
             x = x * 2.0
-            break
+            return x
         return x
     f = tf.function(g)
     for v in (1.5, -1.5):
