@@ -12,6 +12,11 @@ and ``merge`` rebuilds one graph: the shared prefix, then an ``If`` whose branch
 rest of each side. This keeps Python's semantics exactly (early returns, branches that
 assign different variables, tapes inside), runs only the taken branch, and gives TensorFlow's
 results: a source read only in the untaken branch gets zeros through the If's gradient.
+
+A Python ``while`` is not handled here: that would take one decision per iteration, so a
+path through a loop on a tensor ends at MAX_DECISIONS. ``convert.py`` rewrites the function's
+``while`` statements so that a loop whose first test is a symbolic tensor becomes ``loop``
+(one While node), see ``pywhile.py``.
 """
 import numpy as np
 

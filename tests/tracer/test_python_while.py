@@ -321,6 +321,24 @@ def test_the_rewritten_function_keeps_names_defaults_and_attributes():
     assert convert.converted(g) is new    # cached per function
 
 
+def halve_until_small(x, rounds):
+    while tf.reduce_sum(x) > 1.0:
+        x = x * 0.5
+    if rounds > 1:
+        return halve_until_small(x + 10.0, rounds - 1)   # the global name, as before
+    return x
+
+
+def test_recursive_module_level_function_is_converted_and_calls_the_global():
+    assert convert.status(halve_until_small).startswith("converted")
+    new = convert.converted(halve_until_small)
+    assert "halve_until_small" not in new.__code__.co_freevars
+    for v in ([4.0, 8.0], [0.1, 0.2]):     # eagerly (Python loops), recursion included
+        same(new(tf.constant(v), 3), halve_until_small(tf.constant(v), 3))
+        same(tf.function(halve_until_small)(tf.constant(v), 1),
+             halve_until_small(tf.constant(v), 1))
+
+
 def test_functions_without_source_or_without_while_are_unchanged():
     lam = lambda x: x * 2.0                # noqa: E731
     ns = {}
