@@ -231,7 +231,6 @@ def _locate(tree, at):
 # -- analysis of one loop ---------------------------------------------------------------------
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
@@ -326,8 +325,9 @@ def _why_not(loop, declared):
 class _Scope:
     """A function being rewritten: its global/nonlocal names and every name it reads."""
 
-    def __init__(self, fn):
-        self.declared = {}
+    def __init__(self, fn, super_ok):
+        self.super_ok = super_ok  # `super()` can name `__class__`: a method (or the top
+        self.declared = {}        # function, when it has the `__class__` cell)
         for n in _walk(fn.body):
             if isinstance(n, (ast.Global, ast.Nonlocal)):
                 for name in n.names:
@@ -342,12 +342,13 @@ class _Rewriter(ast.NodeTransformer):
     def __init__(self, prefix, super_ok):
         self.prefix = prefix
         self.super_ok = super_ok   # the function has the `__class__` cell of `super()`
-        self.scopes = []
+        self.scopes = []           # _Scope per function around the node; None for a class
         self.loops = self.converted = 0   # statements seen / converted
 
     def visit_FunctionDef(self, node):
-        self.scopes.append(_Scope(node))
-        node.body = self._statements(node.body)
+        in_class = bool(self.scopes) and self.scopes[-1] is None
+        self.scopes.append(_Scope(node, self.super_ok if not self.scopes else in_class))
+        self.generic_visit(node)
         self.scopes.pop()
         return node
 
@@ -359,13 +360,6 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         self.scopes.pop()
         return node
-
-    def _statements(self, stmts):
-        out = []
-        for s in stmts:
-            r = self.visit(s)
-            out.extend(r if isinstance(r, list) else [r])
-        return out
 
     def visit_While(self, node):
         scope = self.scopes[-1] if self.scopes else None
@@ -389,7 +383,7 @@ class _Rewriter(ast.NodeTransformer):
                  and not elsewhere[n]]
         declare = scope.converting == 0
         node.body = [_PlainAssign().visit(s) for s in node.body]
-        if self.super_ok and len(self.scopes) == 1:
+        if scope.super_ok:
             _explicit_super([node.test] + node.body, scope.first_arg)
         scope.converting += 1
         self.generic_visit(node)

@@ -128,7 +128,10 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno)
         try:
             return fn()
         except NameError as e:
-            raise _name_error(e, undefined, where) from e
+            err = _name_error(e, undefined, where)
+            if err is e:
+                raise
+            raise err from e
 
     def cond_fn(*values):
         bind(values)
