@@ -249,6 +249,10 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None):
     while True:
         avals = [x.aval for x in flat] + [v.aval for v in carried]
         traces = [SubTrace(cond_fn, avals, carried), SubTrace(body_fn, avals, carried)]
+        if traces[0].ctx.assigned:   # the While node runs its condition for the predicate only
+            raise TracingError(f"the condition of a while loop assigns a variable (at "
+                               f"{user_line()}); a While node's condition cannot: assign it in "
+                               f"the body (or before the loop)")
         new = {vid: var for tr in traces for vid, var in tr.ctx.assigned.items()}
         if not new:
             break

@@ -20,7 +20,7 @@ import weakref
 import numpy as np
 
 from ..runtime.tensor import Tensor, Variable
-from .context import DecisionLimitError
+from .context import DecisionLimitError, current
 from .symbolic import SymbolicTensor, TracingError
 
 _UNDEFINED = object()
@@ -32,10 +32,16 @@ def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=()):
     symbolic tensor. ``cells_fn`` owns the cells of ``names``, the names the loop assigns;
     ``temps`` of them are temporaries, ``test_names`` assigned by the test (``:=``)."""
     caller = sys._getframe(1).f_code
+    ctx = current()
+    state = None if ctx is None else (dict(ctx.var_state), dict(ctx.assigned))
     first = test()
     if not isinstance(first, SymbolicTensor):
         _python_loop(test, body, first, caller, lineno)
     else:
+        # the While's condition evaluates the test again, variable assignments included
+        ctx.var_state, ctx.assigned = state
+        for vid, (_, value) in ctx.var_inputs.items():   # captured by the first test
+            ctx.var_state.setdefault(vid, value)
         _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno)
 
 

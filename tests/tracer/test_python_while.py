@@ -257,6 +257,21 @@ def test_variables_assigned_in_the_body_match_eager():
     assert f.experimental_get_tracing_count() == 1
 
 
+def test_a_test_assigning_a_variable_raises_naming_the_line():
+    counter = tf.Variable(0.0)
+
+    def g(x):
+        while counter.assign_add(1.0) < tf.reduce_sum(x):   # a While's condition cannot assign
+            x = x + 1.0
+        return x
+
+    with pytest.raises(TracingError) as e:
+        tf.function(g)(tf.constant([1.0, 2.0]))
+    assert "condition of a while loop assigns a variable" in str(e.value)
+    assert line_of(g, "while counter.assign_add") in str(e.value)
+    assert float(counter) == 0.0
+
+
 class Base(tf.Module):
     def step(self, x):
         return x * 2.0
@@ -388,17 +403,21 @@ def test_gradient_of_a_loop_that_does_not_run_is_zero_through_the_function():
     assert float(y) == 2.0 and np.all(g.numpy() == 0) and np.all(h.numpy() == 0)
 
 
-def test_gradient_taken_inside_the_function_matches_eager():
+def test_gradients_taken_inside_the_function_match_eager_to_second_order():
     def g(x, n):
-        with tf.GradientTape() as t:
-            t.watch(x)
-            i = tf.constant(0)
-            s = x
-            while i < n:
-                s = tf.tanh(s) * x
-                i += 1
-            y = tf.reduce_sum(s)
-        return y, t.gradient(y, x)
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t1:
+                t1.watch(x)
+                i = n * 0
+                s = x
+                while i < n:
+                    s = tf.tanh(s) * x
+                    i += 1
+                y = tf.reduce_sum(s)
+            dy = t1.gradient(y, x)
+            d = tf.reduce_sum(dy * dy)
+        return y, dy, t2.gradient(d, x)
     f = tf.function(g)
     x = tf.constant(np.array([0.3, -0.7]))
     for n in (2, 4):
@@ -515,6 +534,16 @@ def test_loop_variable_changing_shape_or_holding_a_python_object_raises_naming_i
     with pytest.raises(TracingError) as e:
         tf.function(text)(tf.constant(1.0))
     assert "'s' is a loop variable" in str(e.value) and line_of(text, "while x < 10.0") in str(e.value)
+
+
+def test_an_op_error_in_a_converted_body_names_the_users_line():
+    def g(x):
+        while tf.reduce_sum(x) < 10.0:
+            x = x + tf.ones([3])
+        return x
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        tf.function(g)(tf.constant([1.0, 2.0]))
+    assert line_of(g, "x = x + tf.ones([3])") in str(e.value)
 
 
 # -- compiled, and inspected ------------------------------------------------------------------
