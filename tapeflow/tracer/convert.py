@@ -335,7 +335,7 @@ class _Scope:
         self.loads = _loads(fn)
         params = fn.args.posonlyargs + fn.args.args
         self.first_arg = params[0].arg if params else None
-        self.converting = 0   # converted loops around the current node (their helpers hold it)
+        self.converting = []  # names of the converted loops around the node (helpers hold it)
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -381,13 +381,15 @@ class _Rewriter(ast.NodeTransformer):
         read_first, _ = _read_first(node.body)
         temps = [n for n in names if n not in read_first and n not in test_reads
                  and not elsewhere[n]]
-        declare = scope.converting == 0
+        # names to make locals of the function holding the helpers, so `nonlocal` finds them:
+        # all, or those an enclosing converted loop's body does not have (this loop's flags)
+        declare = [n for n in names if not scope.converting or n not in scope.converting[-1]]
         node.body = [_PlainAssign().visit(s) for s in node.body]
         if scope.super_ok:
             _explicit_super([node.test] + node.body, scope.first_arg)
-        scope.converting += 1
+        scope.converting.append(set(names))
         self.generic_visit(node)
-        scope.converting -= 1
+        scope.converting.pop()
         after = node.orelse
         if brk is not None and after:
             after = [ast.copy_location(ast.If(test=_not(brk), body=after, orelse=[]), after[0])]
@@ -422,11 +424,9 @@ class _Rewriter(ast.NodeTransformer):
         test, body, cells = (f"{self.prefix}{what}_{k}" for what in ("test", "body", "vars"))
         nonlocal_ = [ast.Nonlocal(names=names)] if names else []
         test_names = _bound([node.test])
-        declarations = []
-        if declare:   # makes each name a local of the function, so `nonlocal` finds it
-            declarations = [ast.AnnAssign(target=ast.Name(id=n, ctx=ast.Store()),
-                                          annotation=ast.Name(id="object", ctx=ast.Load()),
-                                          value=None, simple=1) for n in names]
+        declarations = [ast.AnnAssign(target=ast.Name(id=n, ctx=ast.Store()),
+                                      annotation=ast.Name(id="object", ctx=ast.Load()),
+                                      value=None, simple=1) for n in declare]
         helpers = [
             _def(test, ([ast.Nonlocal(names=test_names)] if test_names else [])
                  + [ast.Return(value=self._test(node.test))]),
