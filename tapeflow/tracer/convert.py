@@ -410,8 +410,7 @@ class _Rewriter(ast.NodeTransformer):
             node.body.insert(0, _set_flag(cont, False, node))
         if brk is None:
             return [], None
-        node.test = ast.copy_location(ast.BoolOp(op=ast.And(), values=[_not(brk), node.test]),
-                                      node.test)
+        node.test = _locate(ast.BoolOp(op=ast.And(), values=[_not(brk), node.test]), node.test)
         return [_set_flag(brk, False, node)], brk
 
     def _rt(self, fn, *args):
@@ -428,8 +427,7 @@ class _Rewriter(ast.NodeTransformer):
                                       annotation=ast.Name(id="object", ctx=ast.Load()),
                                       value=None, simple=1) for n in declare]
         helpers = [
-            _def(test, ([ast.Nonlocal(names=test_names)] if test_names else [])
-                 + [ast.Return(value=self._test(node.test))]),
+            _def(test, self._thunk_body(node.test, test_names, f"{test}_")),
             _def(body, nonlocal_ + node.body),
             _def(cells, nonlocal_ + [ast.Pass()]),
             ast.Expr(value=self._rt("while_stmt", *[ast.Name(id=n, ctx=ast.Load())
@@ -439,19 +437,29 @@ class _Rewriter(ast.NodeTransformer):
         ]
         return [_locate(s, node) for s in declarations + before + helpers] + after
 
-    def _test(self, e):
-        """``and``/``or``/``not`` at the top of a loop test, as runtime calls that combine
-        tensors with logical ops and keep Python's short-circuit for Python values."""
-        if any(isinstance(n, ast.NamedExpr) for n in ast.walk(e)):
-            return e    # a lambda would change the scope `:=` binds in
-        if isinstance(e, ast.BoolOp):
-            fn = "and_" if isinstance(e.op, ast.And) else "or_"
-            return ast.copy_location(self._rt(fn, *[
-                ast.copy_location(ast.Lambda(args=_args([]), body=self._test(v)), v)
-                for v in e.values]), e)
-        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
-            return ast.copy_location(self._rt("not_", self._test(e.operand)), e)
-        return e
+    def _thunk_body(self, e, assigned, name):
+        """Statements returning ``e`` with ``and``/``or``/``not`` at its top as runtime calls
+        that combine tensors with logical ops and keep Python's short-circuit for Python
+        values. Operands are nested defs (not lambdas) declaring ``nonlocal`` the names the
+        test assigns, so ``:=`` binds where it did."""
+        defs = []
+
+        def convert(e):
+            if isinstance(e, ast.BoolOp):
+                thunks = []
+                for v in e.values:
+                    thunks.append(_locate(_def(f"{name}{len(defs)}", self._thunk_body(
+                        v, assigned, f"{name}{len(defs)}_")), v))
+                    defs.append(thunks[-1])
+                return ast.copy_location(self._rt("and_" if isinstance(e.op, ast.And) else "or_",
+                                                  *[ast.Name(id=t.name, ctx=ast.Load())
+                                                    for t in thunks]), e)
+            if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+                return ast.copy_location(self._rt("not_", convert(e.operand)), e)
+            return e
+
+        value = convert(e)
+        return ([ast.Nonlocal(names=assigned)] if assigned else []) + defs + [ast.Return(value=value)]
 
 
 def _jump_kinds(stmts):

@@ -21,10 +21,10 @@ from ..errors import user_frame
 from ..ir.opdef import AVal
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 from .concrete import Const, ConcreteFunction, OutRef
-from .context import TraceContext
+from .context import DecisionLimitError, TraceContext
 from .control import explore
 from .convert import converted
-from .pywhile import undefined_after_loop
+from .pywhile import undefined_after_loop, unconverted_note
 from .symbolic import SymbolicTensor
 
 RETRACE_WARNING_THRESHOLD = 5
@@ -279,6 +279,13 @@ class Function:
                 if err is None:
                     raise
                 raise err from e
+            except DecisionLimitError as e:
+                err = unconverted_note(e, getattr(self.python_function, "__func__",
+                                                  self.python_function),
+                                       getattr(traced, "__func__", traced))
+                if err is None:
+                    raise
+                raise err.with_traceback(e.__traceback__) from None
 
         first = not self._concrete
         ctx, result = explore(run, len(arg_positions),

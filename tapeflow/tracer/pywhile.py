@@ -62,7 +62,7 @@ def _python_loop(test, body, value, caller, lineno):
             f"Make the first test a tensor computed from the function's tensor inputs; a `break` "
             f"on a tensor in `while True:` can become the test (`while not done:`).")
         err._noted = True
-        raise err from None
+        raise err.with_traceback(e.__traceback__) from None
 
 
 class unconverted:
@@ -81,7 +81,7 @@ class unconverted:
         err = DecisionLimitError(f"{e}\nThe `while` at {_where(caller, self.lineno)} is not "
                                  f"converted to a While node because {self.reason}.")
         err._noted = True
-        raise err from None
+        raise err.with_traceback(e.__traceback__) from None
 
 
 # -- the While node ------------------------------------------------------------------------------
@@ -222,6 +222,45 @@ def undefined_after_loop(e):
         f"(read at {_where(tb.tb_frame.f_code, tb.tb_lineno)})")
 
 
+def unconverted_note(e, fn, traced):
+    """For a DecisionLimitError out of tracing ``fn`` (run as ``traced``): the error with why
+    the loop it comes from was not converted, when that is the function's or a callee's."""
+    if getattr(e, "_noted", False):
+        return None
+    import os
+    from ..errors import _SKIP
+    frame, tb = None, e.__traceback__
+    while tb is not None:
+        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_SKIP):
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    if frame is None:
+        return None
+    own = set(_codes_in(getattr(fn, "__code__", None))) | set(_codes_in(getattr(traced, "__code__", None)))
+    if frame.f_code in own:
+        if traced is not fn:
+            return None
+        from .convert import status
+        note = f"The function's `while` statements are {status(fn)}."
+    else:
+        name = frame.f_code.co_name
+        note = (f"The loop is in {name!r}, called from the traced function: only the function "
+                f"given to tapeflow.function is converted. Decorate {name!r} with "
+                f"tapeflow.function too (it is then converted, and inlined into the caller).")
+    err = DecisionLimitError(f"{e}\n{note}")
+    err._noted = True
+    return err
+
+
+def _codes_in(code):
+    if code is None:
+        return
+    yield code
+    for c in code.co_consts:
+        if hasattr(c, "co_consts"):
+            yield from _codes_in(c)
+
+
 def _where(code, lineno):
     import linecache
     text = linecache.getline(code.co_filename, lineno).strip()
@@ -265,4 +304,4 @@ def not_(value):
     return not value
 
 
-__all__ = ["while_stmt", "unconverted", "undefined_after_loop", "and_", "or_", "not_"]
+__all__ = ["while_stmt", "unconverted", "undefined_after_loop", "unconverted_note", "and_", "or_", "not_"]

@@ -189,6 +189,8 @@ def test_and_or_not_in_the_test_combine_tensors(n):
     f = tf.function(logic)
     x = tf.constant([1.0, 2.0])
     same(f(x, tf.constant(n)), logic(x, tf.constant(n)))
+    ops = ops_of(f, x, tf.constant(n))
+    assert "While" in ops and "If" not in ops           # no path per `and`: logical ops
 
 
 def test_walrus_and_annotations_in_a_converted_loop():
@@ -201,6 +203,7 @@ def test_walrus_and_annotations_in_a_converted_loop():
     f = tf.function(g)
     for v in ([1.0, 2.0], [20.0, 0.0]):
         same(f(tf.constant(v)), g(tf.constant(v)))
+    assert "While" in ops_of(f, tf.constant([1.0, 2.0]))
 
 
 # -- Python values: unchanged Python semantics ---------------------------------------------
@@ -486,6 +489,29 @@ def test_not_converted_loop_with_few_decisions_still_traces_by_paths():
     for v in (1.5, -1.5):
         assert float(f(tf.constant(v))) == float(g(tf.constant(v)))
     assert f.experimental_get_tracing_count() == 1
+
+
+def halve(x):
+    while tf.reduce_sum(x) > 1.0:
+        x = x * 0.5
+    return x
+
+
+def test_a_loop_in_a_called_function_is_not_converted_and_the_error_says_so():
+    with pytest.raises(TracingError) as e:
+        tf.function(lambda x: halve(x) + 1.0)(tf.constant([4.0, 8.0]))
+    assert line_of(halve, "while tf.reduce_sum") in str(e.value)
+    assert "Decorate 'halve' with tapeflow.function" in str(e.value)
+    nested = tf.function(halve)                     # ... which works: converted and inlined
+    f = tf.function(lambda x: nested(x) + 1.0)
+    same(f(tf.constant([4.0, 8.0])), halve(tf.constant([4.0, 8.0])) + 1.0)
+
+
+def test_a_function_that_cannot_be_converted_says_why():
+    ns = {"tf": tf}
+    exec("def h(x):\n    while tf.reduce_sum(x) > 1.0:\n        x = x * 0.5\n    return x\n", ns)
+    with pytest.raises(TracingError, match="not converted: no source"):
+        tf.function(ns["h"])(tf.constant([4.0, 8.0]))
 
 
 def test_name_assigned_only_in_the_loop_and_read_after_raises_must_be_defined():

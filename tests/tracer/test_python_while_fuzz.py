@@ -15,8 +15,8 @@ def _block(rng, depth, loop, counter):
     """Statements of a loop body (``loop`` names the enclosing loop's counter)."""
     out = [f"{counter} += 1"]                    # first: every loop terminates
     for _ in range(rng.randint(1, 4)):
-        kind = rng.choice(["affine", "reduce", "if", "temp", "jump", "nested", "python"]
-                          if depth < 2 else ["affine", "reduce", "if", "temp", "jump"])
+        kind = rng.choice(["affine", "reduce", "if", "temp", "jump", "acc", "nested", "python"]
+                          if depth < 2 else ["affine", "reduce", "if", "temp", "jump", "acc"])
         if kind == "affine":
             out.append(f"s = s * {rng.uniform(0.5, 1.5):.3f} + {rng.uniform(-1, 1):.3f}")
         elif kind == "reduce":
@@ -26,6 +26,8 @@ def _block(rng, depth, loop, counter):
                     f"    s = s * {rng.uniform(0.5, 1.5):.3f}", "else:", "    s = s + 1.0"]
         elif kind == "temp":
             out += ["t = s * 2.0", "s = s + t * 0.125"]
+        elif kind == "acc":                      # a Python float before the loop: a tensor
+            out += ["acc: float = acc + tf.reduce_mean(s) * 0.125"]
         elif kind == "jump":
             out += [f"if tf.reduce_max(s) > {rng.uniform(0, 6):.3f}:",
                     f"    {rng.choice(['break', 'continue'])}"]
@@ -42,11 +44,14 @@ def _block(rng, depth, loop, counter):
 
 
 def _program(rng, k):
-    lines = [f"def prog_{k}(x, n):", "    i = n * 0", "    s = x", "    while i < n:"]
+    test = rng.choice(["i < n", "i < n and tf.reduce_max(s) < 50.0",
+                       "(m := tf.reduce_min(s)) > -50.0 and i < n"])
+    lines = [f"def prog_{k}(x, n):", "    i = n * 0", "    s = x", "    acc = 0.0",
+             f"    while {test}:"]
     lines += ["        " + line for line in _block(rng, 0, "i", "i")]
     if rng.random() < 0.3:
         lines += ["    else:", "        s = s - 100.0"]
-    lines += ["    return s, i"]
+    lines += ["    return s + acc, i"]
     return "\n".join(lines) + "\n"
 
 
