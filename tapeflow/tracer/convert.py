@@ -40,6 +40,7 @@ _NOT_CONVERTED_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO
 
 _codes = weakref.WeakKeyDictionary()      # original code -> (rewritten code or None, reason)
 _functions = weakref.WeakKeyDictionary()  # original function -> converted function
+_imported = {}                            # (file name, text) -> names its module imports
 
 
 def converted(fn):
@@ -127,13 +128,19 @@ def _module_imports(filename):
     """Statements binding by ``import`` the names the function's module does: the compiler reads
     ``obj.attr(...)`` on an imported name as an attribute load, not a method call, and the
     code must compile as the original did (never run: only the function's code is kept)."""
-    try:
-        tree = ast.parse("".join(linecache.getlines(filename)))
-    except (SyntaxError, ValueError):
-        return []
-    names = {a.asname or a.name.split(".")[0] for n in walk_scope(tree.body)
-             if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
-    return [ast.Import(names=[ast.alias(name="_", asname=n)]) for n in sorted(names) if n != "*"]
+    text = "".join(linecache.getlines(filename))
+    names = _imported.get((filename, text))
+    if names is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return []
+        names = sorted({a.asname or a.name.split(".")[0] for n in walk_scope(tree.body)
+                        if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names} - {"*"})
+        if len(_imported) > 64:
+            _imported.clear()
+        _imported[(filename, text)] = names
+    return [ast.Import(names=[ast.alias(name="_", asname=n)]) for n in names]
 
 
 def _enclosing_class(qualname):
