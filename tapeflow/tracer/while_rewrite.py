@@ -137,6 +137,8 @@ class _Scope:
 
 
 class Rewriter(ast.NodeTransformer):
+    """Rewrites every ``while`` of a function (nested functions' too) in place."""
+
     def __init__(self, prefix, super_ok):
         self.prefix = prefix
         self.super_ok = super_ok   # the function has the `__class__` cell of `super()`

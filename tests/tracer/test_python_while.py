@@ -206,6 +206,19 @@ def test_walrus_and_annotations_in_a_converted_loop():
     assert "While" in ops_of(f, tf.constant([1.0, 2.0]))
 
 
+def test_loops_in_nested_functions_defined_inside_are_converted():
+    def g(x):
+        def grow(y):
+            while tf.reduce_sum(y) < 10.0:
+                y = y * 2.0
+            return y
+        return grow(x) + grow(x * 3.0)
+    f = tf.function(g)
+    for v in ([1.0, 2.0], [0.25, 0.5]):
+        same(f(tf.constant(v)), g(tf.constant(v)))
+    assert ops_of(f, tf.constant([1.0, 2.0])).count("While") == 2
+
+
 # -- Python values: unchanged Python semantics ---------------------------------------------
 
 def test_loop_on_python_ints_stays_a_python_loop_without_a_while_node():
