@@ -34,7 +34,13 @@ def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=()):
     caller = sys._getframe(1).f_code
     ctx = current()
     state = None if ctx is None else (dict(ctx.var_state), dict(ctx.assigned))
-    first = test()
+    try:
+        first = test()
+    except NameError as e:
+        if ctx is None or _name_of(e) not in names:
+            raise
+        raise TracingError(f"{_name_of(e)!r} must be defined before the loop: the test of the "
+                           f"`while` at {_where(caller, lineno)} reads it") from e
     if not isinstance(first, SymbolicTensor):
         _python_loop(test, body, first, caller, lineno)
     else:

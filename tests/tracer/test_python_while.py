@@ -540,6 +540,18 @@ def test_name_assigned_only_in_the_loop_and_read_after_raises_must_be_defined():
     assert line_of(g, "while x < 10.0") in msg and line_of(g, "return t") in msg
 
 
+def test_name_read_by_the_test_and_undefined_before_the_loop_raises_must_be_defined():
+    def g(x):
+        while tf.reduce_sum(y) < 10.0:     # noqa: F821
+            y = x * 2.0
+            x = y
+        return x
+    with pytest.raises(TracingError) as e:
+        tf.function(g)(tf.constant(3.0))
+    assert "'y' must be defined before the loop" in str(e.value)
+    assert line_of(g, "while tf.reduce_sum(y)") in str(e.value)
+
+
 def test_name_read_before_assigned_across_iterations_raises_must_be_defined():
     def g(x):
         while x < 10.0:
