@@ -65,8 +65,9 @@ def _python_loop(test, body, value, caller, lineno):
             f"{e}\nThe `while` at {_where(caller, lineno)} runs as a Python loop: its test was a "
             f"Python value at its first evaluation, and a `while` is converted to a While node "
             f"only when its first test is a symbolic tensor (as TensorFlow's AutoGraph decides). "
-            f"Make the first test a tensor computed from the function's tensor inputs; a `break` "
-            f"on a tensor in `while True:` can become the test (`while not done:`).")
+            f"Make the first test a tensor computed from the function's tensor inputs (e.g. "
+            f"`while tf.reduce_sum(x) < 10.0:` rather than `while True:` and a `break` on a "
+            f"tensor).")
         err._noted = True
         raise err.with_traceback(e.__traceback__) from None
 
