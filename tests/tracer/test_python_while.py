@@ -206,6 +206,23 @@ def test_walrus_and_annotations_in_a_converted_loop():
     assert "While" in ops_of(f, tf.constant([1.0, 2.0]))
 
 
+def test_loops_inside_for_with_and_try_are_converted():
+    def g(x):
+        log = []
+        for k in range(2):                  # a Python `for`: two loops in the graph
+            try:
+                with tf.name_scope("grow"):
+                    while tf.reduce_sum(x) < 10.0 * (k + 1):
+                        x = x * 2.0
+            finally:
+                log.append(k)
+        return x, len(log)
+    f = tf.function(g)
+    for v in ([1.0, 2.0], [0.25, 0.5], [30.0, 1.0]):
+        same(f(tf.constant(v)), g(tf.constant(v)))
+    assert ops_of(f, tf.constant([1.0, 2.0])).count("While") == 2
+
+
 def test_loops_in_nested_functions_defined_inside_are_converted():
     def g(x):
         def grow(y):
