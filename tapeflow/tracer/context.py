@@ -10,6 +10,11 @@ from ..runtime.recorder import STATE
 from ..runtime.tensor import Tensor, _next_id
 from .symbolic import SymbolicTensor, TracingError
 
+
+class DecisionLimitError(TracingError):
+    """A path asked a tensor for its truth value too often: a Python loop on a tensor."""
+
+
 _local = threading.local()
 
 
@@ -90,7 +95,7 @@ class TraceContext:
             sym._concrete(what)
         line = user_line()
         if len(self.points) >= MAX_DECISIONS:
-            raise TracingError(
+            raise DecisionLimitError(
                 f"Python control flow on a tensor at {line} was asked more than {MAX_DECISIONS} "
                 f"times on one path: a Python `while` on a tensor cannot be traced both ways; use "
                 f"tf.while_loop (or compute the condition outside the function).")
@@ -140,7 +145,7 @@ def trace_op(name, tensors, attrs, out_avals):
     return [SymbolicTensor(v) for v in node.outputs]
 
 
-__all__ = ["TraceContext", "current", "trace_op"]
+__all__ = ["TraceContext", "DecisionLimitError", "current", "trace_op"]
 
 
 dispatch.trace_hook = trace_op  # installed once: it answers per thread, via current()

@@ -12,6 +12,11 @@ and ``merge`` rebuilds one graph: the shared prefix, then an ``If`` whose branch
 rest of each side. This keeps Python's semantics exactly (early returns, branches that
 assign different variables, tapes inside), runs only the taken branch, and gives TensorFlow's
 results: a source read only in the untaken branch gets zeros through the If's gradient.
+
+A Python ``while`` is not handled here: that would take one decision per iteration, so a
+path through a loop on a tensor ends at MAX_DECISIONS. ``convert.py`` rewrites the function's
+``while`` statements so that a loop whose first test is a symbolic tensor becomes ``loop``
+(one While node), see ``pywhile.py``.
 """
 import numpy as np
 
@@ -184,6 +189,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     Eagerly a Python loop; inside a function one While node whose body runs in the program.
     Returns the loop variables in the structure of ``loop_vars``.
     """
+    return loop(cond, body, loop_vars, maximum_iterations)
+
+
+def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None):
+    """``while_loop``; ``var_names`` (one per flat loop variable) name the variables in errors,
+    for loops converted from a Python ``while`` (tracer.pywhile)."""
     single = not isinstance(loop_vars, (list, tuple))
     structure = [loop_vars] if single else loop_vars
 
@@ -225,7 +236,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         new = [_as_tensor(x) for x in step(xs[counted:n_user])]
         for k, (x, old) in enumerate(zip(new, xs[counted:n_user], strict=True)):
             if x.aval != old.aval:
-                raise TracingError(f"while_loop body changes loop variable {k} from "
+                what = (f"while_loop body changes loop variable {k}" if var_names is None
+                        else f"the body of the `while` changes {var_names[k]!r}")
+                raise TracingError(f"{what} from "
                                    f"{_aval(old.aval)} to {_aval(x.aval)} (at {user_line()}); "
                                    f"loop variables keep their shape and dtype")
         return ([math.add(xs[0], 1)] if counted else []) + new + [v.read() for v in carried]
@@ -236,6 +249,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     while True:
         avals = [x.aval for x in flat] + [v.aval for v in carried]
         traces = [SubTrace(cond_fn, avals, carried), SubTrace(body_fn, avals, carried)]
+        if traces[0].ctx.assigned:   # the While node runs its condition for the predicate only
+            raise TracingError(f"the condition of a while loop assigns a variable (at "
+                               f"{user_line()}); a While node's condition cannot: assign it in "
+                               f"the body (or before the loop)")
         new = {vid: var for tr in traces for vid, var in tr.ctx.assigned.items()}
         if not new:
             break
@@ -425,5 +442,5 @@ def _path_outputs(p, env, kinds, assigned):
     return outs
 
 
-__all__ = ["cond", "while_loop", "SubTrace", "emit_if", "explore", "merge",
+__all__ = ["cond", "while_loop", "loop", "SubTrace", "emit_if", "explore", "merge",
            "MAX_DECISIONS", "MAX_PATHS"]

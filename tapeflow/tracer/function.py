@@ -21,8 +21,10 @@ from ..errors import user_frame
 from ..ir.opdef import AVal
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 from .concrete import Const, ConcreteFunction, OutRef
-from .context import TraceContext
+from .context import DecisionLimitError, TraceContext
 from .control import explore
+from .convert import converted
+from .pywhile import undefined_after_loop, unconverted_note
 from .symbolic import SymbolicTensor
 
 RETRACE_WARNING_THRESHOLD = 5
@@ -250,6 +252,7 @@ class Function:
                         f"dimensions, or reduce_retracing=True, to trace less.", RetracingWarning,
                         frame.f_code.co_filename if frame else "<unknown>", frame.f_lineno if frame else 0)
             self._general[gkey] = len(self._general)
+        traced = converted(self.python_function)   # Python `while` on tensors -> While nodes
         arg_positions = [k for k, leaf in enumerate(flat)
                          if isinstance(leaf, (Tensor, np.ndarray, SymbolicTensor, TensorSpec))]
 
@@ -269,7 +272,20 @@ class Function:
                 else:
                     sym.append(leaf)
             args, kwargs = _rebuild(ba, sym)
-            return self.python_function(*args, **kwargs)
+            try:
+                return traced(*args, **kwargs)
+            except NameError as e:
+                err = undefined_after_loop(e)
+                if err is None:
+                    raise
+                raise err from e
+            except DecisionLimitError as e:
+                err = unconverted_note(e, getattr(self.python_function, "__func__",
+                                                  self.python_function),
+                                       getattr(traced, "__func__", traced))
+                if err is None:
+                    raise
+                raise err.with_traceback(e.__traceback__) from None
 
         first = not self._concrete
         ctx, result = explore(run, len(arg_positions),

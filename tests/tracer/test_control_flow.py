@@ -223,3 +223,11 @@ def test_while_loop_assigning_variables_carries_them_as_loop_variables():
     total.assign(0.0)
     steps.assign(0)
     assert float(f(tf.constant(1.0))) == 16.0 and float(total) == 15.0 and int(steps) == 4
+
+
+def test_while_loop_condition_assigning_a_variable_raises_instead_of_looping_forever():
+    counter = tf.Variable(0.0)
+    f = tf.function(lambda x: tf.while_loop(lambda s: counter.assign_add(1.0) < 3.0,
+                                            lambda s: [s * 2.0], [x])[0])
+    with pytest.raises(TracingError, match="condition of a while loop assigns a variable"):
+        f(tf.constant(1.0))

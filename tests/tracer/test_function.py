@@ -568,10 +568,12 @@ def test_python_control_flow_on_static_shapes():
     assert float(f(tf.constant([2.0, 3.0, 4.0]))) == 9.0
 
 
-def test_python_while_on_a_tensor_raises_tracing_error_naming_the_line():
+def test_python_while_on_a_tensor_not_converted_raises_tracing_error_naming_the_line():
     def body(x):
-        while x > 0:
+        while x > 0:        # converted to a While node, but for the `return` (test_python_while.py)
             x = x - 1.0
+            if x > 100.0:
+                return x
         return x
 
     line = body.__code__.co_firstlineno + 1
@@ -581,6 +583,7 @@ def test_python_while_on_a_tensor_raises_tracing_error_naming_the_line():
     assert isinstance(e.value, TypeError)
     msg = str(e.value)
     assert f"{HERE}:{line}" in msg and "while x > 0" in msg and "tf.while_loop" in msg
+    assert "not converted to a While node because its body has a `return`" in msg
 
 
 def test_float_of_a_tensor_inside_raises_tracing_error():

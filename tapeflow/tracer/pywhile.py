@@ -1,0 +1,314 @@
+"""What a converted Python ``while`` runs (see convert.py): a Python loop or a While node.
+
+``while_stmt`` decides once per loop, at its first test, as TensorFlow's AutoGraph does: a
+Python value (or a concrete tensor) runs the plain Python loop, with Python's semantics
+(a test that becomes a symbolic tensor on a later iteration goes through
+``TraceContext.decide``, like any Python ``if``); a symbolic tensor builds one While node
+(``control.loop``) whose condition and body run the user's test and body with the loop's
+variables bound to the While's values.
+
+Loop variables are the names the loop assigns that have a value before it, except
+temporaries (names the body assigns before reading and nothing reads elsewhere). Names with
+no value before the loop are temporaries of each iteration: after the loop they are
+undefined again, never a value of the loop's sub-trace; reading one then raises TensorFlow's
+"must be defined before the loop" (``undefined_after_loop``).
+"""
+import re
+import sys
+import weakref
+
+import numpy as np
+
+from ..runtime.tensor import Tensor, Variable
+from .context import DecisionLimitError, current
+from .symbolic import SymbolicTensor, TracingError
+
+_UNDEFINED = object()
+_undefined_after = weakref.WeakKeyDictionary()   # code -> {name: loop's "file:line"}
+
+
+def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=()):
+    """Run ``while test(): body()``: as Python, or as a While node when the first test is a
+    symbolic tensor. ``cells_fn`` owns the cells of ``names``, the names the loop assigns;
+    ``temps`` of them are temporaries, ``test_names`` assigned by the test (``:=``)."""
+    caller = sys._getframe(1).f_code
+    ctx = current()
+    state = None if ctx is None else (dict(ctx.var_state), dict(ctx.assigned))
+    try:
+        first = test()
+    except NameError as e:
+        if ctx is None or _name_of(e) not in names:
+            raise
+        raise TracingError(f"{_name_of(e)!r} must be defined before the loop: the test of the "
+                           f"`while` at {_where(caller, lineno)} reads it") from e
+    if not isinstance(first, SymbolicTensor):
+        _python_loop(test, body, first, caller, lineno)
+    else:
+        # the While's condition evaluates the test again, variable assignments included
+        ctx.var_state, ctx.assigned = state
+        for vid, (_, value) in ctx.var_inputs.items():   # captured by the first test
+            ctx.var_state.setdefault(vid, value)
+        _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno)
+
+
+def _python_loop(test, body, value, caller, lineno):
+    symbolic = False
+    try:
+        while value:
+            body()
+            value = test()
+            symbolic = symbolic or isinstance(value, SymbolicTensor)
+    except DecisionLimitError as e:
+        if not symbolic or getattr(e, "_noted", False):
+            raise
+        err = DecisionLimitError(
+            f"{e}\nThe `while` at {_where(caller, lineno)} runs as a Python loop: its test was a "
+            f"Python value at its first evaluation, and a `while` is converted to a While node "
+            f"only when its first test is a symbolic tensor (as TensorFlow's AutoGraph decides). "
+            f"Make the first test a tensor computed from the function's tensor inputs (e.g. "
+            f"`while tf.reduce_sum(x) < 10.0:` rather than `while True:` and a `break` on a "
+            f"tensor).")
+        err._noted = True
+        raise err.with_traceback(e.__traceback__) from None
+
+
+class unconverted:
+    """Context of a ``while`` left as Python: names the reason if it loops on a tensor."""
+
+    def __init__(self, reason, lineno):
+        self.reason, self.lineno = reason, lineno
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, e, tb):
+        if not isinstance(e, DecisionLimitError) or getattr(e, "_noted", False):
+            return False
+        caller = sys._getframe(1).f_code
+        err = DecisionLimitError(f"{e}\nThe `while` at {_where(caller, self.lineno)} is not "
+                                 f"converted to a While node because {self.reason}.")
+        err._noted = True
+        raise err.with_traceback(e.__traceback__) from None
+
+
+# -- the While node ------------------------------------------------------------------------------
+
+class _Cells:
+    """The variables of one loop, by name, through the cells of the function that owns them."""
+
+    def __init__(self, cells_fn):
+        self.cells = dict(zip(cells_fn.__code__.co_freevars, cells_fn.__closure__ or ()))
+
+    def get(self, name):
+        try:
+            return self.cells[name].cell_contents
+        except ValueError:
+            return _UNDEFINED
+
+    def set(self, name, value):
+        if value is _UNDEFINED:
+            try:
+                del self.cells[name].cell_contents
+            except ValueError:
+                pass
+        else:
+            self.cells[name].cell_contents = value
+
+
+def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno):
+    from .control import loop
+    where = _where(caller, lineno)
+    cells = _Cells(cells_fn)
+    entry = {n: cells.get(n) for n in names}
+    # a name the test assigns is the test's value in each iteration, not carried across
+    carried = [n for n in names if entry[n] is not _UNDEFINED and n not in temps
+               and n not in test_names]
+    scratch = [n for n in names if n not in carried]
+    undefined = {n for n in scratch if entry[n] is _UNDEFINED}
+    init = [_check_value(n, entry[n], where, "before the loop") for n in carried]
+    labels = []                     # one per flat loop variable, for the While's errors
+    for n, value in zip(carried, init):
+        k = len(_leaves(value))
+        labels += [n] if k == 1 else [f"{n}[{i}]" for i in range(k)]
+
+    def bind(values):
+        for n in scratch:           # each iteration starts with the temporaries as at entry
+            cells.set(n, entry[n])
+        for n, v in zip(carried, values, strict=True):
+            cells.set(n, v)
+
+    def run(fn):
+        try:
+            return fn()
+        except NameError as e:
+            err = _name_error(e, undefined, where)
+            if err is e:
+                raise
+            raise err from e
+
+    def cond_fn(*values):
+        bind(values)
+        return run(test)
+
+    def body_fn(*values):
+        bind(values)
+        if test_names:
+            run(test)               # the body sees what the test assigned in its iteration
+        run(body)
+        return [_check_value(n, cells.get(n), where, "after an iteration") for n in carried]
+
+    try:
+        outs = loop(cond_fn, body_fn, init, var_names=labels)
+    finally:
+        for n in names:
+            cells.set(n, entry[n])
+    for n, v in zip(carried, outs, strict=True):
+        cells.set(n, v)
+    if test_names:
+        test()                      # what the last, failing, test assigned
+    if undefined:
+        _undefined_after.setdefault(caller, {}).update({n: where for n in undefined})
+
+
+def _leaves(value):
+    from .. import _nest
+    return _nest.flatten(value)
+
+
+def _check_value(name, value, where, when):
+    """A loop variable's value: tensors (Python numbers are converted), or nested lists of them."""
+    if value is _UNDEFINED:
+        raise TracingError(f"{name!r} has no value {when} in the `while` on a tensor at {where} "
+                           f"(deleted?): a loop variable needs one")
+    for leaf in _leaves(value):
+        if not isinstance(leaf, (Tensor, SymbolicTensor, Variable, bool, int, float, np.number,
+                                 np.ndarray)):
+            raise TracingError(
+                f"{name!r} is a loop variable of the `while` on a tensor at {where} (the loop "
+                f"assigns it and it has a value {when}) but holds a {type(leaf).__name__}; loop "
+                f"variables of a While node must be tensors or Python numbers")
+    return value
+
+
+def _name_error(e, undefined, where):
+    """TensorFlow's message for a loop variable with no value before the loop, else ``e``."""
+    inner = undefined_after_loop(e)
+    if inner is not None:
+        return inner
+    name = _name_of(e)
+    if name in undefined:
+        return TracingError(
+            f"{name!r} must be defined before the loop: the `while` on a tensor at {where} reads "
+            f"it before assigning it in an iteration, so it is a loop variable, and a While node "
+            f"needs the value of every loop variable before its first iteration")
+    return e
+
+
+def _name_of(e):
+    name = getattr(e, "name", None)
+    if name is None:
+        m = re.search(r"'([^']+)'", str(e))
+        name = m.group(1) if m else None
+    return name
+
+
+def undefined_after_loop(e):
+    """For a NameError raised reading a name that a ``while`` on a tensor left undefined:
+    TensorFlow's "must be defined before the loop" error naming both lines; else None."""
+    tb = e.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    where = _undefined_after.get(tb.tb_frame.f_code, {}).get(_name_of(e))
+    if where is None:
+        return None
+    return TracingError(
+        f"{_name_of(e)!r} must be defined before the loop: it is assigned only inside the `while` "
+        f"on a tensor at {where}, which may run zero times, so it has no value after the loop "
+        f"(read at {_where(tb.tb_frame.f_code, tb.tb_lineno)})")
+
+
+def unconverted_note(e, fn, traced):
+    """For a DecisionLimitError out of tracing ``fn`` (run as ``traced``): the error with why
+    the loop it comes from was not converted, when that is the function's or a callee's."""
+    if getattr(e, "_noted", False):
+        return None
+    import os
+    from ..errors import _SKIP
+    frame, tb = None, e.__traceback__
+    while tb is not None:
+        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_SKIP):
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    if frame is None:
+        return None
+    own = set(_codes_in(getattr(fn, "__code__", None))) | set(_codes_in(getattr(traced, "__code__", None)))
+    if frame.f_code in own:
+        if traced is not fn:
+            return None
+        from .convert import status
+        note = f"The function's `while` statements are {status(fn)}."
+    else:
+        name = frame.f_code.co_name
+        note = (f"The loop is in {name!r}, called from the traced function: only the function "
+                f"given to tapeflow.function is converted. Decorate {name!r} with "
+                f"tapeflow.function too (it is then converted, and inlined into the caller).")
+    err = DecisionLimitError(f"{e}\n{note}")
+    err._noted = True
+    return err
+
+
+def _codes_in(code):
+    if code is None:
+        return
+    yield code
+    for c in code.co_consts:
+        if hasattr(c, "co_consts"):
+            yield from _codes_in(c)
+
+
+def _where(code, lineno):
+    import linecache
+    text = linecache.getline(code.co_filename, lineno).strip()
+    return f"{code.co_filename}:{lineno}" + (f": {text}" if text else "")
+
+
+# -- `and`, `or`, `not` in a loop test --------------------------------------------------------------
+
+def _pred(x):
+    from .control import _pred as pred
+    return pred(x, "the test of a `while`")
+
+
+def and_(*thunks):
+    """``a and b and ...``: Python's for Python values, ``logical_and`` from a symbolic tensor on."""
+    value = thunks[0]()
+    if len(thunks) == 1:
+        return value
+    if isinstance(value, SymbolicTensor):
+        from ..ops import math
+        return math.logical_and(_pred(value), _pred(and_(*thunks[1:])))
+    return and_(*thunks[1:]) if value else value
+
+
+def or_(*thunks):
+    """``a or b or ...``: Python's for Python values, ``logical_or`` from a symbolic tensor on."""
+    value = thunks[0]()
+    if len(thunks) == 1:
+        return value
+    if isinstance(value, SymbolicTensor):
+        from ..ops import math
+        return math.logical_or(_pred(value), _pred(or_(*thunks[1:])))
+    return value if value else or_(*thunks[1:])
+
+
+def not_(value):
+    """``not a``: ``logical_not`` of a symbolic tensor, Python's ``not`` otherwise."""
+    if isinstance(value, SymbolicTensor):
+        from ..ops import math
+        return math.logical_not(_pred(value))
+    return not value
+
+
+__all__ = ["while_stmt", "unconverted", "undefined_after_loop", "unconverted_note", "and_", "or_", "not_"]
