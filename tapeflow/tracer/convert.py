@@ -28,8 +28,9 @@ import re
 import types
 import weakref
 
-from . import pywhile
-from .while_rewrite import TYPE_PARAMS, Rewriter, locate, make_def, walk_scope
+from . import rt
+from .if_rewrite import IfRewriter
+from .while_rewrite import TYPE_PARAMS, locate, make_def, walk_scope
 
 _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
@@ -92,8 +93,8 @@ def _convert_code(code):
     except (OSError, TypeError):
         return None, "not converted: no source"
     source = "".join(lines)
-    if "while" not in source:
-        return None, "not converted: no `while`"
+    if "while" not in source and "if" not in source:
+        return None, "not converted: no `while` or `if`"
     indented = lines[0][:1] in (" ", "\t")
     # an indented def parses as the body of `if 1:`, so columns and string literals stay exact
     tree = ast.parse("if 1:\n" + source if indented else source)
@@ -101,18 +102,19 @@ def _convert_code(code):
     ast.increment_lineno(node, first - 1 - indented)
     if not isinstance(node, ast.FunctionDef) or node.name != code.co_name:
         return None, "not converted: the source found is not this function's"
-    if not any(isinstance(n, ast.While) for n in ast.walk(node)):
-        return None, "not converted: no `while`"
+    if not any(isinstance(n, (ast.While, ast.If)) for n in ast.walk(node)):
+        return None, "not converted: no `while` or `if`"
     node.decorator_list = []
     prefix = _hygienic_prefix(source)
     imports = _module_imports(code.co_filename)
     original = _compile(imports, node, code, prefix)
     if original is None or not _same_code(original, code):
         return None, "not converted: the source does not compile to this function's code"
-    rewriter = Rewriter(prefix, super_ok="__class__" in code.co_freevars)
+    rewriter = IfRewriter(prefix, super_ok="__class__" in code.co_freevars)
     node = rewriter.visit(node)
     new = _compile(imports, node, code, prefix)
-    return new, f"converted: {rewriter.converted} of {rewriter.loops} `while` statements"
+    return new, (f"converted: {rewriter.converted} of {rewriter.loops} `while` statements, "
+                 f"{rewriter.ifs_converted} of {rewriter.ifs} `if` statements")
 
 
 def _hygienic_prefix(source):
@@ -207,7 +209,7 @@ def _rebuild(fn, code):
     extra = [n for n in code.co_freevars if n not in cells]
     if any(not n.endswith("_tfw_rt") for n in extra):   # only the runtime's name is new
         raise AssertionError(f"unexpected free variables {extra}")
-    closure = tuple(cells[n] if n in cells else types.CellType(pywhile) for n in code.co_freevars)
+    closure = tuple(cells[n] if n in cells else types.CellType(rt) for n in code.co_freevars)
     new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure or None)
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__annotations__ = fn.__annotations__
