@@ -63,6 +63,104 @@ def _why_not(node, declared, prefix):
     return None
 
 
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_OPAQUE = frozenset({"locals", "vars", "eval", "exec", "dir"})
+
+
+def live_after(fn):
+    """{id(if statement): names code running after it may read before assigning} for every
+    ``if`` of ``fn`` (not of nested functions), computed on the function as written: the
+    statements after it in its block (minus the names they surely assign first, unless a
+    ``break``/``continue``/``return`` may skip those), then the same for every enclosing
+    block, an enclosing loop's next iteration (its test or iterable too), an enclosing
+    ``try``'s handlers, ``else:`` and ``finally:``, and whatever nested functions and lambdas
+    read (they may run anytime). A branch of an enclosing ``if`` never runs after it."""
+    always = set()
+    for n in walk_scope(fn.body):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            always |= set(_uses(n))
+        if isinstance(n, ast.Name) and n.id in _OPAQUE:
+            return {}                   # names read by name at run time: no temporaries
+    out = {}
+
+    def visit(stmts, after, always):
+        for i, s in enumerate(stmts):
+            rest = stmts[i + 1:]
+            reads, defined = _exposed(rest)
+            if any(isinstance(n, (ast.Break, ast.Continue, ast.Return))
+                   for n in walk_scope(rest)):
+                defined = set()
+            here = reads | (after - defined) | always
+            if isinstance(s, ast.If):
+                out[id(s)] = here
+                visit(s.body, here, always)
+                visit(s.orelse, here, always)
+            elif isinstance(s, _LOOPS):
+                again = (_exposed(s.body)[0] | set(_uses(s.test if isinstance(s, ast.While)
+                                                            else s.iter))
+                         | set(_uses_all(s.orelse)))
+                visit(s.body, here | again, always)
+                visit(s.orelse, here, always)
+            elif isinstance(s, (ast.With, ast.AsyncWith)):
+                visit(s.body, here, always)
+            elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+                caught = always | set(_uses_all(s.orelse + s.finalbody)) | set(
+                    _uses_all([x for h in s.handlers for x in h.body]))
+                for block in [s.body, s.orelse, s.finalbody] + [h.body for h in s.handlers]:
+                    visit(block, here, caught)
+            elif isinstance(s, ast.Match):
+                for case in s.cases:
+                    visit(case.body, here, always)
+
+    visit(fn.body, set(), always)
+    return out
+
+
+def _exposed(stmts, defined=frozenset()):
+    """(names ``stmts`` may read before assigning them, names they surely assign): loops may
+    run zero times (assign nothing), ``if`` assigns what both branches do, statements other
+    than assignments, ``if``, loops and ``with`` count every name they read or delete."""
+    reads, defined = set(), set(defined)
+    for s in stmts:
+        if isinstance(s, ast.If):
+            reads |= set(_loads(s.test)) - defined
+            r1, d1 = _exposed(s.body, defined)
+            r2, d2 = _exposed(s.orelse, defined)
+            reads |= r1 | r2
+            defined = d1 & d2
+        elif isinstance(s, ast.While):
+            reads |= set(_loads(s.test)) - defined
+            reads |= _exposed(s.body, defined)[0] | _exposed(s.orelse, defined)[0]
+        elif isinstance(s, (ast.For, ast.AsyncFor)):
+            reads |= set(_uses(s.iter)) - defined
+            reads |= (_exposed(s.body, defined | set(_stores(s.target)))[0]
+                      | _exposed(s.orelse, defined)[0])
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            reads |= set(_uses_all([ast.Expr(value=i.context_expr) for i in s.items])) - defined
+            r, defined = _exposed(s.body, defined | {n for i in s.items if i.optional_vars
+                                                     for n in _stores(i.optional_vars)})
+            reads |= r
+        elif isinstance(s, (ast.Assign, ast.AnnAssign)) and not _has_walrus(s):
+            reads |= set(_uses(s)) - defined
+            for t in (s.targets if isinstance(s, ast.Assign) else [s.target] if s.value else []):
+                defined |= set(_stores(t))
+        else:
+            reads |= set(_uses(s)) - defined
+    return reads, defined
+
+
+def _stores(target):
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+def _has_walrus(node):
+    return any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
+
+
+def _uses_all(stmts):
+    return sum((_uses(s) for s in stmts), Counter())
+
+
 def _uses(node):
     """Counter of the names read or deleted anywhere under ``node``."""
     return _loads(node) + Counter(n.id for n in ast.walk(node)
@@ -75,6 +173,14 @@ class IfRewriter(Rewriter):
     def __init__(self, prefix, super_ok):
         super().__init__(prefix, super_ok)
         self.ifs = self.ifs_converted = 0      # `if` statements seen / converted
+        self.live = []                         # live_after of each function around the node
+
+    def visit_FunctionDef(self, node):
+        self.live.append(live_after(node))     # before its statements are rewritten
+        try:
+            return super().visit_FunctionDef(node)
+        finally:
+            self.live.pop()
 
     def visit_If(self, node):
         scope = self.scopes[-1] if self.scopes else None
@@ -87,11 +193,11 @@ class IfRewriter(Rewriter):
         self.ifs_converted += 1
         names = _bound(node.body + node.orelse)
         test_names = _bound([node.test])
-        if not hasattr(scope, "uses"):
-            scope.uses = _uses(scope.node)
-        elsewhere = scope.uses - _uses(node)
+        live = self.live[-1].get(id(node))
+        if live is None:    # an `if` the rewrite made, or liveness unknown: the whole function
+            live = set(_uses(scope.node) - _uses(node))
         reads = _read_first(node.body)[0] | _read_first(node.orelse)[0] | set(_loads(node.test))
-        temps = [n for n in names if n not in reads and not elsewhere[n]]
+        temps = [n for n in names if n not in reads and n not in live]
         inner = scope.converting[-1] if scope.converting else set()
         declare = [n for n in dict.fromkeys(test_names + names) if n not in inner]
         node.body = [_PlainAssign().visit(s) for s in node.body]
