@@ -1,6 +1,8 @@
-"""Rewrite a Python function's ``while`` statements so that a tensor test becomes a While node.
+"""Rewrite a Python function's ``while`` and ``if`` statements so that a tensor test becomes a
+While or an If node.
 
-AutoGraph's idea, for ``while`` only. ``converted(fn)`` parses the function's source and
+AutoGraph's idea, for ``while`` and ``if`` (if_rewrite.py, pyif.py: each ``if`` -> helpers and
+one ``pyif.if_stmt`` call). ``converted(fn)`` parses the function's source and
 turns each convertible ``while`` (while_rewrite.py) into three nested functions and one call
 of ``pywhile.while_stmt``::
 
@@ -18,7 +20,7 @@ numbers, ``__future__`` flags, enclosing class, free variables, the module's imp
 rebuilds it with the original globals, closure cells (live), defaults and attributes. Before
 that, the unmodified source must compile to the function's own bytecode, names and constants;
 a function whose source is unavailable (lambdas, builtins, ``exec``'d code), that has no
-``while``, or fails that check is returned unchanged (``status`` says why).
+``while`` or ``if``, or fails that check is returned unchanged (``status`` says why).
 """
 import __future__
 import ast
@@ -45,7 +47,8 @@ _imported = {}                            # (file name, text) -> names its modul
 
 
 def converted(fn):
-    """``fn`` with its ``while`` statements converted; ``fn`` itself when nothing is to convert."""
+    """``fn`` with its ``while`` and ``if`` statements converted; ``fn`` itself when nothing is
+    to convert."""
     if isinstance(fn, types.MethodType):
         func = converted(fn.__func__)
         return fn if func is fn.__func__ else types.MethodType(func, fn.__self__)

@@ -443,3 +443,56 @@ def test_python_test_runs_one_branch_only():
     f = tf.function(g)
     same(f(tf.constant(1.0), True), tf.constant(2.0))
     assert calls == ["then"]
+
+
+# -- liveness: which names need a value after the `if` -----------------------------------------
+
+def carried(x):
+    t = x
+    out = x * 0.0
+    for i in range(3):
+        out = out + t                     # reads the previous iteration's `t`
+        if x > float(i):
+            t = t * 2.0
+    return out
+
+
+def test_a_name_read_by_the_next_iteration_is_an_output_not_a_temporary():
+    f = tf.function(carried)
+    for v in (5.0, 1.5, -1.0):
+        same(f(tf.constant(v)), carried(tf.constant(v)))
+    np.testing.assert_allclose(f(tf.constant(5.0)).numpy(), 35.0)
+    assert ops_of(f, tf.constant(1.0)).count("If") == 3
+
+
+def test_temporaries_of_sibling_branches_in_a_loop_convert():
+    def g(x):
+        for i in range(8):                # 256 paths per-path
+            if x > 1.0:
+                if x > 2.0:
+                    t = x * 0.5
+                    x = t - 0.25
+                elif x > 1.5:
+                    x = x - 0.5
+                else:
+                    t = x * 0.75
+                    x = t
+            else:
+                x = x + 0.75
+        return x
+    f = tf.function(g)
+    for v in (5.0, 1.75, 0.1):
+        same(f(tf.constant(v)), g(tf.constant(v)))
+    assert ops_of(f, tf.constant(1.0)).count("If") == 8
+
+
+def test_unconvertible_ifs_still_hit_the_path_limit_and_the_error_says_why():
+    def g(x):
+        log = []
+        for i in range(7):
+            if x > float(i):
+                log.append(i)
+                x = x * 0.5
+        return x
+    with pytest.raises(TracingError, match="mutates an object in place"):
+        tf.function(g)(tf.constant(3.0))
