@@ -108,6 +108,8 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
             if _only_fallback(e):
                 raise _Fallback() from e
             raise
+        if traces["then"].ctx.created_variables or traces["else"].ctx.created_variables:
+            raise _Fallback()       # a variable made in a branch: once, on the path taken
         plan = _plan(runs, names, temps)
         _outputs(plan, traces, runs["then"][-1], runs["else"][-1])
         results = []
