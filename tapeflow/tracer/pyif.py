@@ -100,6 +100,7 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
                     for x in _nest.flatten(v) if _leaf_kind(x) != "object"]
         return run
 
+    watched = _watched()
     try:
         try:
             traces = {side: SubTrace(branch(fn, side))
@@ -108,6 +109,8 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
             if _only_fallback(e):
                 raise _Fallback() from e
             raise
+        if _unwatch(watched):
+            raise _Fallback()       # a branch watched on a tape of the enclosing code: per path
         if traces["then"].ctx.created_variables or traces["else"].ctx.created_variables:
             raise _Fallback()       # a variable made in a branch: once, on the path taken
         plan = _plan(runs, names, temps)
@@ -128,6 +131,26 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
             continue
         leaves = [next(it) if lk == "out" else lv for lk, lv in value[1]]
         cells.set(n, _nest.pack_sequence_as(value[0], leaves))
+
+
+def _watched():
+    """What the recording tapes watch now: ``tape.watch`` in a branch on one of them would
+    be seen by both branches (and the If) once both are traced."""
+    from ..runtime.recorder import STATE
+    return [(rec, len(rec.tensor_op), len(rec.variables)) for rec in STATE.tapes]
+
+
+def _unwatch(watched):
+    """Forget what the branches' traces watched on the enclosing tapes; True if anything."""
+    changed = False
+    for rec, n_ids, n_vars in watched:
+        for key in list(rec.tensor_op)[n_ids:]:
+            del rec.tensor_op[key]
+            changed = True
+        for key in list(rec.variables)[n_vars:]:
+            del rec.variables[key]
+            changed = True
+    return changed
 
 
 def _only_fallback(e):

@@ -87,6 +87,7 @@ def test_gradients_of_converted_ifs_match_finite_differences():
         x = tf.constant(v, dtype=tf.float64)
         same(f(x), cubic_steps(x))
         check_gradients(f, [x])
+        same(grads(f, x, 2), grads(cubic_steps, x, 2))
 
 
 @pytest.mark.parametrize("n", [2, 4, 8, 16])
@@ -352,6 +353,25 @@ def test_tapes_around_and_inside_branches():
         same(f(x), taped(x))
     assert f.experimental_get_tracing_count() == 1
     assert "If" in ops_of(f, tf.constant([1.0, 2.0], dtype=tf.float64))
+
+
+def watch_in_branch(x):
+    with tf.GradientTape() as tape:
+        if x > 0:
+            tape.watch(x)
+            y = x * x
+        else:
+            y = x * 3.0
+    return tape.gradient(y, x)
+
+
+def test_watch_on_an_enclosing_tape_inside_a_branch_falls_back_to_per_path():
+    f = tf.function(watch_in_branch)
+    same(f(tf.constant(2.0)), watch_in_branch(tf.constant(2.0)))
+    # eager: None (x never watched); per-path tracing gives the If's zeros, not the
+    # else branch's 3.0 (which tracing both branches under the watch would record)
+    assert watch_in_branch(tf.constant(-2.0)) is None
+    np.testing.assert_allclose(f(tf.constant(-2.0)).numpy(), 0.0)
 
 
 def test_variables_assigned_in_branches():
