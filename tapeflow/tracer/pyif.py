@@ -91,7 +91,8 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
         def run():
             for n, v in zip(names, entry):
                 cells.set(n, v)
-            fn()
+            with tapes:
+                fn()
             after = [cells.get(n) for n in names]
             runs[side].append(after)
             # every tensor and number leaf is returned: which become outputs is decided
@@ -101,6 +102,7 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
         return run
 
     watched = _watched()
+    tapes = _OuterTapes()
     try:
         try:
             traces = {side: SubTrace(branch(fn, side))
@@ -109,8 +111,8 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
             if _only_fallback(e):
                 raise _Fallback() from e
             raise
-        if _unwatch(watched):
-            raise _Fallback()       # a branch watched on a tape of the enclosing code: per path
+        if _unwatch(watched) or tapes.used:
+            raise _Fallback()       # a branch watched or used a tape of the enclosing code
         if traces["then"].ctx.created_variables or traces["else"].ctx.created_variables:
             raise _Fallback()       # a variable made in a branch: once, on the path taken
         plan = _plan(runs, names, temps)
@@ -151,6 +153,40 @@ def _unwatch(watched):
             del rec.variables[key]
             changed = True
     return changed
+
+
+class _OuterTapes:
+    """While a branch is traced: a non-persistent tape made before the ``if`` that the branch
+    uses up (``gradient``/``jacobian``) is given its record back when the branch's trace ends,
+    so the other branch, or per-path tracing after all, finds it as it was."""
+
+    def __init__(self):
+        from ..runtime.tape import CREATED
+        self.serial = next(CREATED)
+        self.used = False
+        self.freed = []
+
+    def __enter__(self):
+        from ..runtime.recorder import STATE
+        self.previous, STATE.on_free = STATE.on_free, self._on_free
+        return self
+
+    def _on_free(self, tape):
+        if tape._serial < self.serial:
+            self.used = True
+            self.freed.append((tape, tape._rec, tape._rec.entries, tape._freed_rec,
+                               tape._watched_variables))
+        elif self.previous is not None:
+            self.previous(tape)
+
+    def __exit__(self, *exc):
+        from ..runtime.recorder import STATE
+        STATE.on_free = self.previous
+        for tape, rec, entries, freed, watched in reversed(self.freed):
+            tape._rec, rec.entries, tape._freed_rec, tape._watched_variables = (rec, entries, freed,
+                                                                                watched)
+        self.freed = []
+        return False
 
 
 def _only_fallback(e):

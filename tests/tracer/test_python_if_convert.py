@@ -374,6 +374,24 @@ def test_watch_on_an_enclosing_tape_inside_a_branch_falls_back_to_per_path():
     np.testing.assert_allclose(f(tf.constant(-2.0)).numpy(), 0.0)
 
 
+def gradient_in_both_branches(x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x * x
+    if x > 0:
+        d = tape.gradient(y, x)
+    else:
+        d = tape.gradient(y, x) * 2.0
+    return d
+
+
+def test_a_non_persistent_tape_used_up_in_both_branches_falls_back_to_per_path():
+    f = tf.function(gradient_in_both_branches)
+    for v in (2.0, -2.0):       # 3x^2, and twice that
+        same(f(tf.constant(v)), gradient_in_both_branches(tf.constant(v)))
+    np.testing.assert_allclose(f(tf.constant(-2.0)).numpy(), 24.0)
+
+
 def test_variables_assigned_in_branches():
     v = tf.Variable(1.0)
     w = tf.Variable(0.0)
