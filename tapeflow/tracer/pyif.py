@@ -11,13 +11,15 @@ Whatever the If node cannot express falls back to tracing the ``if`` once per pa
 unconverted ``if`` is (``bool(test)`` -> ``TraceContext.decide``), so results are today's:
 a name given a value by one branch only that had none before and is read later, a
 non-tensor value that differs between the branches, different nestings, dtypes or shapes
-of one name. Python side effects of the branches then run once more, as they would in
+of one name, a variable created in a branch, a branch watching on or using up a tape of the
+enclosing code (both branches would see it; the tape is given back its state). Python side
+effects of the branches then run once more, as they would in
 TensorFlow's tracing of both ``tf.cond`` branches.
 """
 import numpy as np
 
 from .. import _nest
-from ..runtime.tensor import Tensor, Variable, convert_to_tensor
+from ..runtime.tensor import Tensor, convert_to_tensor
 from .context import current
 from .pywhile import _UNDEFINED, _Cells, _where
 from .symbolic import SymbolicTensor, TracingError
@@ -101,6 +103,7 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
                     for x in _nest.flatten(v) if _leaf_kind(x) != "object"]
         return run
 
+    cond_pred = _pred(pred, f"the condition of the `if` at {where}")
     watched = _watched()
     tapes = _OuterTapes()
     try:
@@ -119,7 +122,6 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
         _outputs(plan, traces, runs["then"][-1], runs["else"][-1])
         results = []
         if traces["then"].outs or traces["then"].ctx.assigned or traces["else"].ctx.assigned:
-            cond_pred = _pred(pred, f"the condition of the `if` at {where}")
             results = emit_if(cond_pred, traces["then"], traces["else"])
     finally:
         for n, v in zip(names, entry):
