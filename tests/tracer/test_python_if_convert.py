@@ -534,3 +534,13 @@ def test_unconvertible_ifs_still_hit_the_path_limit_and_the_error_says_why():
         return x
     with pytest.raises(TracingError, match="mutates an object in place"):
         tf.function(g)(tf.constant(3.0))
+
+
+def test_compiled_program_runs_the_converted_ifs():
+    tf.set_backend("numba")                # restored by the conftest fixture
+    f = tf.function(doubling)
+    for v in (0.3, -0.5):
+        same(f(tf.constant(v)), doubling(tf.constant(v)))
+    program = f.get_concrete_function(tf.constant(0.3)).program
+    assert program.fallback is None and program.source.count("if ") >= 10
+    assert "If[" in f.lower(tf.constant(0.3)).traced
