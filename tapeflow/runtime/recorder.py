@@ -73,6 +73,7 @@ class _State(threading.local):
         self.tapes = []         # Recorders currently recording, innermost last
         self.var_watchers = []  # sets collecting variables read (custom_gradient)
         self.override = {}      # op name -> registered gradient name (gradient_override_map)
+        self.on_free = None     # called with a non-persistent tape about to free its record
 
 
 STATE = _State()

@@ -1,6 +1,7 @@
 """GradientTape: TensorFlow's tape API over the recorder and the backprop sweep."""
 import contextlib
 import enum
+import itertools
 import warnings
 
 import numpy as np
@@ -11,6 +12,8 @@ from .backprop import Plan, flat_ids, zeros
 from .recorder import STATE, Entry, Recorder
 from ..errors import user_line
 from .tensor import Tensor, Variable, convert_to_tensor, wrap
+
+CREATED = itertools.count()   # serial numbers of GradientTapes, in creation order
 
 _NON_PERSISTENT = ("A non-persistent GradientTape can only be used to compute one set of "
                    "gradients (or jacobians)")
@@ -31,6 +34,7 @@ class GradientTape:
     """
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._serial = next(CREATED)   # creation order (tracer/pyif.py: tapes older than an `if`)
         self._persistent = bool(persistent)
         self._watch_accessed_variables = bool(watch_accessed_variables)
         self._rec = None
@@ -138,6 +142,8 @@ class GradientTape:
 
     def _end(self):
         if not self._persistent:
+            if STATE.on_free is not None:    # tracing both branches of an `if` (tracer/pyif.py)
+                STATE.on_free(self)
             self._watched_variables = tuple(self._rec.variables.values())
             self._free()
 

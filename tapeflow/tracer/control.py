@@ -4,7 +4,9 @@ A branch, a loop condition or a loop body is traced into a graph of its own (``S
 what it uses from enclosing traces, and the variables it reads, become operands of the ``If``
 or ``While`` node, in one order shared by the graphs of one node (``_unify``).
 
-A Python ``if`` on a symbolic tensor is converted by tracing the function once per path:
+A Python ``if`` the source rewrite converts (if_rewrite.py) becomes one If node directly
+(pyif.py). Any other Python ``if`` on a symbolic tensor (not convertible, or a fallback of
+``pyif.if_stmt``) is converted by tracing the function once per path:
 ``SymbolicTensor.__bool__`` asks the trace (``TraceContext.decide``), which answers True on a
 new decision and records it; ``explore`` then runs the function again for every untaken side.
 Every path executes the same Python up to its decisions, so paths agree node for node there,
@@ -310,7 +312,11 @@ def explore(run, n_args, make_ctx):
         if len(paths) + len(pending) > MAX_PATHS:
             raise TracingError(f"Python `if` on tensors inside tapeflow.function makes more than "
                                f"{MAX_PATHS} paths (last at {path.points[-1][2]}); use tf.cond "
-                               f"or tf.where to combine them")
+                               f"or tf.where to combine them. (A Python `if` is converted to "
+                               f"one If node, adding no path, unless a branch has a `return`, "
+                               f"`break` or `continue`, mutates an object in place, or leaves "
+                               f"a name read later defined on one side only or of a different "
+                               f"type on each side)")
     if len(paths) == 1:
         return paths[0].ctx, paths[0].result[0]
     return merge(paths, n_args, make_ctx)

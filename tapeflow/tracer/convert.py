@@ -1,6 +1,8 @@
-"""Rewrite a Python function's ``while`` statements so that a tensor test becomes a While node.
+"""Rewrite a Python function's ``while`` and ``if`` statements so that a tensor test becomes a
+While or an If node.
 
-AutoGraph's idea, for ``while`` only. ``converted(fn)`` parses the function's source and
+AutoGraph's idea, for ``while`` and ``if`` (if_rewrite.py, pyif.py: each ``if`` -> helpers and
+one ``pyif.if_stmt`` call). ``converted(fn)`` parses the function's source and
 turns each convertible ``while`` (while_rewrite.py) into three nested functions and one call
 of ``pywhile.while_stmt``::
 
@@ -18,7 +20,7 @@ numbers, ``__future__`` flags, enclosing class, free variables, the module's imp
 rebuilds it with the original globals, closure cells (live), defaults and attributes. Before
 that, the unmodified source must compile to the function's own bytecode, names and constants;
 a function whose source is unavailable (lambdas, builtins, ``exec``'d code), that has no
-``while``, or fails that check is returned unchanged (``status`` says why).
+``while`` or ``if``, or fails that check is returned unchanged (``status`` says why).
 """
 import __future__
 import ast
@@ -28,8 +30,9 @@ import re
 import types
 import weakref
 
-from . import pywhile
-from .while_rewrite import TYPE_PARAMS, Rewriter, locate, make_def, walk_scope
+from . import rt
+from .if_rewrite import IfRewriter
+from .while_rewrite import TYPE_PARAMS, locate, make_def, walk_scope
 
 _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
@@ -44,7 +47,8 @@ _imported = {}                            # (file name, text) -> names its modul
 
 
 def converted(fn):
-    """``fn`` with its ``while`` statements converted; ``fn`` itself when nothing is to convert."""
+    """``fn`` with its ``while`` and ``if`` statements converted; ``fn`` itself when nothing is
+    to convert."""
     if isinstance(fn, types.MethodType):
         func = converted(fn.__func__)
         return fn if func is fn.__func__ else types.MethodType(func, fn.__self__)
@@ -92,8 +96,8 @@ def _convert_code(code):
     except (OSError, TypeError):
         return None, "not converted: no source"
     source = "".join(lines)
-    if "while" not in source:
-        return None, "not converted: no `while`"
+    if "while" not in source and "if" not in source:
+        return None, "not converted: no `while` or `if`"
     indented = lines[0][:1] in (" ", "\t")
     # an indented def parses as the body of `if 1:`, so columns and string literals stay exact
     tree = ast.parse("if 1:\n" + source if indented else source)
@@ -101,18 +105,19 @@ def _convert_code(code):
     ast.increment_lineno(node, first - 1 - indented)
     if not isinstance(node, ast.FunctionDef) or node.name != code.co_name:
         return None, "not converted: the source found is not this function's"
-    if not any(isinstance(n, ast.While) for n in ast.walk(node)):
-        return None, "not converted: no `while`"
+    if not any(isinstance(n, (ast.While, ast.If)) for n in ast.walk(node)):
+        return None, "not converted: no `while` or `if`"
     node.decorator_list = []
     prefix = _hygienic_prefix(source)
     imports = _module_imports(code.co_filename)
     original = _compile(imports, node, code, prefix)
     if original is None or not _same_code(original, code):
         return None, "not converted: the source does not compile to this function's code"
-    rewriter = Rewriter(prefix, super_ok="__class__" in code.co_freevars)
+    rewriter = IfRewriter(prefix, super_ok="__class__" in code.co_freevars)
     node = rewriter.visit(node)
     new = _compile(imports, node, code, prefix)
-    return new, f"converted: {rewriter.converted} of {rewriter.loops} `while` statements"
+    return new, (f"converted: {rewriter.converted} of {rewriter.loops} `while` statements, "
+                 f"{rewriter.ifs_converted} of {rewriter.ifs} `if` statements")
 
 
 def _hygienic_prefix(source):
@@ -207,7 +212,7 @@ def _rebuild(fn, code):
     extra = [n for n in code.co_freevars if n not in cells]
     if any(not n.endswith("_tfw_rt") for n in extra):   # only the runtime's name is new
         raise AssertionError(f"unexpected free variables {extra}")
-    closure = tuple(cells[n] if n in cells else types.CellType(pywhile) for n in code.co_freevars)
+    closure = tuple(cells[n] if n in cells else types.CellType(rt) for n in code.co_freevars)
     new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure or None)
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__annotations__ = fn.__annotations__

@@ -124,6 +124,7 @@ class _Scope:
     """A function being rewritten: its global/nonlocal names and every name it reads."""
 
     def __init__(self, fn, super_ok):
+        self.node = fn
         self.super_ok = super_ok  # `super()` can name `__class__`: a method (or the top
         self.declared = {}        # function, when it has the `__class__` cell)
         for n in walk_scope(fn.body):
