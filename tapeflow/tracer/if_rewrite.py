@@ -26,7 +26,7 @@ import ast
 from collections import Counter
 
 from .while_rewrite import (Rewriter, _bound, _explicit_super, _loads, _PlainAssign, _read_first,
-                            locate, make_def, walk_scope)
+                            leaves_scope, locate, make_def, walk_scope)
 
 # methods that change their object in place: a branch calling one is not traced twice
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
@@ -38,15 +38,10 @@ _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "
 def _why_not(node, declared, prefix):
     """Why the ``if`` ``node`` stays a Python ``if`` (traced per path), or None."""
     branches = node.body + node.orelse
+    why = leaves_scope(branches)
+    if why:
+        return f"a branch has {why}"
     for n in walk_scope(branches):
-        if isinstance(n, ast.Return):
-            return "a branch has a `return`"
-        if isinstance(n, (ast.Yield, ast.YieldFrom)):
-            return "a branch has a `yield`"
-        if isinstance(n, ast.Await):
-            return "a branch has an `await`"
-        if isinstance(n, (ast.Global, ast.Nonlocal)):
-            return "a branch has a `global` or `nonlocal` statement"
         if isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.ctx, (ast.Store, ast.Del)):
             return "a branch assigns an attribute or an item"
         if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)

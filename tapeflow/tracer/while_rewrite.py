@@ -103,17 +103,26 @@ def _read_first(stmts, defined=frozenset()):
     return reads, defined
 
 
+def leaves_scope(nodes):
+    """The first statement among ``nodes`` (nested scopes excluded) that a helper function
+    cannot hold: "a `return`", "a `yield`", "an `await`", a `global`/`nonlocal`; or None."""
+    for n in walk_scope(nodes):
+        if isinstance(n, ast.Return):
+            return "a `return`"
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return "a `yield`"
+        if isinstance(n, ast.Await):
+            return "an `await`"
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            return "a `global` or `nonlocal` statement"
+    return None
+
+
 def _why_not(loop, declared):
     """Why ``loop`` stays a Python loop, or None when it converts."""
-    for n in walk_scope(loop.body):
-        if isinstance(n, ast.Return):
-            return "its body has a `return`"
-        if isinstance(n, (ast.Yield, ast.YieldFrom)):
-            return "its body has a `yield`"
-        if isinstance(n, ast.Await):
-            return "its body has an `await`"
-        if isinstance(n, (ast.Global, ast.Nonlocal)):
-            return "its body has a `global` or `nonlocal` statement"
+    why = leaves_scope(loop.body)
+    if why:
+        return f"its body has {why}"
     for name in _bound([loop.test] + loop.body):
         if name in declared:
             return f"it assigns {name!r}, declared {declared[name]} in the function"

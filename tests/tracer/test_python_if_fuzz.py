@@ -4,13 +4,13 @@ numbers and temporaries assigned in branches, a few that fall back to per-path t
 written to a file so that their source can be converted: the traced result and gradient
 must equal the eager ones (plain Python `if`s on concrete tensors), with one trace.
 """
-import importlib.util
-import random
 
 import numpy as np
 import pytest
 
 import tapeflow as tf
+
+from tracer.generated import load_programs
 
 TESTS = ["tf.reduce_sum(s) > {c}", "tf.reduce_max(s) < {c}", "s[0] > {c} and s[1] < {c2}",
          "not (tf.reduce_min(s) > {c})", "s[1] > {c} or tf.reduce_mean(s) < {c2}"]
@@ -72,14 +72,7 @@ def _program(rng, k):
 
 
 def _load(tmp_path, count, seed):
-    rng = random.Random(seed)
-    source = "import tapeflow as tf\n\n\n" + "\n\n".join(_program(rng, k) for k in range(count))
-    path = tmp_path / f"if_programs_{seed}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(f"if_programs_{seed}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return [getattr(module, f"prog_{k}") for k in range(count)]
+    return load_programs(tmp_path, "if_programs", _program, count, seed)
 
 
 def _grad(fn, x):

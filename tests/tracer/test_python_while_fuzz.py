@@ -2,13 +2,13 @@
 temporaries), written to a file so that their source can be converted: the traced result
 must equal the eager one (the plain Python loop) for several inputs, with one trace.
 """
-import importlib.util
-import random
 
 import numpy as np
 import pytest
 
 import tapeflow as tf
+
+from tracer.generated import load_programs
 
 
 def _block(rng, depth, loop, counter):
@@ -56,14 +56,7 @@ def _program(rng, k):
 
 
 def _load(tmp_path, count, seed):
-    rng = random.Random(seed)
-    source = "import tapeflow as tf\n\n\n" + "\n\n".join(_program(rng, k) for k in range(count))
-    path = tmp_path / f"while_programs_{seed}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(f"while_programs_{seed}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return [getattr(module, f"prog_{k}") for k in range(count)]
+    return load_programs(tmp_path, "while_programs", _program, count, seed)
 
 
 def _check(fn):
