@@ -48,19 +48,25 @@ def programs(draw):
     return shapes, steps, seed
 
 
+def apply_steps(steps, xs):
+    """The pool of values a drawn program computes: the inputs, then one value per step."""
+    pool = list(xs)
+    for step in steps:
+        if step[0] == "unary":
+            pool.append(UNARY[step[1]](pool[step[2]]))
+        elif step[0] == "binary":
+            pool.append(BINARY[step[1]](pool[step[2]], pool[step[3]]))
+        else:
+            x = pool[step[2]]
+            axis = -1 if x.shape.rank else None
+            fn = {"sum": tf.reduce_sum, "mean": tf.reduce_mean, "max": tf.reduce_max}[step[1]]
+            pool.append(fn(x, axis=axis, keepdims=step[3]))
+    return pool
+
+
 def make_body(steps, n_in):
     def body(*xs):
-        pool = list(xs)
-        for step in steps:
-            if step[0] == "unary":
-                pool.append(UNARY[step[1]](pool[step[2]]))
-            elif step[0] == "binary":
-                pool.append(BINARY[step[1]](pool[step[2]], pool[step[3]]))
-            else:
-                x = pool[step[2]]
-                axis = -1 if x.shape.rank else None
-                fn = {"sum": tf.reduce_sum, "mean": tf.reduce_mean, "max": tf.reduce_max}[step[1]]
-                pool.append(fn(x, axis=axis, keepdims=step[3]))
+        pool = apply_steps(steps, xs)
         return [tf.reduce_sum(pool[-1]), tf.reduce_sum(pool[-2] if len(pool) > 1 else pool[-1])]
     return body
 

@@ -9,7 +9,7 @@ import tapeflow as tf
 from tapeflow.tracer import backend as _backend
 from tapeflow.tracer import jacobian as J
 
-from compiler.test_compiled_vs_eager import BINARY, UNARY, programs
+from compiler.test_compiled_vs_eager import apply_steps, programs
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -231,21 +231,15 @@ def valid(body, xs):
     return True
 
 
-def target_of(steps):
-    def body(*xs):
-        pool = list(xs)
-        for step in steps:
-            if step[0] == "unary":
-                pool.append(UNARY[step[1]](pool[step[2]]))
-            elif step[0] == "binary":
-                pool.append(BINARY[step[1]](pool[step[2]], pool[step[3]]))
-            else:
-                x = pool[step[2]]
-                axis = -1 if x.shape.rank else None
-                fn = {"sum": tf.reduce_sum, "mean": tf.reduce_mean, "max": tf.reduce_max}[step[1]]
-                pool.append(fn(x, axis=axis, keepdims=step[3]))
-        return pool[-1] * 1.0
-    return body
+def drawn(program):
+    """(shapes, steps, target function, inputs away from 0) of a drawn program; a program
+    whose shapes do not broadcast is skipped."""
+    shapes, steps, seed = program
+    rng = np.random.default_rng(seed)
+    xs = [tf.constant(rng.uniform(0.2, 1.5, s) * rng.choice([-1, 1], s)) for s in shapes]
+    body = lambda *xs: apply_steps(steps, xs)[-1] * 1.0     # noqa: E731
+    assume(valid(body, xs))
+    return shapes, steps, body, xs
 
 
 def _jacobians(body, xs, pfor):
@@ -261,11 +255,7 @@ def _jacobians(body, xs, pfor):
 def test_random_programs_vectorized_equals_loop_fd_and_function(monkeypatch, mode, program):
     """Each mode, forced: the vectorized program == the loop == finite differences."""
     monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
-    shapes, steps, seed = program
-    rng = np.random.default_rng(seed)
-    xs = [tf.constant(rng.uniform(0.2, 1.5, s) * rng.choice([-1, 1], s)) for s in shapes]
-    body = target_of(steps)
-    assume(valid(body, xs))
+    shapes, steps, body, xs = drawn(program)
     vec = _jacobians(body, xs, True)
     loop = _jacobians(body, xs, False)
     inside = tf.function(lambda *a: _jacobians(body, list(a), True))(*xs)
@@ -299,11 +289,7 @@ def test_random_hessians_vectorized_equals_loop_and_function(monkeypatch, mode, 
     """Reverse over reverse and forward over reverse: the vectorized Hessian == the loop's,
     eagerly and inside a function."""
     monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
-    shapes, steps, seed = program
-    rng = np.random.default_rng(seed)
-    xs = [tf.constant(rng.uniform(0.2, 1.5, s) * rng.choice([-1, 1], s)) for s in shapes]
-    body = target_of(steps)
-    assume(valid(body, xs))
+    shapes, steps, body, xs = drawn(program)
     vec = _hessians(body, xs, True)
     loop = _hessians(body, xs, False)
     inside = tf.function(lambda *a: _hessians(body, list(a), True))(*xs)
@@ -321,11 +307,7 @@ def test_random_hessians_vectorized_equals_loop_and_function(monkeypatch, mode, 
 def test_random_programs_compiled_with_numba(monkeypatch, mode, program):
     """-m slow: the vectorized jacobian inside a function, compiled by Numba, == eager."""
     monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
-    shapes, steps, seed = program
-    rng = np.random.default_rng(seed)
-    xs = [tf.constant(rng.uniform(0.2, 1.5, s) * rng.choice([-1, 1], s)) for s in shapes]
-    body = target_of(steps)
-    assume(valid(body, xs))
+    shapes, steps, body, xs = drawn(program)
     eager = _jacobians(body, xs, True)
     tf.set_backend("numba")
     try:
