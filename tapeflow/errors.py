@@ -40,9 +40,21 @@ def user_frame():
 
 def user_line():
     """'file.py:12: source text' for the user's current line (empty string if unknown)."""
+    return format_line(user_position())
+
+
+def user_position():
+    """(file name, line number) of the user's current line, or None: cheap to keep per
+    traced node, formatted only when an error names it."""
     f = user_frame()
-    if f is None:
+    return None if f is None else (f.f_code.co_filename, f.f_lineno)
+
+
+def format_line(position):
+    """'file.py:12: source text' for a ``user_position()`` (empty string for None)."""
+    if position is None:
         return ""
     import linecache
-    text = linecache.getline(f.f_code.co_filename, f.f_lineno).strip()
-    return f"{f.f_code.co_filename}:{f.f_lineno}" + (f": {text}" if text else "")
+    filename, lineno = position
+    text = linecache.getline(filename, lineno).strip()
+    return f"{filename}:{lineno}" + (f": {text}" if text else "")

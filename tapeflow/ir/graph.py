@@ -40,15 +40,19 @@ class Value:
 
 
 class Node:
-    """One op application: ``outputs = op(*inputs, **attrs)``; ``Const`` holds ``attrs['value']``."""
+    """One op application: ``outputs = op(*inputs, **attrs)``; ``Const`` holds ``attrs['value']``.
 
-    __slots__ = ("op", "inputs", "attrs", "outputs")
+    ``line``: (file, line number) of the user's code that traced it, or None; errors the op
+    raises when the program runs name it (not part of the program: not printed or saved)."""
 
-    def __init__(self, op, inputs, attrs, out_avals):
+    __slots__ = ("op", "inputs", "attrs", "outputs", "line")
+
+    def __init__(self, op, inputs, attrs, out_avals, line=None):
         self.op = op
         self.inputs = list(inputs)
         self.attrs = dict(attrs)
         self.outputs = [Value(a, self) for a in out_avals]
+        self.line = line
 
 
 class Graph:

@@ -88,7 +88,7 @@ def keep(node, inputs):
 
 def copy_node(node, inputs):
     """A fresh node like ``node`` reading ``inputs`` (new output Values)."""
-    return Node(node.op, inputs, node.attrs, [v.aval for v in node.outputs])
+    return Node(node.op, inputs, node.attrs, [v.aval for v in node.outputs], node.line)
 
 
 # -- small queries -----------------------------------------------------------------------------

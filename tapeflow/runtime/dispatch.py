@@ -8,7 +8,7 @@ declares it reads.
 """
 import numpy as np
 
-from ..errors import InferError, InvalidArgumentError, OpError, user_line
+from ..errors import InferError, InvalidArgumentError, OpError, format_line, user_line
 from ..ir.opdef import OPS
 from .recorder import STATE, Entry
 from .registry import GRADS, KERNELS
@@ -28,12 +28,17 @@ def _fmt_avals(avals):
     return ", ".join(f"{a.dtype.name}{list(a.shape)}" for a in avals)
 
 
-def op_error(name, exc, avals):
+def op_error(name, exc, avals, traced_at=None):
     """``exc`` from op ``name``'s kernel as TensorFlow's ``InvalidArgumentError`` naming the op,
-    its input types and the user's line (an ``OpError`` from a nested graph passes unchanged)."""
+    its input types and the user's line: for an op of a traced program, the line that traced
+    it (``Node.line``), called from the current one. An ``OpError`` from a nested graph
+    passes unchanged."""
     if isinstance(exc, OpError):
         return exc
-    return InvalidArgumentError(f"{name}: {exc}; inputs: {_fmt_avals(avals)} [at {user_line()}]")
+    where = user_line()
+    if traced_at is not None:
+        where = f"{format_line(traced_at)}, called from {where}"
+    return InvalidArgumentError(f"{name}: {exc}; inputs: {_fmt_avals(avals)} [at {where}]")
 
 
 def _convert_inputs(opdef, inputs):

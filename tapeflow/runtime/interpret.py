@@ -26,7 +26,7 @@ def run_graph(graph, *args):
             try:
                 out = KERNELS[node.op](*ins, **node.attrs)
             except DATA_ERRORS as e:
-                raise op_error(node.op, e, [v.aval for v in node.inputs]) from None
+                raise op_error(node.op, e, [v.aval for v in node.inputs], node.line) from None
             results = out if OPS[node.op].multi_output else (out,)
         for v, r in zip(node.outputs, results, strict=True):
             r = np.asarray(r)

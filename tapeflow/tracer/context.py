@@ -3,7 +3,7 @@ import threading
 
 import numpy as np
 
-from ..errors import user_line
+from ..errors import user_line, user_position
 from ..ir.graph import Graph, Value
 from ..runtime import dispatch
 from ..runtime.recorder import STATE
@@ -141,6 +141,7 @@ def trace_op(name, tensors, attrs, out_avals):
     if all(isinstance(t, Tensor) and t._id >= ctx.first_id for t in tensors):
         return None  # constants made inside the trace: run now (constant folding)
     node = ctx.graph.add(name, [ctx.value_of(t) for t in tensors], attrs, out_avals)
+    node.line = user_position()
     ctx.owned.update(v.id for v in node.outputs)
     return [SymbolicTensor(v) for v in node.outputs]
 

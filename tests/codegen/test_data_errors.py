@@ -73,6 +73,20 @@ def test_the_error_names_the_line_calling_the_function(engine):
     assert f"[at {__file__}:" in str(err) and str(err).endswith("_raised(lambda: f(P, I))]")
 
 
+def _scaled_gather(p, i):
+    q = p * 2.0
+    return tf.gather(q, i)      # the op that fails
+
+
+def test_the_error_names_the_line_inside_the_function_that_traced_the_op(engine):
+    """Each traced node keeps its user line: the message names it, then the calling line."""
+    line = _scaled_gather.__code__.co_firstlineno + 2
+    err = _raised(lambda: tf.function(_scaled_gather)(P, I))
+    assert (f"[at {__file__}:{line}: return tf.gather(q, i)      # the op that fails, "
+            f"called from {__file__}:") in str(err)
+    assert _body(err) == _body(_raised(lambda: _scaled_gather(P, I)))
+
+
 def test_a_compiled_scalar_program_reports_through_its_fast_path(engine):
     """All-scalar programs are called through Numba's entry point once warm (codegen.calls)."""
     f = tf.function(lambda a, b: tf.math.floordiv(a, b))
