@@ -45,6 +45,7 @@ class ConcreteFunction:
         self._unknown_dims = any(None in v.aval.shape for v in graph.inputs)
         self._joint = None
         self._tape_pair = None
+        self._rules = {}          # (trainable outputs, inputs kept) -> GradRule of a Call entry
         self._full_vjp = None
         self._lock = threading.Lock()
         self._build = None if out_template is None else _builder(out_template)
@@ -129,7 +130,7 @@ class ConcreteFunction:
         tapes = [rec for rec in STATE.tapes if rec.should_record(ids, avals)]
         if not tapes:
             return [wrap(np.asarray(a)) for a in self.run([t._value for t in inputs])]
-        forward, backward, n_res = self.tape_pair()
+        forward = self.tape_pair()[0]
         arrays = forward.run([t._value for t in inputs])
         outs = [wrap(np.asarray(a)) for a in arrays]
         results, residuals = outs[:len(self.graph.outputs)], outs[len(self.graph.outputs):]
@@ -141,7 +142,7 @@ class ConcreteFunction:
         # takes a second tape or a persistent one; otherwise the entry keeps just the residuals.
         keep_inputs = len(tapes) > 1 or any(rec.persistent for rec in tapes)
         kept_inputs = list(inputs) if keep_inputs else None
-        rule = GradRule(self._grad_rule(kept_inputs, residuals, backward, trainable), accepts_none=True)
+        rule = self._grad_rule(tuple(trainable), keep_inputs)
         entry = Entry(f"Call:{self.name}", {}, rule, ids, tuple(o._id for o in recorded),
                       tuple(kept_inputs) if keep_inputs else (None,) * len(inputs),
                       (None,) * (len(recorded) - len(residuals)) + tuple(residuals), avals,
@@ -196,11 +197,24 @@ class ConcreteFunction:
             self._full_vjp = f
         return self._full_vjp
 
-    def _grad_rule(self, inputs, residuals, backward, trainable):
-        joint = backward.joint
+    def _grad_rule(self, trainable, keep_inputs):
+        """The gradient rule of this function's tape entries, one per (trainable outputs,
+        inputs kept): it reads the residuals (and kept inputs) from the entry, never from a
+        closure, so the tape's reverse sweep over calls is a graph of saved tensors with one
+        structure for every call (tape_graph: cached, compiled after repeats)."""
+        key = (trainable, keep_inputs)
+        if key not in self._rules:
+            self._rules[key] = GradRule(self._make_rule(trainable, keep_inputs), accepts_none=True)
+        return self._rules[key]
+
+    def _make_rule(self, trainable, keep_inputs):
         out_avals = [v.aval for v in self.graph.outputs]
 
         def rule(op, *grads):
+            backward = self.tape_pair()[1]
+            joint = backward.joint
+            residuals = op.outputs[len(trainable):]
+            inputs = op.inputs if keep_inputs else None
             by_output = dict(zip(trainable, grads[:len(trainable)], strict=True))
             res_grads = grads[len(trainable):]
             cts = [_ct(by_output.get(i), out_avals[i]) for i in joint.ct_outputs]

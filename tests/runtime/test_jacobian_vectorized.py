@@ -220,6 +220,25 @@ def test_compile_a_tape(monkeypatch):
         np.testing.assert_allclose(j, fd_jacobian(lambda v: np.sin(v) * v.sum(), xv), atol=1e-6)
 
 
+def test_compile_a_tape_over_function_calls(monkeypatch):
+    """A tape over a tapeflow.function call: the call's entry reads its residuals from the
+    tape (not a closure), so fresh tapes share one structure and compile on the third call."""
+    monkeypatch.setenv("TAPEFLOW_COMPILE_TAPE_AFTER", "3")
+    J._PROGRAMS.clear()
+    w = tf.constant(W)
+    f = tf.function(lambda x: tf.tanh(x @ w) * tf.reduce_sum(x))
+    for k in range(4):
+        xv = X + 0.1 * k
+        x = tf.constant(xv)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        j = tape.jacobian(y, x).numpy()
+        np.testing.assert_allclose(j, fd_jacobian(lambda v: np.tanh(v @ W) * v.sum(), xv), atol=1e-6)
+    (cached,) = J._PROGRAMS.values()
+    assert cached.program is not None and cached.hits == 3
+
+
 # -- random programs ------------------------------------------------------------------------
 
 def valid(body, xs):
