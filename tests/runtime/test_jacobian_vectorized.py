@@ -49,15 +49,20 @@ def assert_same(a, b, rtol=1e-10):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=rtol, atol=rtol)
 
 
-MODES = pytest.mark.parametrize("mode", ["reverse", "forward"])   # TAPEFLOW_JACOBIAN_MODE
+@pytest.fixture(params=["reverse", "forward"])
+def mode(request, monkeypatch):
+    """The jacobian mode a test runs in (``TAPEFLOW_JACOBIAN_MODE``): each forced in turn, or
+    the value a test's own parametrization gives (``indirect``)."""
+    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", request.param)
+    return request.param
+
+
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((4, 3))
 W = RNG.standard_normal((3, 5))
 
 
-@MODES
-def test_matches_loop_and_finite_differences(monkeypatch, mode):
-    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
+def test_matches_loop_and_finite_differences(mode):
     x, w = tf.constant(X), tf.constant(W)
     (jx, jw), (lx, lw) = both(lambda x, w: tf.tanh(x @ w) * tf.reduce_sum(x), x, w)
     assert jx.shape == (4, 5, 4, 3) and jw.shape == (4, 5, 3, 5)
@@ -93,11 +98,10 @@ def test_target_is_the_source():
     assert_same(jx, lx)
 
 
-@pytest.mark.parametrize("mode, seeds", [("reverse", 5), ("forward", 3), ("auto", 3)])
-def test_row_independent_jacobian_uses_one_seed_per_column(monkeypatch, mode, seeds):
+@pytest.mark.parametrize("mode, seeds", [("reverse", 5), ("forward", 3), ("auto", 3)], indirect=["mode"])
+def test_row_independent_jacobian_uses_one_seed_per_column(mode, seeds):
     """tanh(x @ w) maps row b to row b: the batch jacobian on the diagonal, one seed per
     target column (reverse: 5, not 20) or per source column (forward: 3, not 12)."""
-    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     x, w = tf.constant(X), tf.constant(W)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
@@ -112,11 +116,10 @@ def test_row_independent_jacobian_uses_one_seed_per_column(monkeypatch, mode, se
     assert not off.any()
 
 
-@pytest.mark.parametrize("mode, seeds", [("reverse", 20), ("auto", 12)])
-def test_mixing_rows_takes_the_full_path(monkeypatch, mode, seeds):
+@pytest.mark.parametrize("mode, seeds", [("reverse", 20), ("auto", 12)], indirect=["mode"])
+def test_mixing_rows_takes_the_full_path(mode, seeds):
     """Batch statistics couple rows: no shortcut, one seed per target element (reverse: 20)
     or per source element (forward, chosen by auto: 12), still the loop's numbers."""
-    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     x, w = tf.constant(X), tf.constant(W)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
@@ -129,9 +132,8 @@ def test_mixing_rows_takes_the_full_path(monkeypatch, mode, seeds):
         j.numpy(), fd_jacobian(lambda x: np.tanh(x @ W - (x @ W).mean(0)), X), atol=1e-7)
 
 
-@pytest.mark.parametrize("mode, seeds", [("reverse", 20), ("forward", 15)])
+@pytest.mark.parametrize("mode, seeds", [("reverse", 20), ("forward", 15)], indirect=["mode"])
 def test_memory_budget_chunks_the_seeds(monkeypatch, mode, seeds):
-    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     x, w = tf.constant(X), tf.constant(W)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(w)
@@ -144,9 +146,7 @@ def test_memory_budget_chunks_the_seeds(monkeypatch, mode, seeds):
     assert_same(whole, chunked)
 
 
-@MODES
-def test_batch_jacobian_matches_loop_and_tf_errors(monkeypatch, mode):
-    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
+def test_batch_jacobian_matches_loop_and_tf_errors(mode):
     x, w = tf.constant(X), tf.constant(W)
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
@@ -268,12 +268,10 @@ def _jacobians(body, xs, pfor):
     return tape.jacobian(y, xs, experimental_use_pfor=pfor, unconnected_gradients="zero")
 
 
-@MODES
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
-def test_random_programs_vectorized_equals_loop_fd_and_function(monkeypatch, mode, program):
+def test_random_programs_vectorized_equals_loop_fd_and_function(mode, program):
     """Each mode, forced: the vectorized program == the loop == finite differences."""
-    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     shapes, steps, body, xs = drawn(program)
     vec = _jacobians(body, xs, True)
     loop = _jacobians(body, xs, False)
@@ -301,13 +299,11 @@ def _hessians(body, xs, pfor):
     return outer.jacobian(g, xs, experimental_use_pfor=pfor, unconnected_gradients="zero")
 
 
-@MODES
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
-def test_random_hessians_vectorized_equals_loop_and_function(monkeypatch, mode, program):
+def test_random_hessians_vectorized_equals_loop_and_function(mode, program):
     """Reverse over reverse and forward over reverse: the vectorized Hessian == the loop's,
     eagerly and inside a function."""
-    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     shapes, steps, body, xs = drawn(program)
     vec = _hessians(body, xs, True)
     loop = _hessians(body, xs, False)
@@ -320,12 +316,10 @@ def test_random_hessians_vectorized_equals_loop_and_function(monkeypatch, mode, 
 
 
 @pytest.mark.slow
-@MODES
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs())
-def test_random_programs_compiled_with_numba(monkeypatch, mode, program):
+def test_random_programs_compiled_with_numba(mode, program):
     """-m slow: the vectorized jacobian inside a function, compiled by Numba, == eager."""
-    monkeypatch.setenv("TAPEFLOW_JACOBIAN_MODE", mode)
     shapes, steps, body, xs = drawn(program)
     eager = _jacobians(body, xs, True)
     tf.set_backend("numba")
