@@ -3,29 +3,37 @@
 ``import tapeflow as tf`` runs TensorFlow-style autodiff code eagerly with
 TensorFlow's semantics. This module only re-exports; see docs/architecture.md.
 """
+import sys as _sys
+
 from .ir import defs as _defs  # noqa: F401  (registers every OpDef)
 from .runtime import kernels as _kernels  # noqa: F401
-from .runtime import grads as _grads  # noqa: F401
+from .autodiff import grads as _grads  # noqa: F401
 
 from . import errors, random, debugging
 from .ir.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64, int8, int16,
                         int32, int64, uint8)
 from .runtime.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor
-from .runtime.tape import GradientTape, UnconnectedGradients
-from .runtime.custom_gradient import RegisterGradient, custom_gradient, gradient_override_map
+from .autodiff.tape import GradientTape, UnconnectedGradients
+from .autodiff.custom_gradient import RegisterGradient, custom_gradient, gradient_override_map
 from .runtime.stack import name_scope
 from .ops.creation import *  # noqa: F401,F403
 from .ops.math import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.array import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
+from .ops.clip import *  # noqa: F401,F403
 from . import math, nn, linalg  # noqa: E402
 from .runtime.module import Module  # noqa: E402
 from . import tracer  # noqa: E402
 from .tracer import TensorSpec, function  # noqa: E402
 from .tracer.control import cond, while_loop  # noqa: E402
 from .tracer.backend import set_backend  # noqa: E402
-from . import initializers, keras, layers, optimizers  # noqa: E402
+from . import keras  # noqa: E402
+from .keras import initializers, layers, optimizers  # noqa: E402,F401
+
+# ``tapeflow.layers`` *is* ``tapeflow.keras.layers`` (and so on), as TensorFlow's short names.
+for _name in ("layers", "optimizers", "initializers"):
+    _sys.modules[f"{__name__}.{_name}"] = getattr(keras, _name)
 
 __version__ = "0.1.0"
 from . import saved_model  # noqa: E402,F401

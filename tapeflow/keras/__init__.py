@@ -1,14 +1,8 @@
-"""``tapeflow.keras``: the ``tf.keras`` names ported code uses, as aliases of tapeflow's modules.
+"""``tapeflow.keras``: the Keras-style library (``tf.keras``) built on tapeflow's ops and tapes.
 
-``keras.layers`` *is* ``tapeflow.layers`` (and so on), registered as submodules
-so ``from tapeflow.keras.layers import Dense`` works too.
+Layers, optimizers and initializers live here; ``tapeflow.layers`` and friends re-export them
+under TensorFlow's short names.
 """
-import sys
-
-from .. import initializers, layers, optimizers
-from . import backend
-
-for _alias, _module in (("layers", layers), ("optimizers", optimizers), ("initializers", initializers)):
-    sys.modules[f"{__name__}.{_alias}"] = _module
+from . import backend, initializers, layers, optimizers
 
 __all__ = ["layers", "optimizers", "initializers", "backend"]

@@ -1,5 +1,5 @@
 """``tf.keras.backend``: the little of it that eager code without models uses."""
-from ..runtime.layers import reset_uids
+from .layers import reset_uids
 
 
 def clear_session():

@@ -91,8 +91,7 @@ def concat(values, axis, name="concat"):
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
-        from .math import identity
-        return identity(values[0])
+        return apply("Identity", [values[0]])
     return apply("ConcatV2", _tensor_list(values), {"axis": _int(axis)})
 
 

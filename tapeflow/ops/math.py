@@ -1,7 +1,7 @@
 """Elementwise math: ``tapeflow.math.*`` (and the top-level aliases).
 
 Each function keeps TensorFlow's signature and argument conventions; the
-composites (``truediv``, ``clip_by_value``, ``clip_by_norm``, ...) are built
+composites (``truediv``, ...) are built
 from the same primitive ops TensorFlow uses, so their gradients, and which of
 them are ``None``, come out the same.
 """
@@ -11,7 +11,7 @@ from ..errors import InferError
 from ..ir import dtypes as D
 from ..ir.shapes import broadcast_shapes
 from ..runtime.dispatch import apply
-from ..runtime.tensor import Tensor, TensorShape, Variable, convert_to_tensor, wrap
+from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 
 
 def constant_like(value, x):
@@ -200,37 +200,6 @@ def reciprocal_grad(y, dy):
     return apply("ReciprocalGrad", [y, dy])
 
 
-# -- clipping (composites exactly as TF's clip_ops) ----------------------------------
-
-def _assert_same_shape(values, result):
-    """TF refuses a clip bound that would broadcast ``t`` to a bigger shape."""
-    if not TensorShape(values.shape).is_compatible_with(result.shape):
-        raise ValueError(f"Shapes {tuple(values.shape)} and {tuple(result.shape)} are incompatible")
-
-
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """min(t, max) then max(., min); broadcasting that would grow ``t`` is an error, as in TF."""
-    values = _tensor(t)
-    t_min = minimum(values, clip_value_max)
-    _assert_same_shape(values, t_min)
-    t_max = maximum(t_min, clip_value_min)
-    _assert_same_shape(values, t_max)
-    return t_max
-
-
-def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """``t * clip_norm / max(||t||, clip_norm)`` with TF's double-where for a zero norm."""
-    from . import creation, reduce
-    values = _tensor(t)
-    l2sum = reduce.reduce_sum(values * values, axes, keepdims=True)
-    pred = l2sum > 0
-    l2sum_safe = where(pred, l2sum, creation.ones_like(l2sum))
-    l2norm = where(pred, sqrt(l2sum_safe), l2sum)
-    intermediate = values * clip_norm
-    _assert_same_shape(values, intermediate)
-    return identity(intermediate / maximum(l2norm, clip_norm))
-
-
 # -- comparisons and logic -----------------------------------------------------------
 
 def less(x, y, name=None):
@@ -300,6 +269,6 @@ __all__ = ["identity", "stop_gradient", "cast", "add", "subtract", "multiply", "
            "realdiv", "truediv", "divide", "floordiv", "floormod", "mod", "pow", "negative",
            "add_n", "square", "sqrt", "rsqrt", "reciprocal", "exp", "log", "log1p", "expm1", "sin",
            "cos", "tan", "tanh", "sigmoid", "abs", "sign", "floor", "round", "erf", "maximum",
-           "minimum", "where", "clip_by_value", "clip_by_norm", "less", "less_equal", "greater",
+           "minimum", "where", "less", "less_equal", "greater",
            "greater_equal", "equal", "not_equal", "is_finite", "is_nan", "is_inf", "logical_and", "logical_or", "logical_not",
            "Variable"]

@@ -2,6 +2,8 @@
 from ..ir import dtypes as D
 from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor, convert_to_tensor
+from . import array, math
+from .creation import zeros_like
 
 
 def _axis(axis):
@@ -54,8 +56,6 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     The max is shifted out for stability but behind stop_gradient, and replaced by 0
     where it is not finite (all -inf, or inf/nan) to keep the shift itself finite.
     """
-    from . import array, math
-    from .creation import zeros_like
     raw_max = reduce_max(input_tensor, axis, keepdims=True)
     my_max = math.stop_gradient(math.where(math.is_finite(raw_max), raw_max, zeros_like(raw_max)))
     result = math.log(reduce_sum(math.exp(math.subtract(input_tensor, my_max)), axis, keepdims))
@@ -66,7 +66,6 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """TF's composite: mean of squared deviations from the (kept-dims) mean."""
-    from . import math
     x = input_tensor if isinstance(input_tensor, Tensor) else convert_to_tensor(input_tensor)
     if not x.dtype.is_floating:
         raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype.name}.")
@@ -75,7 +74,6 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
-    from . import math
     return math.sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 

@@ -67,7 +67,7 @@ def _convert_inputs(opdef, inputs):
 def _rule_for(name):
     override = STATE.override.get(name)
     if override is not None:
-        from .custom_gradient import USER_GRADS
+        from ..autodiff.custom_gradient import USER_GRADS
         return USER_GRADS[override]
     return GRADS[name]
 

@@ -13,8 +13,14 @@ from ..errors import user_line
 from ..ir import dtypes as D
 from ..ir.opdef import AVal
 from .recorder import STATE, Entry
+from .registry import GRADS
+from .stack import current_name_scope
 
 _next_id = itertools.count(1).__next__
+
+
+# ``tf.stack``, for converting a list that holds tensors; installed by ``ops.operators``.
+STACK = None
 
 
 def trace_current():
@@ -74,56 +80,17 @@ class TensorShape(tuple):
         return str(tuple(self))
 
 
-def _ops():
-    from .. import ops
-    return ops
-
-
 class _Operators:
-    """Python operators shared by Tensor and Variable; each is a tapeflow op."""
+    """Python operators shared by Tensor, Variable and SymbolicTensor.
+
+    Each operator is a tapeflow op, so ``ops.operators`` installs them (as TensorFlow's
+    math_ops overloads its Tensor): the core defines the class, never the ops.
+    """
 
     __slots__ = ()
     __array_priority__ = 100
 
-    def __add__(self, o): return _ops().math.add(self, o)
-    def __radd__(self, o): return _ops().math.add(o, self)
-    def __sub__(self, o): return _ops().math.subtract(self, o)
-    def __rsub__(self, o): return _ops().math.subtract(o, self)
-    def __mul__(self, o): return _ops().math.multiply(self, o)
-    def __rmul__(self, o): return _ops().math.multiply(o, self)
-    def __truediv__(self, o): return _ops().math.truediv(self, o)
-    def __rtruediv__(self, o): return _ops().math.truediv(o, self)
-    def __floordiv__(self, o): return _ops().math.floordiv(self, o)
-    def __rfloordiv__(self, o): return _ops().math.floordiv(o, self)
-    def __mod__(self, o): return _ops().math.floormod(self, o)
-    def __rmod__(self, o): return _ops().math.floormod(o, self)
-    def __pow__(self, o): return _ops().math.pow(self, o)
-    def __rpow__(self, o): return _ops().math.pow(o, self)
-    def __matmul__(self, o): return _ops().linalg.matmul(self, o)
-    def __rmatmul__(self, o): return _ops().linalg.matmul(o, self)
-    def __neg__(self): return _ops().math.negative(self)
     def __pos__(self): return self
-    def __abs__(self): return _ops().math.abs(self)
-    def __lt__(self, o): return _ops().math.less(self, o)
-    def __le__(self, o): return _ops().math.less_equal(self, o)
-    def __gt__(self, o): return _ops().math.greater(self, o)
-    def __ge__(self, o): return _ops().math.greater_equal(self, o)
-    def __and__(self, o): return _ops().math.logical_and(self, o)
-    def __rand__(self, o): return _ops().math.logical_and(o, self)
-    def __or__(self, o): return _ops().math.logical_or(self, o)
-    def __ror__(self, o): return _ops().math.logical_or(o, self)
-    def __invert__(self): return _ops().math.logical_not(self)
-    def __getitem__(self, key): return _ops().array.getitem(self, key)
-
-    def __eq__(self, o):
-        if o is None:
-            return False
-        return _ops().math.equal(self, o, incompatible_shape_error=False)
-
-    def __ne__(self, o):
-        if o is None:
-            return True
-        return _ops().math.not_equal(self, o, incompatible_shape_error=False)
 
     def __hash__(self):
         raise TypeError(f"{type(self).__name__} is unhashable. Instead, use .ref() as the key.")
@@ -277,7 +244,6 @@ class Variable(_Operators):
             raise ValueError("initial_value must be specified.")
         if callable(initial_value):
             initial_value = initial_value()
-        from .stack import current_name_scope
         with STATE_paused():
             t = convert_to_tensor(initial_value, dtype=dtype)
         if not isinstance(t, Tensor):
@@ -336,7 +302,6 @@ class Variable(_Operators):
                     rec.watch_variable(self)
                 if self._id in rec.tensor_op and self.dtype.is_floating:
                     if entry is None:
-                        from .registry import GRADS
                         av = (self.aval,)
                         entry = Entry("Identity", {}, GRADS["Identity"], (self._id,), (t._id,),
                                       (None,), (None,), av, av)
@@ -376,14 +341,14 @@ class Variable(_Operators):
         d = convert_to_tensor(delta, dtype=self.dtype)
         if trace_current() is not None or not isinstance(d, Tensor):
             with STATE_paused():
-                return self._set(_ops().math.add(self.read(), d), "assign_add to")
+                return self._set(self.read() + d, "assign_add to")
         return self._set(wrap(np.asarray(self._value + d._value, dtype=self._value.dtype)), "assign_add to")
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         d = convert_to_tensor(delta, dtype=self.dtype)
         if trace_current() is not None or not isinstance(d, Tensor):
             with STATE_paused():
-                return self._set(_ops().math.subtract(self.read(), d), "assign_sub to")
+                return self._set(self.read() - d, "assign_sub to")
         return self._set(wrap(np.asarray(self._value - d._value, dtype=self._value.dtype)), "assign_sub to")
 
     def __bool__(self):
@@ -480,8 +445,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         a = np.array(value, dtype=None if dtype is None else D.as_dtype(dtype).np, copy=True)
         return wrap(a)
     if isinstance(value, (list, tuple)) and value and _contains_tensor(value):
-        from ..ops import array
-        return array.stack([convert_to_tensor(v, dtype, dtype_hint) for v in value])
+        return STACK([convert_to_tensor(v, dtype, dtype_hint) for v in value])
     if value is None or not isinstance(value, (bool, int, float, list, tuple, np.number)):
         raise TypeError(f"Attempt to convert a value ({value!r}) with an unsupported type "
                         f"({type(value).__name__}) to a Tensor.")

@@ -9,7 +9,7 @@ and a backward program (residuals + cotangents -> gradients).
 """
 from ..ir.graph import Graph
 from ..runtime.interpret import replay
-from ..runtime.tape import GradientTape
+from ..autodiff.tape import GradientTape
 from .context import TraceContext
 
 

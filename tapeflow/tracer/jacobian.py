@@ -34,7 +34,7 @@ from ..ir.graph import Graph
 from ..ir.shapes import num_elements
 from ..passes.rows import entry_ops, rows_independent
 from ..passes.vectorize import Identity, vectorize
-from ..runtime.backprop import Plan
+from ..autodiff.backprop import Plan
 from ..runtime.interpret import replay, run_graph
 from ..runtime.recorder import STATE
 from ..runtime.tensor import wrap

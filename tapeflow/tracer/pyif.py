@@ -163,7 +163,7 @@ class _OuterTapes:
     so the other branch, or per-path tracing after all, finds it as it was."""
 
     def __init__(self):
-        from ..runtime.tape import CREATED
+        from ..autodiff.tape import CREATED
         self.serial = next(CREATED)
         self.used = False
         self.freed = []

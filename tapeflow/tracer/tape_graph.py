@@ -14,7 +14,7 @@ its own saved tensors.
 import numpy as np
 
 from ..ir.graph import Graph
-from ..runtime.backprop import Plan
+from ..autodiff.backprop import Plan
 from ..runtime.recorder import Entry
 from .context import TraceContext
 

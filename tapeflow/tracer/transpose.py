@@ -14,7 +14,7 @@ import numpy as np
 
 from ..passes.dce import dce
 from ..runtime.interpret import replay
-from ..runtime.tape import GradientTape
+from ..autodiff.tape import GradientTape
 from ..runtime.tensor import wrap
 from .context import TraceContext
 from .tape_graph import ReverseGraph

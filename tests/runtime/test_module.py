@@ -3,7 +3,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.keras import backend
-from tapeflow.runtime.layers import BatchNormalization, Dense
+from tapeflow.keras.layers import BatchNormalization, Dense
 from tapeflow.runtime.module import Module
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from ...ir.shapes import normalize_axis, num_elements
 from ...ops import array as a
 from ...ops import reduce as r
-from ..registry import gradient, not_differentiable
+from ...runtime.registry import gradient, not_differentiable
 
 not_differentiable("Shape", "Size", "OneHot")
 

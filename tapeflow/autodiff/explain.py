@@ -29,7 +29,7 @@ def enabled():
 
 
 def describe(source):
-    from .tensor import Variable
+    from ..runtime.tensor import Variable
     if isinstance(source, Variable):
         return f"Variable {source.name!r}"
     return f"Tensor {source.dtype.name}{list(source.shape)}"
@@ -37,7 +37,7 @@ def describe(source):
 
 def explain(rec, target_ids, source):
     """A sentence naming why ``source`` gets no gradient from the targets on ``rec``."""
-    from .tensor import Variable
+    from ..runtime.tensor import Variable
     name = describe(source)
     if not source.dtype.is_floating:
         return (f"{name} has dtype {source.dtype.name}: gradients flow only through floating-point "

@@ -22,9 +22,10 @@ from ..ops import linalg as L
 from ..ops import math as M
 from ..ops import nn as N
 from ..ops import reduce as R
-from . import initializers, stack
-from .module import Module
-from .tensor import STATE_paused, Tensor, TensorShape, Variable, convert_to_tensor
+from ..runtime import stack
+from . import initializers
+from ..runtime.module import Module
+from ..runtime.tensor import STATE_paused, Tensor, TensorShape, Variable, convert_to_tensor
 
 # -- names ----------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ the loop state after ``k`` steps from the initial values (an inner loop) and app
 body's VJP: no per-iteration state is stored (memory O(1) in the trip count, time O(n^2) body
 evaluations), and since it is built of While and If ops it is differentiable again.
 """
-from ..registry import gradient
+from ...runtime.registry import gradient
 
 
 def _branch_vjps(graphs):
@@ -24,7 +24,7 @@ def _padded(joint, wanted):
     """The joint's gradients for ``wanted`` inputs, zeros where it has none."""
     from ...tracer.context import TraceContext
     from ..backprop import zeros
-    from ..interpret import replay
+    from ...runtime.interpret import replay
     ctx = TraceContext()
     with ctx:
         ins = [ctx.input(v.aval) for v in joint.graph.inputs]
@@ -38,7 +38,7 @@ def _padded(joint, wanted):
 
 @gradient("If", inputs="all")
 def _if(op, *cts):
-    from ..dispatch import apply
+    from ...runtime.dispatch import apply
     then_graph, else_graph = op.attrs["then_graph"], op.attrs["else_graph"]
     wanted, joints, (gt, ge) = _branch_vjps([then_graph, else_graph])
     # both joints take (operands..., cts of the float outputs...): the same float outputs
@@ -55,7 +55,7 @@ def _if(op, *cts):
 def _while(op, *cts):
     from ...tracer.control import while_loop
     from ..backprop import zeros
-    from ..interpret import replay
+    from ...runtime.interpret import replay
     from ...ops import math
     n, body = op.attrs["n_vars"], op.attrs["body_graph"]
     init, extra = list(op.inputs[:n]), list(op.inputs[n:])

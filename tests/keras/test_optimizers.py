@@ -7,8 +7,8 @@ import pytest
 import tapeflow as tf
 import tapeflow.keras as keras
 from tapeflow.keras import backend
-from tapeflow.runtime.layers import Dense
-from tapeflow.runtime.optimizers import SGD, Adam
+from tapeflow.keras.layers import Dense
+from tapeflow.keras.optimizers import SGD, Adam
 
 f32 = np.float32
 

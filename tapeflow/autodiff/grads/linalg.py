@@ -5,9 +5,9 @@ from ...ir.defs.linalg import LETTERS, parse_einsum
 from ...ops import array as a
 from ...ops import linalg as la
 from ...ops import math as m
-from ..dispatch import apply
-from ..registry import gradient
-from ..tensor import wrap
+from ...runtime.dispatch import apply
+from ...runtime.registry import gradient
+from ...runtime.tensor import wrap
 
 
 @gradient("MatMul", inputs=(0, 1))

@@ -8,7 +8,7 @@ Every gradient is computed with tapeflow ops, so an outer tape records it.
 """
 import numpy as np
 
-from .tensor import Tensor, convert_to_tensor, wrap
+from ..runtime.tensor import Tensor, convert_to_tensor, wrap
 
 
 class _NotSaved:
@@ -166,7 +166,7 @@ class Plan:
 
 def flat_ids(values, what):
     """(ids, tensors) for tensors/variables in a flat list; TypeError naming anything else."""
-    from .tensor import Variable
+    from ..runtime.tensor import Variable
     ids = []
     for i, v in enumerate(values):
         if isinstance(v, (Tensor, Variable)) or hasattr(v, "aval"):

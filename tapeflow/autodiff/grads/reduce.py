@@ -6,8 +6,8 @@ from ...ir.shapes import num_elements, reduced_shape
 from ...ops import array as a
 from ...ops import math as m
 from ...ops import reduce as r
-from ..registry import gradient, not_differentiable
-from ..tensor import wrap
+from ...runtime.registry import gradient, not_differentiable
+from ...runtime.tensor import wrap
 
 not_differentiable("Any", "All", "ArgMax", "ArgMin")
 

@@ -7,8 +7,8 @@ so a second derivative through ReLU is zeros rather than None.
 from ...ops import math as m
 from ...ops import reduce as r
 from ...ops.creation import zeros_like
-from ..dispatch import apply
-from ..registry import gradient
+from ...runtime.dispatch import apply
+from ...runtime.registry import gradient
 
 
 def _grad_op(name):

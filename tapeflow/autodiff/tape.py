@@ -9,9 +9,9 @@ import numpy as np
 from .. import _nest
 from . import explain as _explain
 from .backprop import Plan, flat_ids, zeros
-from .recorder import STATE, Entry, Recorder
+from ..runtime.recorder import STATE, Entry, Recorder
 from ..errors import user_line
-from .tensor import Tensor, Variable, convert_to_tensor, wrap
+from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 
 CREATED = itertools.count()   # serial numbers of GradientTapes, in creation order
 

@@ -4,7 +4,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.keras import backend
-from tapeflow.runtime.layers import BatchNormalization, Dense, Layer
+from tapeflow.keras.layers import BatchNormalization, Dense, Layer
 
 
 @pytest.fixture(autouse=True)
@@ -428,7 +428,7 @@ def test_reassigning_the_same_variable_keeps_its_place():
 # -- initializers ---------------------------------------------------------------------------
 
 def test_initializers_by_name_and_their_distributions():
-    from tapeflow.runtime import initializers
+    from tapeflow.keras import initializers
     tf.random.set_seed(3)
     he = initializers.get("he_normal")((400, 300))
     assert he.dtype == tf.float32

@@ -5,8 +5,8 @@ graph (``SaveOptions(experimental_custom_gradients=False)``), in another process
 than the one that saved it, has none: differentiating it raises TensorFlow's
 ``LookupError``.
 """
-from ..interpret import replay
-from ..registry import gradient
+from ...runtime.interpret import replay
+from ...runtime.registry import gradient
 
 
 @gradient("CustomGradient", inputs="all")

@@ -11,9 +11,9 @@ import functools
 import inspect
 
 from .. import _nest
-from .recorder import STATE, Entry
-from .registry import GRADS, GradRule
-from .tensor import Tensor, Variable, convert_to_tensor
+from ..runtime.recorder import STATE, Entry
+from ..runtime.registry import GRADS, GradRule
+from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 
 USER_GRADS: dict[str, GradRule] = {}
 
@@ -87,7 +87,7 @@ def custom_gradient(f=None):
 
 
 def _call(f, args, kwargs):
-    from .tensor import trace_current
+    from ..runtime.tensor import trace_current
     result, grad_fn, flat_args, variables = _run_watching_variables(f, args, kwargs)
     flat_result = [convert_to_tensor(x) for x in _nest.flatten(result)]
     inputs = [convert_to_tensor(x) for x in flat_args] + [v.read() for v in variables]
@@ -146,7 +146,7 @@ def _input_grads(grad_fn, upstream, variables, arg_count):
 def _record_traced(result, grad_fn, flat_args, variables, flat_result, inputs):
     """Inside a trace: trace ``grad_fn`` too, and emit one CustomGradient node carrying it."""
     from ..tracer.context import TraceContext
-    from .dispatch import apply
+    from ..runtime.dispatch import apply
     sub = TraceContext()
     with sub:
         upstream = [sub.input(r.aval) for r in flat_result]

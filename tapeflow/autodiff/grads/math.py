@@ -11,7 +11,7 @@ import numpy as np
 
 from ...ops import creation
 from ...ops import math as m
-from ..registry import gradient, not_differentiable
+from ...runtime.registry import gradient, not_differentiable
 
 not_differentiable("StopGradient", "FloorDiv", "Floor", "Round",
                    "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",

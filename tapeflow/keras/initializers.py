@@ -9,7 +9,7 @@ import math
 from .. import random as _random
 from ..ir import dtypes as D
 from ..ops import creation
-from .tensor import constant
+from ..runtime.tensor import constant
 
 
 def _dtype(dtype):

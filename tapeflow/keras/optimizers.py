@@ -9,11 +9,12 @@ the variables of the first ``apply_gradients`` (or ``build``) call, and a
 """
 import warnings
 
+from ..autodiff.tape import GradientTape
 from ..ir import dtypes as D
-from ..ops import creation
+from ..ops import array, clip, creation, reduce
 from ..ops import math as M
-from . import stack
-from .tensor import STATE_paused, Variable
+from ..runtime import stack
+from ..runtime.tensor import STATE_paused, Variable
 
 
 class CallableList(list):
@@ -125,11 +126,11 @@ class Optimizer:
     # -- updates ---------------------------------------------------------------------------
     def _clip(self, grads):
         if self.clipnorm and self.clipnorm > 0:
-            return [M.clip_by_norm(g, self.clipnorm) for g in grads]
+            return [clip.clip_by_norm(g, self.clipnorm) for g in grads]
         if self.global_clipnorm and self.global_clipnorm > 0:
             return _clip_by_global_norm(grads, self.global_clipnorm)
         if self.clipvalue and self.clipvalue > 0:
-            return [M.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+            return [clip.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
         return list(grads)
 
     def apply_gradients(self, grads_and_vars, name=None):
@@ -154,7 +155,6 @@ class Optimizer:
 
     def compute_gradients(self, loss, var_list, tape=None):
         """(gradient, variable) pairs of ``loss`` (a tensor with its tape, or a callable)."""
-        from .tape import GradientTape
         if not callable(loss) and tape is None:
             raise ValueError(f"`tape` is required when a `Tensor` loss is passed. Received: "
                              f"loss={loss}, tape={tape}.")
@@ -182,7 +182,6 @@ class Optimizer:
 
 def _clip_by_global_norm(grads, clip_norm):
     """``tf.clip_by_global_norm``'s arithmetic: scale all by clip / max(global norm, clip)."""
-    from ..ops import array, reduce
     half_squares = [M.multiply(reduce.reduce_sum(M.square(g)), 0.5) for g in grads]
     norm = M.sqrt(M.multiply(reduce.reduce_sum(array.stack(half_squares)), 2.0))
     one = M.cast(1.0, norm.dtype)
