@@ -15,13 +15,18 @@ import os
 import re
 import sys
 
+import numpy as np
+
+import tapeflow as tf
+from tapeflow.saved_model.inspect import describe
+from tapeflow.saved_model.loaded import find_function
+
 _DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64",
            "bool": "bool", "i8": "int8", "u8": "uint8"}
 
 
 def parse_spec(text):
     """'f32[3,?]' -> TensorSpec((3, None), float32); 'f32[]' is a scalar."""
-    import tapeflow as tf
     m = re.fullmatch(r"\s*(\w+)\s*\[([^\]]*)\]\s*", text)
     if not m or m.group(1) not in _DTYPES:
         raise argparse.ArgumentTypeError(
@@ -59,9 +64,7 @@ def load_target(target):
 
 def _concrete_args(specs):
     """Concrete zeros for each spec (unknown dims become 1): what dump traces with."""
-    import numpy as np
 
-    import tapeflow as tf
     return [tf.constant(np.zeros([1 if d is None else d for d in s.shape], s.dtype.np)) for s in specs]
 
 
@@ -71,8 +74,6 @@ def load_saved_target(target):
     NAME is an attribute path of the loaded module ('dense.call') or a signature name; without
     it, the saved function itself, the module's only function, or its 'serving_default'.
     """
-    import tapeflow as tf
-    from tapeflow.saved_model.loaded import find_function
     path, name = (target, None) if os.path.isdir(target) or ":" not in target else target.rsplit(":", 1)
     try:
         loaded = tf.saved_model.load(path)
@@ -82,7 +83,6 @@ def load_saved_target(target):
 
 
 def cmd_dump(args):
-    import tapeflow as tf
     if args.saved:
         fn, default_args = load_saved_target(args.target)
         call_args = _concrete_args(args.spec) if args.spec else default_args
@@ -106,8 +106,6 @@ def cmd_dump(args):
 
 def cmd_inspect(args):
     """Print what a saved program holds (validated: a bad program is an error, not a crash)."""
-    import tapeflow as tf
-    from tapeflow.saved_model.inspect import describe
     try:
         print(describe(args.path))
     except tf.saved_model.SavedModelError as e:
@@ -123,7 +121,7 @@ def cmd_bench(args):
         if os.path.isdir(os.path.join(root, "benchmarks")) and root not in sys.path:
             sys.path.insert(0, root)
     try:
-        from benchmarks.__main__ import main as bench_main
+        from benchmarks.__main__ import main as bench_main  # the suite is in a source checkout only
     except ModuleNotFoundError as e:
         if e.name != "benchmarks":
             raise

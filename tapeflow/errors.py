@@ -3,6 +3,7 @@
 Errors raised from deep inside tapeflow must point at the user's code, so every
 message built here ends with the first stack frame outside the package.
 """
+import linecache
 import os
 import sys
 
@@ -54,7 +55,6 @@ def format_line(position):
     """'file.py:12: source text' for a ``user_position()`` (empty string for None)."""
     if position is None:
         return ""
-    import linecache
     filename, lineno = position
     text = linecache.getline(filename, lineno).strip()
     return f"{filename}:{lineno}" + (f": {text}" if text else "")

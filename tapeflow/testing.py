@@ -5,14 +5,11 @@ custom gradients the same way.
 """
 import numpy as np
 
+import tapeflow as tf
+
 
 class GradientCheckError(AssertionError):
     pass
-
-
-def _tf():
-    import tapeflow
-    return tapeflow
 
 
 def _numeric(fn, xs, eps):
@@ -51,7 +48,6 @@ def check_gradients(f, *args, order=2, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
     A random cotangent makes every output element matter; a random direction
     turns the second-order check into a Hessian-vector product.
     """
-    tf = _tf()
     rng = np.random.default_rng(seed)
     xs = [np.array(a, dtype=np.float64) for a in args]
     y0 = np.asarray(f(*[tf.constant(x) for x in xs]))

@@ -8,7 +8,8 @@ Every gradient is computed with tapeflow ops, so an outer tape records it.
 """
 import numpy as np
 
-from ..runtime.tensor import Tensor, convert_to_tensor, wrap
+from ..ops import array, math, reduce
+from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 
 
 class _NotSaved:
@@ -54,7 +55,6 @@ def zeros(aval):
 
 
 def add_n(grads):
-    from ..ops import math
     total = grads[0]
     for g in grads[1:]:
         total = math.add(total, g)
@@ -67,7 +67,6 @@ def unbroadcast(g, shape):
     shape = tuple(shape)
     if gshape == shape:
         return g
-    from ..ops import array, reduce
     lead = len(gshape) - len(shape)
     axes = list(range(lead)) + [i + lead for i, d in enumerate(shape) if d == 1 and gshape[i + lead] != 1]
     if axes:
@@ -166,7 +165,6 @@ class Plan:
 
 def flat_ids(values, what):
     """(ids, tensors) for tensors/variables in a flat list; TypeError naming anything else."""
-    from ..runtime.tensor import Variable
     ids = []
     for i, v in enumerate(values):
         if isinstance(v, (Tensor, Variable)) or hasattr(v, "aval"):

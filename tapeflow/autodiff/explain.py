@@ -8,6 +8,8 @@ conversions, integer-valued ops, stop_gradient) with the user's line.
 """
 import warnings
 
+from ..runtime.tensor import Variable
+
 _COMPARISONS = {"Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                 "LogicalAnd", "LogicalOr", "LogicalNot"}
 
@@ -29,7 +31,6 @@ def enabled():
 
 
 def describe(source):
-    from ..runtime.tensor import Variable
     if isinstance(source, Variable):
         return f"Variable {source.name!r}"
     return f"Tensor {source.dtype.name}{list(source.shape)}"
@@ -37,7 +38,6 @@ def describe(source):
 
 def explain(rec, target_ids, source):
     """A sentence naming why ``source`` gets no gradient from the targets on ``rec``."""
-    from ..runtime.tensor import Variable
     name = describe(source)
     if not source.dtype.is_floating:
         return (f"{name} has dtype {source.dtype.name}: gradients flow only through floating-point "

@@ -2,18 +2,31 @@
 import contextlib
 import enum
 import itertools
+import types
 import warnings
 
 import numpy as np
 
 from .. import _nest
+from ..errors import user_line
+from ..ops import array
+from ..runtime.recorder import STATE, Entry, Recorder
+from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 from . import explain as _explain
 from .backprop import Plan, flat_ids, zeros
-from ..runtime.recorder import STATE, Entry, Recorder
-from ..errors import user_line
-from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 
 CREATED = itertools.count()   # serial numbers of GradientTapes, in creation order
+
+
+
+def _no_vectorized(*args):
+    raise RuntimeError("vectorized jacobians need tapeflow.tracer, which installs them on import")
+
+
+# The tape's vectorized jacobians and compiled gradients are graph programs built by the tracer,
+# the passes and codegen, all above this layer: tracer/jacobian.py installs them here.
+VECTORIZED = types.SimpleNamespace(jacobian=_no_vectorized, batch_jacobian=_no_vectorized,
+                                   compiled_gradient=lambda *args: None)
 
 _NON_PERSISTENT = ("A non-persistent GradientTape can only be used to compute one set of "
                    "gradients (or jacobians)")
@@ -172,8 +185,8 @@ class GradientTape:
             source_targets = {s._id: s.aval for s in flat_sources if s._id in set(target_ids)}
             grads = None
             if self._persistent:   # repeated calls on one structure run compiled (tracer/jacobian.py)
-                from ..tracer.jacobian import compiled_gradient
-                grads = compiled_gradient(rec, target_ids, flat_targets, source_ids, flat_sources, seeds)
+                grads = VECTORIZED.compiled_gradient(rec, target_ids, flat_targets, source_ids,
+                                                     flat_sources, seeds)
             if grads is None:
                 grads = Plan(rec, target_ids).run(source_ids, seeds, source_targets)
             flat = [grads[s] for s in source_ids]
@@ -215,15 +228,13 @@ class GradientTape:
             raise RuntimeError("GradientTape must be created with persistent=True to compute the "
                                "jacobian with eager execution enabled and with experimental_use_pfor "
                                "set to False.")
-        from ..ops import array
         flat_sources = _nest.flatten(sources)
         source_ids = flat_ids(flat_sources, "sources")
         target = _target_tensor(target, "jacobian")
         if experimental_use_pfor:
-            from ..tracer import jacobian as _jac
             rec = self._begin()
             try:
-                out = _jac.jacobian(rec, target, flat_sources, source_ids,
+                out = VECTORIZED.jacobian(rec, target, flat_sources, source_ids,
                                     unconnected is UnconnectedGradients.ZERO)
             finally:
                 self._end()
@@ -258,7 +269,6 @@ class GradientTape:
             raise RuntimeError("GradientTape must be created with persistent=True to compute the "
                                "batch_jacobian with eager execution enabled and with "
                                "experimental_use_pfor set to False.")
-        from ..ops import array
         target = _target_tensor(target, "batch_jacobian")
         if not isinstance(source, (Tensor, Variable)) and not hasattr(source, "aval"):
             raise TypeError(f"batch_jacobian: source must be a Tensor or Variable, got "
@@ -271,10 +281,9 @@ class GradientTape:
                              f"({sshape}) to match.")
         batch = tshape[0]
         if experimental_use_pfor:
-            from ..tracer import jacobian as _jac
             rec = self._begin()
             try:
-                return _jac.batch_jacobian(rec, target, source)
+                return VECTORIZED.batch_jacobian(rec, target, source)
             finally:
                 self._end()
         with self._ensure_recording():

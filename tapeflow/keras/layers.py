@@ -33,7 +33,10 @@ _name_uids = collections.defaultdict(int)
 
 
 def to_snake_case(name):
-    """Keras's default layer name: 'BatchNormalization' -> 'batch_normalization'."""
+    """Keras's default layer name: 'BatchNormalization' -> 'batch_normalization'.
+
+    Not ``module.camel_to_snake``: Keras and tf.Module name differently ('_Foo' is
+    'private__foo' here, '__foo' there), and each follows its own library."""
     intermediate = re.sub("(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
     insecure = re.sub("([a-z])([A-Z])", r"\1_\2", intermediate).lower()
     return insecure if insecure[0] != "_" else "private" + insecure

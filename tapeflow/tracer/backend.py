@@ -6,6 +6,7 @@ interpreter, e.g. to check graph semantics over thousands of programs quickly.
 """
 import os
 
+from ..passes import FINAL, run_passes
 from ..runtime.interpret import run_graph
 
 _backend = os.environ.get("TAPEFLOW_BACKEND", "numba")
@@ -34,7 +35,6 @@ class Interpreted:
 
 def optimize(graph):
     """The passes every executed program gets (it is not differentiated again afterwards)."""
-    from ..passes import FINAL, run_passes
     return run_passes(graph, FINAL, verify=True)
 
 
@@ -43,7 +43,7 @@ def compile(graph, name="program"):
     graph = optimize(graph)
     if _backend == "numba":
         try:
-            from ..codegen import compile_graph
+            from ..codegen import compile_graph  # imports Numba: only when a program is compiled
         except ImportError:
             return Interpreted(graph)
         return compile_graph(graph, name)

@@ -30,16 +30,20 @@ import weakref
 
 import numpy as np
 
-from ..ir.graph import Graph
-from ..ir.shapes import num_elements
-from ..passes.rows import entry_ops, rows_independent
-from ..passes.vectorize import Identity, vectorize
+from ..autodiff import tape as _tape
 from ..autodiff.backprop import Plan
+from ..ir.graph import Graph, Value
+from ..ir.shapes import num_elements
+from ..ops import array
+from ..passes.rows import entry_ops, rows_independent
+from ..passes.sink_layout import fold_matmul_transposes, sink_layout
+from ..passes.vectorize import Builder, Identity, vectorize
 from ..runtime.interpret import replay, run_graph
 from ..runtime.recorder import STATE
 from ..runtime.tensor import wrap
 from . import context
-from .tape_graph import reverse_graph
+from .backend import compile as compile_graph
+from .tape_graph import reverse_graph, saved_tensors, structure_key
 from .transpose import forward_graph
 
 _PROGRAMS = {}       # (structure key, chunk) -> _Cached
@@ -105,7 +109,6 @@ def run_seeds(rg, seed_axes, args, finish, mode="reverse"):
             pieces.append([wrap(a) for a in _program(cached, rg)(*[a._value for a in args])])
     if whole:
         return pieces[0]
-    from ..ops import array
     outs = [array.concat([p[k] for p in pieces], 0) for k in range(len(pieces[0]))]
     return [replay(_finish_graph(o.aval, spec), [o])[0] for o, spec in zip(outs, finish)]
 
@@ -156,8 +159,6 @@ def _emit_finish(b, v, spec):
 
 
 def _with_finish(graph, size, finish):
-    from ..passes.sink_layout import fold_matmul_transposes, sink_layout
-    from ..passes.vectorize import Builder
     b = Builder(graph.inputs, size)
     b.graph = Graph(graph.inputs, list(graph.nodes), [])
     b.graph.outputs = [v if spec is None else _emit_finish(b, v, spec)
@@ -166,8 +167,6 @@ def _with_finish(graph, size, finish):
 
 
 def _finish_graph(aval, spec):
-    from ..ir.graph import Value
-    from ..passes.vectorize import Builder
     v = Value(aval)
     b = Builder([v], aval.shape[0])
     b.graph.outputs = [v if spec is None else _emit_finish(b, v, spec)]
@@ -182,7 +181,6 @@ def _program(cached, rg):
     if rg.key is not None and after > 0:
         cached.hits += 1
         if cached.hits >= after:
-            from .backend import compile as compile_graph
             cached.program = compile_graph(cached.vec.graph, "jacobian")
             return cached.program
     graph = cached.vec.graph
@@ -297,7 +295,6 @@ def compiled_gradient(rec, target_ids, flat_targets, source_ids, flat_sources, s
     after = _compile_after()
     if after <= 0 or context.current() is not None or STATE.tapes:
         return None
-    from .tape_graph import structure_key
     plan = Plan(rec, target_ids)
     source_targets = {s._id: s.aval for s in flat_sources if s._id in set(target_ids)}
     avals = [t.aval for t in flat_targets]
@@ -312,16 +309,19 @@ def compiled_gradient(rec, target_ids, flat_targets, source_ids, flat_sources, s
         rg = reverse_graph(rec, target_ids, source_ids, avals, source_targets, plan)
         if rg.key is None:
             return None
-        from .backend import compile as compile_graph
         if len(_GRADS) >= _MAX_PROGRAMS:
             _GRADS.pop(next(iter(_GRADS)))
         hit = _GRADS[key] = (rg, compile_graph(rg.graph, "tape_gradient") if rg.graph.outputs else None)
         _GRAD_HITS.pop(key, None)
     rg, program = hit
-    from .tape_graph import saved_tensors
     arrays = [np.ones(a.shape, a.dtype.np) if s is None else np.asarray(s._value, a.dtype.np)
               for s, a in zip(seeds, avals)]
     arrays += [t._value for t in saved_tensors(plan)]
     outs = program(*arrays) if program is not None else ()
     return {s: None if gi is None else wrap(np.asarray(outs[gi]))
             for s, gi in zip(source_ids, rg.grad_index)}
+
+
+_tape.VECTORIZED.jacobian = jacobian
+_tape.VECTORIZED.batch_jacobian = batch_jacobian
+_tape.VECTORIZED.compiled_gradient = compiled_gradient

@@ -7,6 +7,9 @@ the bytes they keep), the min-cut partition, and the generated Numba source.
 from ..ir.dot import to_dot
 from ..ir.graph import aval_str, print_graph
 from ..ir.shapes import num_elements
+from ..passes import FINAL, partition, run_passes
+from . import backend
+from .jacobian import REPORTS
 
 
 def _bytes(aval):
@@ -26,7 +29,6 @@ class Lowered:
 
     def passes(self):
         """[(pass name, printed graph after it)] for the program a plain call runs."""
-        from ..passes import FINAL, run_passes
         dump = []
         run_passes(self.concrete.graph, FINAL, dump=dump)
         return dump
@@ -45,19 +47,16 @@ class Lowered:
 
     def min_cut(self):
         """The min-cut partition of the joint graph (recomputing cheap ops): its residual report."""
-        from ..passes import partition
         joint = self.concrete.joint()
         fwd, bwd, info = partition(joint.graph, joint.n_primals, joint.n_outputs)
         return print_graph(fwd), print_graph(bwd), info
 
     def source(self):
-        from . import backend
         prog = backend.compile(self.concrete.graph, self.concrete.name)
         return getattr(prog, "source", "(NumPy interpreter backend: no generated source)")
 
     def vectorized(self):
         """[(report line, printed batched program)] for each jacobian vectorized into this graph."""
-        from .jacobian import REPORTS
         return [(f"{mode} mode, {v.report()}", print_graph(v.graph))
                 for mode, v in REPORTS.get(self.concrete.graph, [])]
 

@@ -1,5 +1,8 @@
 """Gradients of If and While, built from the reverse graphs of their branches and body.
 
+The tracer registers them (importing this module fills ``registry.GRADS``), because they are
+built by tracing: the eager autodiff layer below never imports the tracer.
+
 If: another If on the same predicate whose branches are the branches' VJPs. As in
 TensorFlow's cond_v2, an operand with a gradient in one branch gets zeros from the other
 (so a variable read only in the untaken branch gets 0.0); in neither, None.
@@ -9,12 +12,19 @@ the loop state after ``k`` steps from the initial values (an inner loop) and app
 body's VJP: no per-iteration state is stored (memory O(1) in the trip count, time O(n^2) body
 evaluations), and since it is built of While and If ops it is differentiable again.
 """
-from ...runtime.registry import gradient
+from ..autodiff.backprop import zeros
+from ..ops import math
+from ..passes.dce import dce
+from ..runtime.dispatch import apply
+from ..runtime.interpret import replay
+from ..runtime.registry import gradient
+from .autodiff import vjp_graph
+from .context import TraceContext
+from .control import while_loop
 
 
 def _branch_vjps(graphs):
     """(wanted operand indices, per graph a Graph (operands..., cts...) -> grads of wanted)."""
-    from ...tracer.autodiff import vjp_graph
     joints = [vjp_graph(g) for g in graphs]
     wanted = sorted(set().union(*[j.grad_inputs for j in joints]))
     return wanted, joints, [_padded(j, wanted) for j in joints]
@@ -22,9 +32,6 @@ def _branch_vjps(graphs):
 
 def _padded(joint, wanted):
     """The joint's gradients for ``wanted`` inputs, zeros where it has none."""
-    from ...tracer.context import TraceContext
-    from ..backprop import zeros
-    from ...runtime.interpret import replay
     ctx = TraceContext()
     with ctx:
         ins = [ctx.input(v.aval) for v in joint.graph.inputs]
@@ -32,13 +39,11 @@ def _padded(joint, wanted):
         got = dict(zip(joint.grad_inputs, outs[joint.n_outputs:], strict=True))
         grads = [got[i] if i in got else zeros(joint.graph.inputs[i].aval) for i in wanted]
         ctx.graph.outputs = [ctx.value_of(g) for g in grads]
-    from ...passes.dce import dce
     return dce(ctx.graph)
 
 
 @gradient("If", inputs="all")
 def _if(op, *cts):
-    from ...runtime.dispatch import apply
     then_graph, else_graph = op.attrs["then_graph"], op.attrs["else_graph"]
     wanted, joints, (gt, ge) = _branch_vjps([then_graph, else_graph])
     # both joints take (operands..., cts of the float outputs...): the same float outputs
@@ -53,10 +58,6 @@ def _if(op, *cts):
 
 @gradient("While", inputs="all", outputs="all")
 def _while(op, *cts):
-    from ...tracer.control import while_loop
-    from ..backprop import zeros
-    from ...runtime.interpret import replay
-    from ...ops import math
     n, body = op.attrs["n_vars"], op.attrs["body_graph"]
     init, extra = list(op.inputs[:n]), list(op.inputs[n:])
     count = op.outputs[n]
