@@ -267,7 +267,11 @@ def _batch(rec, plan, target, source, zeros_if_unconnected, kind):
         return wrap(np.zeros(shape, target.dtype.np)) if zeros_if_unconnected else None
     if not width or not batch or not s_width:
         return wrap(np.zeros(shape, target.dtype.np))
-    if _forward(s_width, width):
+    if _forward(s_width, width) and (kind == "scatter" or rows_independent(
+            entry_ops(reversed(plan.order)), source._id, target._id, batch)):
+        # Forward mode seeds a source column across the batch, so it sums over the source's
+        # rows where TensorFlow's batch jacobian sums over the target's: the two agree only
+        # when target row b depends on source row b alone.
         frg = forward_graph(rg, 0)
         (g,) = run_seeds(frg, range(1, len(sshape)), frg.args(), ((kind, tshape, sshape, True),),
                          "forward")
