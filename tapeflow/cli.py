@@ -1,12 +1,13 @@
-"""The ``tapeflow`` command: ``dump`` a function's IR and programs, ``inspect`` a saved program,
-``bench`` the suite.
+"""tapeflow: look inside compiled gradient programs and saved programs.
 
-    tapeflow dump examples/quickstart_fn.py:loss --spec 'f32[3,2]' --spec 'f32[2]' --passes --source
-    tapeflow dump mypkg.model:step --spec 'f32[64,784]' --format dot > step.dot
-    tapeflow dump --saved saved_dir:call_custom_grad --spec 'f32[]'
-    tapeflow inspect saved_dir
+examples:
+  tapeflow dump examples/mlp_step.py:loss --spec 'f32[4,3]' --spec 'f32[3,2]' --passes --source
+  tapeflow dump examples/mlp_step.py:loss --spec 'f32[4,3]' --spec 'f32[3,2]' --format dot
+  tapeflow inspect SAVED_DIR
+  tapeflow dump --saved SAVED_DIR:NAME
 
-No logic lives here that the library lacks: ``dump`` prints ``function(...).lower(...)``.
+A spec is a dtype and a shape: f16 f32 f64 i8 i16 i32 i64 u8 bool, then [dims]; 'f32[]' is a
+scalar. User mistakes print one line and exit with status 2; --debug shows the traceback.
 """
 import argparse
 import importlib
@@ -21,8 +22,29 @@ import tapeflow as tf
 from tapeflow.saved_model.inspect import describe
 from tapeflow.saved_model.loaded import find_function
 
-_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64",
-           "bool": "bool", "i8": "int8", "u8": "uint8"}
+_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
+           "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
+
+
+class UsageError(Exception):
+    """A mistake in what the user asked for: one line on stderr, exit status 2."""
+
+
+def _where(exc):
+    """' (at file.py:12)' for the innermost frame of an exception outside tapeflow, or ''."""
+    tb, found = exc.__traceback__, None
+    package = os.path.dirname(os.path.abspath(__file__))
+    while tb is not None:
+        filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
+        if not filename.startswith(package + os.sep) and "importlib" not in filename:
+            found = (tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return f" (at {found[0]}:{found[1]})" if found else ""
+
+
+def _describe(exc):
+    text = f"{type(exc).__name__}: {exc}".splitlines()[0]
+    return text if "[at " in text else text + _where(exc)   # tapeflow's errors name the line
 
 
 def parse_spec(text):
@@ -36,35 +58,48 @@ def parse_spec(text):
     try:
         shape = [None if d == "?" else int(d) for d in dims]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"bad dimension in --spec {text!r}") from None
+        raise argparse.ArgumentTypeError(f"bad dimension in --spec {text!r}: dims are sizes or '?'") from None
+    if any(d is not None and d < 0 for d in shape):
+        raise argparse.ArgumentTypeError(f"bad dimension in --spec {text!r}: sizes are >= 0 ('?' "
+                                         f"for an unknown one)")
     return tf.TensorSpec(shape, _DTYPES[m.group(1)])
 
 
 def load_target(target):
-    """The object named by 'path/to/file.py:name' or 'package.module:name'."""
+    """The function named by 'path/to/file.py:name' or 'package.module:name'."""
     if ":" not in target:
-        raise SystemExit(f"tapeflow: expected MODULE:FUNC, got {target!r}")
+        raise UsageError(f"expected MODULE:FUNC (a module name or a .py path), got {target!r}")
     mod_name, attr = target.rsplit(":", 1)
-    if mod_name.endswith(".py") or os.sep in mod_name:
-        spec = importlib.util.spec_from_file_location("_tapeflow_dump_target", mod_name)
-        if spec is None or not os.path.exists(mod_name):
-            raise SystemExit(f"tapeflow: no such file {mod_name!r}")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    else:
-        sys.path.insert(0, os.getcwd())
-        module = importlib.import_module(mod_name)
+    try:
+        if mod_name.endswith(".py") or os.sep in mod_name:
+            spec = importlib.util.spec_from_file_location("_tapeflow_dump_target", mod_name)
+            if spec is None or not os.path.isfile(mod_name):
+                raise UsageError(f"no such file {mod_name!r}")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        else:
+            sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(mod_name)
+    except UsageError:
+        raise
+    except ModuleNotFoundError as e:
+        if e.name and mod_name.startswith(e.name):
+            raise UsageError(f"no module named {e.name!r} (from {os.getcwd()})") from e
+        raise UsageError(f"importing {mod_name} failed: {_describe(e)}") from e
+    except Exception as e:
+        raise UsageError(f"importing {mod_name} failed: {_describe(e)}") from e
     obj = module
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise SystemExit(f"tapeflow: {mod_name} has no attribute {attr!r}")
+            raise UsageError(f"{mod_name} has no attribute {attr!r}")
         obj = getattr(obj, part)
+    if not callable(obj):
+        raise UsageError(f"{target} is not a function but a {type(obj).__name__}")
     return obj
 
 
 def _concrete_args(specs):
     """Concrete zeros for each spec (unknown dims become 1): what dump traces with."""
-
     return [tf.constant(np.zeros([1 if d is None else d for d in s.shape], s.dtype.np)) for s in specs]
 
 
@@ -79,7 +114,7 @@ def load_saved_target(target):
         loaded = tf.saved_model.load(path)
         return find_function(loaded, name)
     except (tf.saved_model.SavedModelError, LookupError) as e:
-        raise SystemExit(f"tapeflow: {e}") from None
+        raise UsageError(str(e)) from e
 
 
 def cmd_dump(args):
@@ -87,20 +122,19 @@ def cmd_dump(args):
         fn, default_args = load_saved_target(args.target)
         call_args = _concrete_args(args.spec) if args.spec else default_args
     else:
+        if not args.spec:
+            raise UsageError("dump needs one --spec per argument of the function, e.g. --spec 'f32[3,2]'")
         fn = load_target(args.target)
         if not isinstance(fn, tf.tracer.Function):
             fn = tf.function(fn)
         call_args = _concrete_args(args.spec)
     try:
         lowered = fn.lower(*call_args)
-    except (TypeError, ValueError) as e:
-        if not args.saved:
-            raise
-        raise SystemExit(f"tapeflow: {e}") from None
-    if args.format == "dot":
-        print(lowered.dot())
-    else:
-        print(lowered.as_text(passes=args.passes, source=args.source))
+        text = lowered.dot() if args.format == "dot" else lowered.as_text(passes=args.passes,
+                                                                            source=args.source)
+    except Exception as e:
+        raise UsageError(f"tracing {args.target} failed: {_describe(e)}") from e
+    print(text)
     return 0
 
 
@@ -109,8 +143,7 @@ def cmd_inspect(args):
     try:
         print(describe(args.path))
     except tf.saved_model.SavedModelError as e:
-        print(f"tapeflow inspect: {e}", file=sys.stderr)
-        return 1
+        raise UsageError(str(e)) from e
     return 0
 
 
@@ -125,19 +158,27 @@ def cmd_bench(args):
     except ModuleNotFoundError as e:
         if e.name != "benchmarks":
             raise
-        raise SystemExit("tapeflow bench: no benchmarks/ here; the suite is not installed with "
-                         "the package: run it from a checkout of tapeflow") from None
+        raise UsageError("no benchmarks/ here; the suite is not installed with the package: run "
+                         "it from a checkout of tapeflow") from None
     rest = list(args.rest)
     if rest[:1] == ["--"]:   # `tapeflow bench -- --quick`: argparse keeps the separator
         rest = rest[1:]
     return bench_main(rest)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="tapeflow", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    d = sub.add_parser("dump", help="print a function's IR, passes, forward/backward programs, source")
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """argparse's usage errors, as one line and status 2 like every other mistake."""
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def parser():
+    ap = _Parser(prog="tapeflow", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action="version", version=f"tapeflow {tf.__version__}")
+    ap.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
+    sub = ap.add_subparsers(dest="cmd", metavar="COMMAND", parser_class=_Parser)
+    d = sub.add_parser("dump", help="print a function's IR, the passes, its forward and backward "
+                                    "programs and the generated source")
     d.add_argument("target", help="MODULE:FUNC (a module name or a .py path); with --saved, "
                    "PATH[:NAME], a saved program's function (NAME: attribute or signature)")
     d.add_argument("--saved", action="store_true",
@@ -155,12 +196,41 @@ def main(argv=None):
     i.set_defaults(func=cmd_inspect)
     b = sub.add_parser("bench", help="run the benchmark suite (see benchmarks/); options pass through")
     b.set_defaults(func=cmd_bench)
-    args, rest = ap.parse_known_args(argv)
-    if args.cmd != "bench" and rest:
-        ap.error(f"unrecognized arguments: {' '.join(rest)}")
-    args.rest = rest
-    return args.func(args)
+    return ap
+
+
+def main(argv=None):
+    """Run the command; a user mistake prints one line on stderr and returns 2."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in argv
+    ap = parser()
+    try:
+        args, rest = ap.parse_known_args(argv)
+        if args.cmd is None:
+            ap.print_help()
+            return 2
+        if args.cmd != "bench" and rest:
+            ap.error(f"unrecognized arguments: {' '.join(rest)}")
+        args.rest = rest
+        return args.func(args)
+    except UsageError as e:
+        if debug:
+            raise
+        print(f"tapeflow: {e}", file=sys.stderr)
+        return 2
+
+
+def run():
+    """The console script: ``main``, quiet when the reader of its output goes away (``| head``)."""
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: point it at /dev/null so that says nothing either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 141   # 128 + SIGPIPE, what a shell reports for a tool killed by a closed pipe
+    sys.exit(status)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

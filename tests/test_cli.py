@@ -56,3 +56,89 @@ def test_console_script_runs_as_a_module():
                        env={"TAPEFLOW_BACKEND": "numpy", "PATH": "/usr/bin:/bin"})
     assert r.returncode == 0, r.stderr
     assert "== traced: loss" in r.stdout and "== residuals:" in r.stdout
+
+
+# -- a CLI that behaves like a Unix tool ------------------------------------------------------
+
+BAD = ROOT / "tests" / "cli_targets.py"
+
+
+def fails(capsys, *argv):
+    """(exit status, stderr) of a command that should fail with one line."""
+    status = cli.main(list(argv))
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("tapeflow: ") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["dump", EXAMPLE], "needs one --spec per argument"),
+    (["dump", EXAMPLE, "--spec", "f32[-1,3]"], "sizes are >= 0"),
+    (["dump", EXAMPLE, "--spec", "float[3]"], "bad --spec"),
+    (["dump", "no_such_module_xyz:f", "--spec", "f32[]"], "no module named 'no_such_module_xyz'"),
+    (["dump", "/no/such/file.py:f", "--spec", "f32[]"], "no such file"),
+    (["dump", f"{BAD}:NOT_CALLABLE", "--spec", "f32[]"], "not a function but a int"),
+    (["dump", f"{BAD}:missing", "--spec", "f32[]"], "has no attribute 'missing'"),
+    (["dump", f"{BAD}:raises", "--spec", "f32[]"], "ValueError: raised while tracing (at "),
+    (["dump", f"{BAD}:bad_shapes", "--spec", "f32[3]"], "MatMul: In[0] is not a matrix"),
+    (["dump", EXAMPLE, *SPECS, "--bogus"], "unrecognized arguments: --bogus"),
+    (["inspect", str(ROOT / "tests")], "manifest is missing"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+])
+def test_user_mistakes_give_one_line_and_status_2(capsys, argv, says):
+    assert says in fails(capsys, *argv)
+
+
+def test_the_error_names_the_users_line(capsys):
+    err = fails(capsys, "dump", f"{BAD}:raises", "--spec", "f32[]")
+    assert f"{BAD}:6" in err
+
+
+def test_debug_shows_the_traceback():
+    with pytest.raises(cli.UsageError, match="raised while tracing"):
+        cli.main(["--debug", "dump", f"{BAD}:raises", "--spec", "f32[]"])
+
+
+def test_no_command_prints_help_and_every_dtype_parses(capsys):
+    assert cli.main([]) == 2
+    assert "examples:" in capsys.readouterr().out
+    for short, name in cli._DTYPES.items():
+        assert cli.parse_spec(f"{short}[2]").dtype == getattr(tf, name)
+
+
+def test_int16_spec_traces(capsys):
+    out = dump_one(capsys, f"{BAD}:double", "i16[3]")
+    assert "a:i16[3]" in out and "no gradient program" in out and "== backward" not in out
+
+
+def dump_one(capsys, target, spec):
+    assert cli.main(["dump", target, "--spec", spec]) == 0
+    return capsys.readouterr().out
+
+
+def _run(*argv, **kw):
+    return subprocess.run([sys.executable, "-m", "tapeflow", *argv], capture_output=True, text=True,
+                          cwd=ROOT, env={"TAPEFLOW_BACKEND": "numpy", "PATH": "/usr/bin:/bin"}, **kw)
+
+
+def test_python_dash_m_version_and_help_examples_run():
+    r = _run("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"tapeflow {tf.__version__}"
+    examples = [line.strip().split()[1:] for line in cli.__doc__.splitlines()
+                if line.strip().startswith("tapeflow dump examples/")]
+    assert len(examples) == 2
+    for argv in examples:
+        r = _run(*[a.strip("'") for a in argv])
+        assert r.returncode == 0, r.stderr
+        assert r.stderr == "" and r.stdout
+
+
+def test_quiet_on_a_closed_pipe():
+    proc = subprocess.Popen([sys.executable, "-m", "tapeflow", "dump", f"{BAD}:many_ops", "--spec", "f32[]"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                            env={"TAPEFLOW_BACKEND": "numpy", "PATH": "/usr/bin:/bin"})
+    assert proc.stdout.read(9) == b"== traced"
+    proc.stdout.close()
+    assert proc.stderr.read() == b""
+    assert proc.wait() == 141

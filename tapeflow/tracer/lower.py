@@ -78,8 +78,11 @@ class Lowered:
         except Exception as e:  # e.g. nothing differentiable: say so, do not fail the dump
             out += [f"== no gradient program ({type(e).__name__}: {e})"]
         else:
-            out += ["== forward (outputs + residuals)", fwd, "== backward (residuals + cotangents)", bwd,
-                    f"== residuals: {len(lines)}, {total} bytes"] + [f"   {ln}" for ln in lines]
+            if self.concrete.tape_pair()[1].graph.outputs:
+                out += ["== forward (outputs + residuals)", fwd, "== backward (residuals + cotangents)",
+                        bwd, f"== residuals: {len(lines)}, {total} bytes"] + [f"   {ln}" for ln in lines]
+            else:
+                out += ["== no gradient program: no floating-point input reaches a floating-point output"]
         if source:
             out += ["== generated source", self.source()]
         return "\n".join(out)

@@ -1,0 +1,4 @@
+"""``python -m tapeflow``: the ``tapeflow`` command."""
+from .cli import run
+
+run()

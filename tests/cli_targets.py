@@ -1,0 +1,24 @@
+"""Functions `tapeflow dump` is pointed at in tests/test_cli.py (line numbers are asserted)."""
+import tapeflow as tf
+
+
+def raises(x):
+    raise ValueError("raised while tracing")
+
+
+def bad_shapes(x):
+    return tf.matmul(x, x)
+
+
+def double(x):
+    return x * 2
+
+
+NOT_CALLABLE = 3
+
+
+def many_ops(x):
+    """Enough output to fill a pipe's buffer."""
+    for _ in range(1500):
+        x = tf.sin(x)
+    return x
