@@ -21,6 +21,7 @@ import numpy as np
 import tapeflow as tf
 from tapeflow.saved_model.inspect import describe
 from tapeflow.saved_model.loaded import find_function
+from tapeflow.tracer.lower import STAGES
 
 _DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
            "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
@@ -130,8 +131,8 @@ def cmd_dump(args):
         call_args = _concrete_args(args.spec)
     try:
         lowered = fn.lower(*call_args)
-        text = lowered.dot() if args.format == "dot" else lowered.as_text(passes=args.passes,
-                                                                            source=args.source)
+        text = lowered.dot() if args.format == "dot" else lowered.as_text(
+            passes=args.passes, source=args.source, stages=args.stage or None, diff=args.diff)
     except Exception as e:
         raise UsageError(f"tracing {args.target} failed: {_describe(e)}") from e
     print(text)
@@ -186,8 +187,12 @@ def parser():
                         "its first saved trace's argument types are used")
     d.add_argument("--spec", action="append", type=parse_spec, default=[],
                    help="one per argument, e.g. 'f32[3,2]'")
-    d.add_argument("--passes", action="store_true", help="the IR after each pass")
-    d.add_argument("--source", action="store_true", help="the generated Numba source")
+    d.add_argument("--passes", action="store_true", help="add the IR after each pass that changed it")
+    d.add_argument("--source", action="store_true", help="add the generated Numba source of each program")
+    d.add_argument("--stage", action="append", choices=list(STAGES), metavar="STAGE",
+                   help="show only this stage (repeatable): " + "; ".join(
+                       f"{name}: {what}" for name, what in STAGES.items()))
+    d.add_argument("--diff", action="store_true", help="show each pass as a diff of the graph before it")
     d.add_argument("--format", choices=("text", "dot"), default="text")
     d.set_defaults(func=cmd_dump)
     i = sub.add_parser("inspect", help="signatures, functions, ops, variables and custom gradients "

@@ -142,3 +142,34 @@ def test_quiet_on_a_closed_pipe():
     proc.stdout.close()
     assert proc.stderr.read() == b""
     assert proc.wait() == 141
+
+
+def test_stages_show_what_runs_under_a_tape(capsys):
+    """The backward printed is the one that runs: after cse, h*a + a*h is one product added
+    to itself (the traced backward had two Muls)."""
+    out = dump(capsys, "--stage", "backward")
+    assert out.startswith("== backward") and "== traced" not in out
+    assert "Add i i" in out and out.count(" = Mul ") == 1
+    assert "== joint" in dump(capsys, "--stage", "joint")
+
+
+def test_passes_show_only_changes_and_diffs(capsys):
+    out = dump_one_stage(capsys, f"{BAD}:shared_product", "passes", "--diff")
+    assert "== after cse" in out and "-    d:f32[3] = Mul b a" in out and "+    d:f32[3] = Add c c" in out
+    assert "== after dce" not in out   # unchanged passes are not shown
+
+
+def test_min_cut_and_source_stages(capsys):
+    out = dump_one_stage(capsys, f"{BAD}:shared_product", "min-cut")
+    assert "== min-cut residuals: 2, 24 bytes" in out and "recomputed in the backward" in out
+    tf.set_backend("numba")
+    out = dump_one_stage(capsys, f"{BAD}:shared_product", "source")
+    assert [h for h in out.splitlines() if h.startswith("== generated source")] == [
+        "== generated source: shared_product (a plain call)", "== generated source: forward",
+        "== generated source: backward"]
+
+
+def dump_one_stage(capsys, target, stage, *extra):
+    assert cli.main(["dump", target, "--spec", "f32[3]", "--spec", "f32[3]", "--stage", stage,
+                     *extra]) == 0
+    return capsys.readouterr().out

@@ -63,7 +63,7 @@ def test_inspect_of_a_bad_program_is_one_line_on_stderr(saved, tmp_path, capsys)
     m = json.loads((tmp_path / "bad" / "saved_program.json").read_text())
     m["format_version"] = 99
     (tmp_path / "bad" / "saved_program.json").write_text(json.dumps(m))
-    assert cli.main(["inspect", str(tmp_path / "bad")]) == 1
+    assert cli.main(["inspect", str(tmp_path / "bad")]) == 2
     err = capsys.readouterr().err
     assert "saved_program.json: format version 99 is not supported" in err
 
@@ -78,10 +78,11 @@ def test_dump_a_loaded_function(saved, capsys):
     assert cli.main(["dump", "--saved", f"{saved / 'net'}:serving_default", "--spec", "f32[1,2]"]) == 0
 
 
-def test_dump_saved_errors_are_messages(saved):
-    with pytest.raises(SystemExit, match="no function 'nope'"):
-        cli.main(["dump", "--saved", f"{saved / 'net'}:nope"])
-    with pytest.raises(SystemExit, match="Could not find matching concrete function"):
-        cli.main(["dump", "--saved", f"{saved / 'net'}:predict", "--spec", "f32[5,3]"])
-    with pytest.raises(SystemExit, match="is not a directory"):
-        cli.main(["dump", "--saved", f"{saved / 'nothing'}:f"])
+def test_dump_saved_errors_are_messages(saved, capsys):
+    for argv, says in [([f"{saved / 'net'}:nope"], "no function 'nope'"),
+                       ([f"{saved / 'net'}:predict", "--spec", "f32[5,3]"],
+                        "Could not find matching concrete function"),
+                       ([f"{saved / 'nothing'}:f"], "is not a directory")]:
+        assert cli.main(["dump", "--saved", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("tapeflow: ") and says in err and err.count("\n") == 1
