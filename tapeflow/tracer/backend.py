@@ -4,12 +4,11 @@ The interpreter is the reference (and needs no compile time); ``numba`` is the
 product. ``TAPEFLOW_BACKEND=numpy`` or ``set_backend("numpy")`` selects the
 interpreter, e.g. to check graph semantics over thousands of programs quickly.
 """
-import os
-
+from .. import env
 from ..passes import FINAL, run_passes
 from ..runtime.interpret import run_graph
 
-_backend = os.environ.get("TAPEFLOW_BACKEND", "numba")
+_backend = env.get("TAPEFLOW_BACKEND")
 
 
 def set_backend(name):

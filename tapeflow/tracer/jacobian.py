@@ -25,11 +25,11 @@ Memory: seeds are processed in chunks so that the batched program's values stay 
 ``TAPEFLOW_JACOBIAN_BUDGET_MB`` (default 256 MiB, estimated from the reverse graph's
 value sizes per seed).
 """
-import os
 import weakref
 
 import numpy as np
 
+from .. import env
 from ..autodiff import tape as _tape
 from ..autodiff.backprop import Plan
 from ..ir.graph import Graph, Value
@@ -60,11 +60,11 @@ class _Cached:
 
 
 def budget_bytes():
-    return int(float(os.environ.get("TAPEFLOW_JACOBIAN_BUDGET_MB", "256")) * 2 ** 20)
+    return int(env.get("TAPEFLOW_JACOBIAN_BUDGET_MB") * 2 ** 20)
 
 
 def _compile_after():
-    return int(os.environ.get("TAPEFLOW_COMPILE_TAPE_AFTER", "3"))
+    return env.get("TAPEFLOW_COMPILE_TAPE_AFTER")
 
 
 def _per_seed_bytes(rg):
@@ -192,10 +192,7 @@ def _program(cached, rg):
 def mode():
     """``TAPEFLOW_JACOBIAN_MODE``: "auto" (the default: forward mode when it needs fewer
     seeds), "forward" or "reverse"."""
-    m = os.environ.get("TAPEFLOW_JACOBIAN_MODE", "auto")
-    if m not in ("auto", "forward", "reverse"):
-        raise ValueError(f"TAPEFLOW_JACOBIAN_MODE must be auto, forward or reverse, not {m!r}")
-    return m
+    return env.get("TAPEFLOW_JACOBIAN_MODE")
 
 
 def _forward(n_forward, n_reverse):

@@ -1,0 +1,74 @@
+"""The environment variables tapeflow reads, in one table, each value checked where it is read.
+
+An unknown value is an error naming the variable, the value and what it accepts: a typo in
+``TAPEFLOW_BACKEND`` must not silently run another engine.
+"""
+import os
+from typing import Callable, NamedTuple
+
+
+class Setting(NamedTuple):
+    default: str
+    accepts: str                          # for the error message and the README's table
+    parse: Callable[[str], object]        # raises ValueError on a bad value
+    meaning: str
+
+
+def _choice(*options):
+    def parse(text):
+        if text not in options:
+            raise ValueError
+        return text
+    return parse
+
+
+def _count(text):
+    value = int(text)
+    if value < 0:
+        raise ValueError
+    return value
+
+
+def _megabytes(text):
+    value = float(text)
+    if not value > 0:
+        raise ValueError
+    return value
+
+
+def _path(text):
+    if not text:
+        raise ValueError
+    return os.path.expanduser(text)
+
+
+SETTINGS = {
+    "TAPEFLOW_BACKEND": Setting(
+        "numba", "numba or numpy", _choice("numba", "numpy"),
+        "what runs traced graphs: Numba-compiled programs or the NumPy interpreter"),
+    "TAPEFLOW_CACHE_DIR": Setting(
+        os.path.join("~", ".cache", "tapeflow"), "a directory", _path,
+        "where compiled programs are cached on disk"),
+    "TAPEFLOW_COMPILE_TAPE_AFTER": Setting(
+        "3", "a whole number >= 0", _count,
+        "compile an eager tape's jacobian/gradient from this many calls on one structure (0: never)"),
+    "TAPEFLOW_JACOBIAN_MODE": Setting(
+        "auto", "auto, forward or reverse", _choice("auto", "forward", "reverse"),
+        "jacobian mode: the one needing fewer seeds (auto), or forced where it is exact"),
+    "TAPEFLOW_JACOBIAN_BUDGET_MB": Setting(
+        "256", "a number of MiB > 0", _megabytes,
+        "memory one chunk of a vectorized jacobian's seeds may take"),
+}
+
+
+def get(name):
+    """The parsed value of setting ``name`` from the environment (or its default)."""
+    setting = SETTINGS[name]
+    text = os.environ.get(name)
+    if text is None:
+        return setting.parse(setting.default)
+    try:
+        return setting.parse(text.strip())
+    except ValueError:
+        raise ValueError(f"{name}={text!r} is not valid: expected {setting.accepts} "
+                         f"(default {setting.default})") from None
