@@ -21,7 +21,6 @@ import numpy as np
 
 from ..runtime.recorder import STATE
 from ..runtime.tensor import Tensor, _next_id, wrap
-from ..tracer.context import _local
 
 
 def leaf_key(leaves):
@@ -82,7 +81,7 @@ def function_caller(structure, fast_get, general):
 
 def fast_caller(concrete, program):
     """The plain call of ``concrete`` (no assigns) running ``program``: ``fast(flat_args)``."""
-    ns = {"STATE": STATE, "_local": _local, "Tensor": Tensor, "wrap": wrap, "asarray": np.asarray,
+    ns = {"STATE": STATE, "Tensor": Tensor, "wrap": wrap, "asarray": np.asarray,
           "slow": concrete.call_slow, "new": object.__new__, "next_id": _next_id}
     values = []
     for j, (kind, ref) in enumerate(concrete.sources):
@@ -123,7 +122,7 @@ def fast_caller(concrete, program):
         ns["build"] = concrete._build
         result = f"build(({''.join(f'o{k}, ' for k in range(len(outs)))}))"
     lines = ["def fast(args):",
-             "    if STATE.tapes or STATE.var_watchers or _local.__dict__.get('stack'):",
+             "    if STATE.tapes or STATE.var_watchers or STATE.traces:",
              "        return slow(args)"]
     used = sorted({ref for kind, ref in concrete.sources if kind == "arg"})
     lines.extend(f"    a{k} = args[{k}]" for k in used)
