@@ -20,10 +20,12 @@ from ..ir import dtypes as D
 from ..errors import user_frame
 from ..ir.opdef import AVal
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
-from .concrete import Const, ConcreteFunction, OutRef
+from .concrete import ConcreteFunction
 from .context import DecisionLimitError, TraceContext
 from .control import explore
 from .convert import converted
+from .fastcall import function_caller, leaf_key, structure_of
+from .outputs import Const, OutRef
 from .pywhile import undefined_after_loop, unconverted_note
 from .symbolic import SymbolicTensor
 
@@ -226,8 +228,7 @@ class Function:
         return concrete.call_flat(flat)
 
     def _remember_fast(self, args, flat, concrete):
-        """Key ``concrete`` for the generated fast path (codegen.calls), installing it once."""
-        from ..codegen.calls import function_caller, leaf_key, structure_of
+        """Key ``concrete`` for the generated fast path (fastcall.py), installing it once."""
         structure = structure_of(args)
         if structure is None:
             return
