@@ -11,15 +11,16 @@ import threading
 
 import numpy as np
 
-from .. import _nest
-from ..ir.graph import print_graph
+from ..ir import dtypes as D
+from ..ir.graph import Graph, print_graph
+from ..ir.opdef import AVal
+from ..runtime.interpret import replay
 from ..runtime.recorder import STATE, Entry
 from ..runtime.registry import GradRule
 from ..runtime.tensor import Variable, convert_to_tensor, wrap
 from . import backend
-from ..runtime.interpret import replay
 from .autodiff import split, vjp_graph
-from .context import current
+from .context import TraceContext, current
 from .fastcall import fast_caller
 from .outputs import Const, OutRef, builder  # noqa: F401 - Const, OutRef: saved_model imports them from here
 
@@ -81,8 +82,6 @@ class ConcreteFunction:
         key = tuple((np.shape(a), np.asarray(a).dtype.str) for a in arrays)
         prog = self._specialized.get(key)
         if prog is None:
-            from ..ir.opdef import AVal
-            from ..ir import dtypes as D
             avals = [AVal(np.shape(a), D.as_dtype(np.asarray(a).dtype)) for a in arrays]
             prog = self._specialized[key] = backend.compile(specialize(self.graph, avals), self.name)
         return prog(*arrays)
@@ -192,7 +191,6 @@ class ConcreteFunction:
         if self._full_vjp is None:
             joint = self._build_joint()
             g = joint.graph
-            from ..ir.graph import Graph
             graph = Graph(g.inputs, g.nodes, g.outputs[joint.n_outputs:])
             f = ConcreteFunction(graph, None, None, len(graph.outputs), [], f"{self.name}_vjp")
             f.joint = joint
@@ -243,7 +241,6 @@ class ConcreteFunction:
 
 def specialize(graph, avals):
     """``graph`` re-traced with concrete input avals (for graphs traced with None dims)."""
-    from .context import TraceContext
     ctx = TraceContext()
     with ctx:
         outs = replay(graph, [ctx.input(a) for a in avals])

@@ -8,9 +8,13 @@ import numpy as np
 
 from ..errors import user_line, user_position
 from ..ir.graph import Graph, Value
+from ..ops import math
 from ..runtime.recorder import STATE, current_trace
-from ..runtime.tensor import Tensor, _next_id, convert_to_tensor
+from ..runtime.tensor import Tensor, Variable, _next_id, convert_to_tensor
 from .symbolic import SymbolicTensor, TracingError
+
+# A path through more decisions than this is a loop on a tensor (or a pathological function).
+MAX_DECISIONS = 16
 
 
 class DecisionLimitError(TracingError):
@@ -18,6 +22,26 @@ class DecisionLimitError(TracingError):
 
 
 current = current_trace    # the innermost TraceContext this thread is building, or None
+
+
+def as_tensor(x):
+    """``x`` as a tensor of the current trace or eager code (a Variable is read)."""
+    if isinstance(x, (Tensor, SymbolicTensor)):
+        return x
+    if isinstance(x, Variable):
+        return x.read()
+    return convert_to_tensor(x)
+
+
+def predicate(x, what):
+    """``x`` as the scalar boolean tensor an ``if`` or loop test takes (non-zero is True);
+    ``what`` names it in the error for a non-scalar."""
+    x = as_tensor(x)
+    if x.aval.shape != ():
+        raise TracingError(f"{what} must be a scalar, got shape {list(x.shape)} (at {user_line()})")
+    if not x.dtype.is_bool:
+        x = math.not_equal(x, 0)
+    return x
 
 
 class TraceContext:
@@ -106,7 +130,6 @@ class TraceContext:
     # -- Python control flow on tensors -------------------------------------------------
     def decide(self, sym, what):
         """The branch this trace takes at a Python ``if`` on ``sym`` (see control.explore)."""
-        from .control import MAX_DECISIONS, _pred
         if self.decisions is None:
             sym._concrete(what)
         line = user_line()
@@ -115,7 +138,7 @@ class TraceContext:
                 f"Python control flow on a tensor at {line} was asked more than {MAX_DECISIONS} "
                 f"times on one path: a Python `while` on a tensor cannot be traced both ways; use "
                 f"tf.while_loop (or compute the condition outside the function).")
-        pred = self.value_of(_pred(sym, f"the condition at {line}"))
+        pred = self.value_of(predicate(sym, f"the condition at {line}"))
         k = len(self.points)
         d = self.decisions[k] if k < len(self.decisions) else True
         self.points.append((len(self.graph.nodes), pred, line, d))
@@ -147,4 +170,4 @@ class TraceContext:
         self.created_variables.append(var)
 
 
-__all__ = ["TraceContext", "DecisionLimitError", "current"]
+__all__ = ["TraceContext", "DecisionLimitError", "current", "as_tensor", "predicate", "MAX_DECISIONS"]

@@ -23,10 +23,11 @@ from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 from .concrete import ConcreteFunction
 from .context import DecisionLimitError, TraceContext
 from .control import explore
-from .convert import converted
+from .convert import converted, unconverted_note
 from .fastcall import function_caller, leaf_key, structure_of
+from .lower import Lowered
 from .outputs import Const, OutRef
-from .pywhile import undefined_after_loop, unconverted_note
+from .pywhile import undefined_after_loop
 from .symbolic import SymbolicTensor
 
 RETRACE_WARNING_THRESHOLD = 5
@@ -328,7 +329,6 @@ class Function:
 
     def lower(self, *args, **kwargs):
         """Every compilation stage for these arguments (see tracer.lower.Lowered)."""
-        from .lower import Lowered
         return Lowered(self.get_concrete_function(*args, **kwargs))
 
     def experimental_get_tracing_count(self):
