@@ -11,11 +11,10 @@ import functools
 import inspect
 
 from .. import _nest
-from ..runtime.recorder import STATE, Entry
-from ..runtime.registry import GRADS, GradRule
+from ..runtime.dispatch import apply
+from ..runtime.recorder import STATE, Entry, current_trace
+from ..runtime.registry import GRADS, USER_GRADS, GradRule
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
-
-USER_GRADS: dict[str, GradRule] = {}
 
 
 class RegisterGradient:
@@ -87,12 +86,12 @@ def custom_gradient(f=None):
 
 
 def _call(f, args, kwargs):
-    from ..runtime.tensor import trace_current
     result, grad_fn, flat_args, variables = _run_watching_variables(f, args, kwargs)
     flat_result = [convert_to_tensor(x) for x in _nest.flatten(result)]
     inputs = [convert_to_tensor(x) for x in flat_args] + [v.read() for v in variables]
-    if trace_current() is not None:
-        return _record_traced(result, grad_fn, flat_args, variables, flat_result, inputs)
+    trace = current_trace()
+    if trace is not None:
+        return _record_traced(trace, result, grad_fn, flat_args, variables, flat_result, inputs)
     outputs = [Tensor(t._value) for t in flat_result]  # fresh ids: gradients go through grad_fn
 
     def rule(op, *grads):
@@ -143,20 +142,16 @@ def _input_grads(grad_fn, upstream, variables, arg_count):
     return flat_grads + list(variable_grads)
 
 
-def _record_traced(result, grad_fn, flat_args, variables, flat_result, inputs):
+def _record_traced(trace, result, grad_fn, flat_args, variables, flat_result, inputs):
     """Inside a trace: trace ``grad_fn`` too, and emit one CustomGradient node carrying it."""
-    from ..tracer.context import TraceContext
-    from ..runtime.dispatch import apply
-    sub = TraceContext()
-    with sub:
-        upstream = [sub.input(r.aval) for r in flat_result]
-        grads = _input_grads(grad_fn, upstream, variables, len(flat_args))
-        mask = tuple(g is not None for g in grads)
-        sub.graph.outputs = [sub.value_of(convert_to_tensor(g)) for g in grads if g is not None]
-    captured = []
-    by_var = {v.id: var for var, v in sub.var_inputs.values()}
-    for v in sub.graph.inputs[len(upstream):]:
-        captured.append(sub.captures[v.id] if v.id in sub.captures else by_var[v.id].read())
+    mask = []
+
+    def grads(*upstream):
+        flat = _input_grads(grad_fn, upstream, variables, len(flat_args))
+        mask.extend(g is not None for g in flat)
+        return [g for g in flat if g is not None]
+
+    graph, captured = trace.trace_graph(grads, [r.aval for r in flat_result])
     outs = apply("CustomGradient", inputs + captured + flat_result,
-                 {"grad": sub.graph, "n_in": len(inputs), "n_cap": len(captured), "mask": mask})
+                 {"grad": graph, "n_in": len(inputs), "n_cap": len(captured), "mask": tuple(mask)})
     return _nest.pack_sequence_as(result, list(outs))

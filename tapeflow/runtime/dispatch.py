@@ -4,19 +4,17 @@ It converts inputs to tensors, infers output shapes/dtypes from the OpDef (so
 bad input fails here, naming the op, the shapes and the user's line, never deep
 inside NumPy), runs the NumPy kernel and records the op on every tape that
 tracks one of its floating-point inputs, saving only what the gradient rule
-declares it reads.
+declares it reads. While a trace is being built (``recorder.current_trace()``), the trace
+adds the op to its graph instead of the kernel running it: ``add_op``, the one way the
+tracer plugs into dispatch.
 """
 import numpy as np
 
 from ..errors import InferError, InvalidArgumentError, OpError, format_line, user_line
 from ..ir.opdef import OPS
 from .recorder import STATE, Entry
-from .registry import GRADS, KERNELS
+from .registry import GRADS, KERNELS, USER_GRADS
 from .tensor import Tensor, Variable, convert_to_tensor, wrap
-
-# Set by the tracer while tracing: adds the op to the graph and returns symbolic outputs,
-# or returns None for ops on constants made inside the trace (those simply run).
-trace_hook = None
 
 
 # What a kernel raises when its data is bad (an index out of range, a singular matrix,
@@ -57,8 +55,11 @@ def _convert_inputs(opdef, inputs):
         elif hint is not None and i in group and not isinstance(x, (Variable, np.ndarray, np.generic)) \
                 and not hasattr(x, "aval"):
             out.append(convert_to_tensor(x, dtype=hint))
-        elif hasattr(x, "aval") and not isinstance(x, Variable):
-            out.append(x)  # a symbolic tensor (tracer)
+        elif hasattr(x, "aval") and not isinstance(x, Variable):  # a symbolic tensor (tracer)
+            if not STATE.traces:
+                raise RuntimeError(f"symbolic tensor used outside of its trace (op {opdef.name} "
+                                   f"at {user_line()})")
+            out.append(x)
         else:
             out.append(convert_to_tensor(x))
     return out
@@ -67,7 +68,6 @@ def _convert_inputs(opdef, inputs):
 def _rule_for(name):
     override = STATE.override.get(name)
     if override is not None:
-        from ..autodiff.custom_gradient import USER_GRADS
         return USER_GRADS[override]
     return GRADS[name]
 
@@ -98,7 +98,8 @@ def apply(name, inputs, attrs=None):
         raise InvalidArgumentError(f"{name}: {e}; inputs: {_fmt_avals(avals)} [at {user_line()}]") from None
     multi = opdef.multi_output
     out_avals = tuple(out) if multi else (out,)
-    outs = None if trace_hook is None else trace_hook(name, tensors, attrs, out_avals)
+    traces = STATE.traces
+    outs = traces[-1].add_op(name, tensors, attrs, out_avals) if traces else None
     if outs is None:
         outs = _run_kernel(name, tensors, attrs, avals, out_avals, multi)
     if STATE.tapes:

@@ -4,7 +4,24 @@ This is the data half of ``GradientTape`` (TensorFlow keeps it in C++): dispatch
 appends an ``Entry`` when an op has a tracked floating-point input, and backprop
 walks the entries in reverse. It also keeps the few facts needed to explain a
 ``None`` gradient (NumPy conversions, integer casts, stop_gradient), with the
-user's line. Thread-local: each thread sees only the tapes it pushed.
+user's line.
+
+``STATE`` is the one answer to "who is watching this thread's ops": the tapes recording,
+the custom_gradient calls collecting the variables they read, and the traces being built
+(``tapeflow.function``). Each thread sees only what it pushed. A compiled function's
+repeated call checks these three lists and nothing else before it runs its program
+(tracer/fastcall.py).
+
+A trace is an object of the tracer, which the runtime core must not import: the runtime
+only calls these methods on the innermost one, ``current_trace()``:
+
+- ``add_op(name, tensors, attrs, out_avals)``: dispatch's one hook. The op added to the
+  graph being traced, its symbolic outputs returned; or None for an op the trace lets run
+  now (ops on constants made inside it).
+- ``read_variable(var)``, ``assign_variable(var, tensor)``, ``on_variable_created(var)``:
+  what a Variable does inside a trace.
+- ``trace_graph(fn, avals)``: ``fn`` traced on symbolic inputs into a graph of its own (a
+  custom gradient's ``grad_fn``); returns the graph and the tensors its extra inputs take.
 """
 import threading
 
@@ -72,8 +89,16 @@ class _State(threading.local):
     def __init__(self):
         self.tapes = []         # Recorders currently recording, innermost last
         self.var_watchers = []  # sets collecting variables read (custom_gradient)
+        self.traces = []        # traces being built (tapeflow.function), innermost last; a
+        #                         trace starts with no tapes and watchers of its own
         self.override = {}      # op name -> registered gradient name (gradient_override_map)
         self.on_free = None     # called with a non-persistent tape about to free its record
 
 
 STATE = _State()
+
+
+def current_trace():
+    """The innermost trace this thread is building (see the module docstring), or None."""
+    traces = STATE.traces
+    return traces[-1] if traces else None

@@ -10,6 +10,9 @@ from typing import Callable
 
 KERNELS: dict[str, Callable] = {}
 GRADS: dict[str, "GradRule"] = {}
+# Gradients registered by name with tf.RegisterGradient (autodiff/custom_gradient.py), for
+# gradient_override_map: dispatch records an overridden op with one of these rules.
+USER_GRADS: dict[str, "GradRule"] = {}
 
 
 @dataclass(frozen=True)

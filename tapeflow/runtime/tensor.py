@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import user_line
 from ..ir import dtypes as D
 from ..ir.opdef import AVal
-from .recorder import STATE, Entry
+from .recorder import STATE, Entry, current_trace
 from .registry import GRADS
 from .stack import current_name_scope
 
@@ -21,11 +21,6 @@ _next_id = itertools.count(1).__next__
 
 # ``tf.stack``, for converting a list that holds tensors; installed by ``ops.operators``.
 STACK = None
-
-
-def trace_current():
-    """The active trace (set by tapeflow.tracer, which the runtime must not import)."""
-    return None
 
 
 class TensorShape(tuple):
@@ -257,7 +252,7 @@ class Variable(_Operators):
         self._id = _next_id()
         self._trainable = bool(trainable)
         self._name = current_name_scope() + (name or "Variable")
-        ctx = trace_current()
+        ctx = current_trace()
         if ctx is not None:
             ctx.on_variable_created(self)
 
@@ -290,7 +285,7 @@ class Variable(_Operators):
 
     def read(self):
         """A Tensor holding the current value; watched/recorded on the tapes that see this variable."""
-        ctx = trace_current()
+        ctx = current_trace()
         t = Tensor(self._value) if ctx is None else ctx.read_variable(self)
         if STATE.var_watchers:
             for w in STATE.var_watchers:
@@ -323,7 +318,7 @@ class Variable(_Operators):
         if tuple(t.shape) != tuple(self._value.shape):
             raise ValueError(f"Cannot {what} variable {self.name}: its shape {self.shape} and the "
                              f"value's shape {t.shape} are incompatible [at {user_line()}]")
-        ctx = trace_current()
+        ctx = current_trace()
         if ctx is not None:
             ctx.assign_variable(self, t)  # written back after each call of the compiled function
             return self
@@ -339,14 +334,14 @@ class Variable(_Operators):
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         d = convert_to_tensor(delta, dtype=self.dtype)
-        if trace_current() is not None or not isinstance(d, Tensor):
+        if current_trace() is not None or not isinstance(d, Tensor):
             with STATE_paused():
                 return self._set(self.read() + d, "assign_add to")
         return self._set(wrap(np.asarray(self._value + d._value, dtype=self._value.dtype)), "assign_add to")
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         d = convert_to_tensor(delta, dtype=self.dtype)
-        if trace_current() is not None or not isinstance(d, Tensor):
+        if current_trace() is not None or not isinstance(d, Tensor):
             with STATE_paused():
                 return self._set(self.read() - d, "assign_sub to")
         return self._set(wrap(np.asarray(self._value - d._value, dtype=self._value.dtype)), "assign_sub to")

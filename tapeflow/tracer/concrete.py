@@ -11,15 +11,19 @@ import threading
 
 import numpy as np
 
-from .. import _nest
-from ..ir.graph import print_graph
+from ..ir import dtypes as D
+from ..ir.graph import Graph, print_graph
+from ..ir.opdef import AVal
+from ..runtime.interpret import replay
 from ..runtime.recorder import STATE, Entry
 from ..runtime.registry import GradRule
 from ..runtime.tensor import Variable, convert_to_tensor, wrap
 from . import backend
-from ..runtime.interpret import replay
 from .autodiff import split, vjp_graph
-from .context import current
+from .context import TraceContext, current
+from .fastcall import fast_caller
+from .outputs import Const, OutRef, builder  # noqa: F401 - Const, OutRef: saved_model imports them from here
+
 
 class ConcreteFunction:
     """A graph with its calling convention.
@@ -48,9 +52,9 @@ class ConcreteFunction:
         self._rules = {}          # (trainable outputs, inputs kept) -> GradRule of a Call entry
         self._full_vjp = None
         self._lock = threading.Lock()
-        self._build = None if out_template is None else _builder(out_template)
+        self._build = None if out_template is None else builder(out_template)
         # the plain call's path, flat arguments in: call_fast until the program exists, then
-        # straight-line code generated for this function and program (codegen.calls)
+        # straight-line code generated for this function and program (fastcall.py)
         self.fast = self.call_fast
 
     def __call__(self, *args, **kwargs):
@@ -67,7 +71,6 @@ class ConcreteFunction:
         if self._program is None:
             prog = backend.compile(self.graph, self.name)
             if self.out_template is not None and not self.assigned and not self._unknown_dims:
-                from ..codegen.calls import fast_caller
                 self.fast = fast_caller(self, prog)
             self._program = prog
         return self._program
@@ -79,8 +82,6 @@ class ConcreteFunction:
         key = tuple((np.shape(a), np.asarray(a).dtype.str) for a in arrays)
         prog = self._specialized.get(key)
         if prog is None:
-            from ..ir.opdef import AVal
-            from ..ir import dtypes as D
             avals = [AVal(np.shape(a), D.as_dtype(np.asarray(a).dtype)) for a in arrays]
             prog = self._specialized[key] = backend.compile(specialize(self.graph, avals), self.name)
         return prog(*arrays)
@@ -110,7 +111,7 @@ class ConcreteFunction:
 
     def call_fast(self, args):
         """``__call__``'s path when no tape, trace or custom_gradient is watching: arrays in, out."""
-        if STATE.tapes or STATE.var_watchers or current() is not None:
+        if STATE.tapes or STATE.var_watchers or STATE.traces:
             return self.call_flat(list(args))
         arrays = [args[ref]._value if kind == "arg" else ref._value for kind, ref in self.sources]
         prog = self._program
@@ -190,7 +191,6 @@ class ConcreteFunction:
         if self._full_vjp is None:
             joint = self._build_joint()
             g = joint.graph
-            from ..ir.graph import Graph
             graph = Graph(g.inputs, g.nodes, g.outputs[joint.n_outputs:])
             f = ConcreteFunction(graph, None, None, len(graph.outputs), [], f"{self.name}_vjp")
             f.joint = joint
@@ -241,7 +241,6 @@ class ConcreteFunction:
 
 def specialize(graph, avals):
     """``graph`` re-traced with concrete input avals (for graphs traced with None dims)."""
-    from .context import TraceContext
     ctx = TraceContext()
     with ctx:
         outs = replay(graph, [ctx.input(a) for a in avals])
@@ -251,49 +250,6 @@ def specialize(graph, avals):
 
 def _ct(g, aval):
     return wrap(np.zeros(aval.shape, aval.dtype.np)) if g is None else g
-
-
-def _builder(template):
-    """A function outs -> the output structure, compiled once from the template."""
-    if isinstance(template, OutRef):
-        i = template.index
-        return lambda outs: outs[i]
-    if isinstance(template, Const):
-        v = template.value
-        return lambda outs: v
-    if isinstance(template, dict):
-        parts = [(k, _builder(v)) for k, v in template.items()]
-        return lambda outs: {k: f(outs) for k, f in parts}
-    if isinstance(template, list):
-        parts = [_builder(v) for v in template]
-        return lambda outs: [f(outs) for f in parts]
-    if isinstance(template, tuple) and not hasattr(type(template), "_fields"):
-        parts = [_builder(v) for v in template]
-        return lambda outs: tuple(f(outs) for f in parts)
-    return lambda outs: _unflatten(template, outs)
-
-
-def _unflatten(template, outs):
-    """Rebuild the output structure: int leaves index ``outs``; other leaves stay as they are."""
-    leaves = [outs[x.index] if isinstance(x, OutRef) else x.value if isinstance(x, Const) else x
-              for x in _nest.flatten(template)]
-    return _nest.pack_sequence_as(template, leaves)
-
-
-class OutRef:
-    """A tensor leaf of the output structure: graph output ``index``."""
-    __slots__ = ("index",)
-
-    def __init__(self, index):
-        self.index = index
-
-
-class Const:
-    """A non-tensor leaf of the output structure (None, a Python value)."""
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
 
 
 __all__ = ["ConcreteFunction", "OutRef", "Const"]

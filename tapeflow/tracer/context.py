@@ -1,27 +1,47 @@
-"""The trace being built on this thread: graph, constants, captured variables, assignments."""
-import threading
+"""The trace being built on this thread: graph, constants, captured variables, assignments.
 
+A TraceContext is what the runtime's watch state holds while it is entered
+(``recorder.STATE.traces``): dispatch hands it every op (``add_op``), variables their reads
+and writes, custom_gradient its ``grad_fn`` (``trace_graph``).
+"""
 import numpy as np
 
 from ..errors import user_line, user_position
 from ..ir.graph import Graph, Value
-from ..runtime import dispatch
-from ..runtime.recorder import STATE
-from ..runtime.tensor import Tensor, _next_id
+from ..ops import math
+from ..runtime.recorder import STATE, current_trace
+from ..runtime.tensor import Tensor, Variable, _next_id, convert_to_tensor
 from .symbolic import SymbolicTensor, TracingError
+
+# A path through more decisions than this is a loop on a tensor (or a pathological function).
+MAX_DECISIONS = 16
 
 
 class DecisionLimitError(TracingError):
     """A path asked a tensor for its truth value too often: a Python loop on a tensor."""
 
 
-_local = threading.local()
+current = current_trace    # the innermost TraceContext this thread is building, or None
 
 
-def current():
-    """The innermost active TraceContext of this thread, or None."""
-    stack = getattr(_local, "stack", None)
-    return stack[-1] if stack else None
+def as_tensor(x):
+    """``x`` as a tensor of the current trace or eager code (a Variable is read)."""
+    if isinstance(x, (Tensor, SymbolicTensor)):
+        return x
+    if isinstance(x, Variable):
+        return x.read()
+    return convert_to_tensor(x)
+
+
+def predicate(x, what):
+    """``x`` as the scalar boolean tensor an ``if`` or loop test takes (non-zero is True);
+    ``what`` names it in the error for a non-scalar."""
+    x = as_tensor(x)
+    if x.aval.shape != ():
+        raise TracingError(f"{what} must be a scalar, got shape {list(x.shape)} (at {user_line()})")
+    if not x.dtype.is_bool:
+        x = math.not_equal(x, 0)
+    return x
 
 
 class TraceContext:
@@ -48,16 +68,13 @@ class TraceContext:
 
     # -- entering ------------------------------------------------------------------
     def __enter__(self):
-        stack = getattr(_local, "stack", None)
-        if stack is None:
-            stack = _local.stack = []
-        stack.append(self)
+        STATE.traces.append(self)
         self._saved_tapes, STATE.tapes = STATE.tapes, []   # outer eager tapes never see symbols
         self._saved_watchers, STATE.var_watchers = STATE.var_watchers, []
         return self
 
     def __exit__(self, *exc):
-        _local.stack.pop()
+        STATE.traces.pop()
         STATE.tapes = self._saved_tapes
         STATE.var_watchers = self._saved_watchers
 
@@ -87,10 +104,32 @@ class TraceContext:
             self._keep.append(t)  # keep id() unique while the trace lives
         return v
 
+    def add_op(self, name, tensors, attrs, out_avals):
+        """Dispatch's hook: add op ``name`` to the graph; its symbolic outputs, or None for an
+        op on constants made inside the trace (it runs now: constant folding)."""
+        if all(isinstance(t, Tensor) and t._id >= self.first_id for t in tensors):
+            return None
+        node = self.graph.add(name, [self.value_of(t) for t in tensors], attrs, out_avals)
+        node.line = user_position()
+        self.owned.update(v.id for v in node.outputs)
+        return [SymbolicTensor(v) for v in node.outputs]
+
+    def trace_graph(self, fn, avals):
+        """``fn(*inputs) -> tensors`` on symbolic inputs of ``avals``, traced into a graph of
+        its own (a custom gradient's ``grad_fn``): (graph, the tensors of this trace that its
+        inputs after ``avals`` take: what it captured and the variables it read)."""
+        sub = TraceContext()
+        with sub:
+            outs = fn(*[sub.input(a) for a in avals])
+            sub.graph.outputs = [sub.value_of(convert_to_tensor(t)) for t in outs]
+        by_var = {v.id: var for var, v in sub.var_inputs.values()}
+        captured = [sub.captures[v.id] if v.id in sub.captures else by_var[v.id].read()
+                    for v in sub.graph.inputs[len(avals):]]
+        return sub.graph, captured
+
     # -- Python control flow on tensors -------------------------------------------------
     def decide(self, sym, what):
         """The branch this trace takes at a Python ``if`` on ``sym`` (see control.explore)."""
-        from .control import MAX_DECISIONS, _pred
         if self.decisions is None:
             sym._concrete(what)
         line = user_line()
@@ -99,7 +138,7 @@ class TraceContext:
                 f"Python control flow on a tensor at {line} was asked more than {MAX_DECISIONS} "
                 f"times on one path: a Python `while` on a tensor cannot be traced both ways; use "
                 f"tf.while_loop (or compute the condition outside the function).")
-        pred = self.value_of(_pred(sym, f"the condition at {line}"))
+        pred = self.value_of(predicate(sym, f"the condition at {line}"))
         k = len(self.points)
         d = self.decisions[k] if k < len(self.decisions) else True
         self.points.append((len(self.graph.nodes), pred, line, d))
@@ -131,22 +170,4 @@ class TraceContext:
         self.created_variables.append(var)
 
 
-def trace_op(name, tensors, attrs, out_avals):
-    """dispatch.trace_hook: add ``name`` to the current graph; return symbolic outputs."""
-    ctx = current()
-    if ctx is None:
-        if any(isinstance(t, SymbolicTensor) for t in tensors):
-            raise RuntimeError(f"symbolic tensor used outside of its trace (op {name} at {user_line()})")
-        return None
-    if all(isinstance(t, Tensor) and t._id >= ctx.first_id for t in tensors):
-        return None  # constants made inside the trace: run now (constant folding)
-    node = ctx.graph.add(name, [ctx.value_of(t) for t in tensors], attrs, out_avals)
-    node.line = user_position()
-    ctx.owned.update(v.id for v in node.outputs)
-    return [SymbolicTensor(v) for v in node.outputs]
-
-
-__all__ = ["TraceContext", "DecisionLimitError", "current", "trace_op"]
-
-
-dispatch.trace_hook = trace_op  # installed once: it answers per thread, via current()
+__all__ = ["TraceContext", "DecisionLimitError", "current", "as_tensor", "predicate", "MAX_DECISIONS"]

@@ -16,8 +16,8 @@ assign different variables, tapes inside), runs only the taken branch, and gives
 results: a source read only in the untaken branch gets zeros through the If's gradient.
 
 A Python ``while`` is not handled here: that would take one decision per iteration, so a
-path through a loop on a tensor ends at MAX_DECISIONS. ``convert.py`` rewrites the function's
-``while`` statements so that a loop whose first test is a symbolic tensor becomes ``loop``
+path through a loop on a tensor ends at ``context.MAX_DECISIONS``. ``convert.py`` rewrites
+the function's ``while`` statements so that a loop whose first test is a symbolic tensor becomes ``loop``
 (one While node), see ``pywhile.py``.
 """
 import numpy as np
@@ -25,15 +25,14 @@ import numpy as np
 from .. import _nest
 from ..errors import user_line
 from ..ir.graph import Graph, Value
+from ..ops import creation, math
 from ..runtime.dispatch import apply
 from ..runtime.interpret import apply_node
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
-from .context import TraceContext, current
+from .context import TraceContext, as_tensor, current, predicate
 from .symbolic import SymbolicTensor, TracingError
 
-# A path through more decisions than this is a loop on a tensor (or a pathological function).
-MAX_DECISIONS = 16
-MAX_PATHS = 64
+MAX_PATHS = 64     # paths one trace may explore for Python `if`s on tensors
 
 
 # -- sub-traces and their shared operands ------------------------------------------------------
@@ -58,7 +57,7 @@ class SubTrace:
 
         self.ctx, flat = explore(run, self.n_args, TraceContext)
         with self.ctx:
-            self.outs = [self.ctx.value_of(_as_tensor(x)) for x in flat]
+            self.outs = [self.ctx.value_of(as_tensor(x)) for x in flat]
         for var in carried:                     # returned as loop variables, not written back
             self.ctx.assigned.pop(var._id, None)
         self.var_of = {v.id: var for var, v in self.ctx.var_inputs.values()}
@@ -130,26 +129,8 @@ def _aval(a):
     return f"{a.dtype.name}{list(a.shape)}"
 
 
-def _as_tensor(x):
-    if isinstance(x, (Tensor, SymbolicTensor)):
-        return x
-    if isinstance(x, Variable):
-        return x.read()
-    return convert_to_tensor(x)
-
-
 def _is_symbolic(x):
     return isinstance(x, SymbolicTensor)
-
-
-def _pred(pred, what):
-    pred = _as_tensor(pred)
-    if pred.aval.shape != ():
-        raise TracingError(f"{what} must be a scalar, got shape {list(pred.shape)} (at {user_line()})")
-    if not pred.dtype.is_bool:
-        from ..ops import math
-        pred = math.not_equal(pred, 0)
-    return pred
 
 
 # -- tf.cond ----------------------------------------------------------------------------------
@@ -161,7 +142,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         raise TypeError("cond(): true_fn and false_fn are both required")
     if not _is_symbolic(pred):
         return true_fn() if bool(pred) else false_fn()
-    pred = _pred(pred, "the predicate of cond")
+    pred = predicate(pred, "the predicate of cond")
     results = {}
 
     def branch(fn, key):
@@ -214,11 +195,11 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None):
                              f"{len(flat)} loop variables (at {user_line()})")
         return leaves
 
-    flat = [_as_tensor(x) for x in _nest.flatten(structure)]
+    flat = [as_tensor(x) for x in _nest.flatten(structure)]
     if current() is None:
         i = 0
         while (maximum_iterations is None or i < maximum_iterations) and bool(call(cond, flat)):
-            flat = [_as_tensor(x) for x in step(flat)]
+            flat = [as_tensor(x) for x in step(flat)]
             i += 1
         out = _nest.pack_sequence_as(structure, flat)
         return out[0] if single else out
@@ -229,13 +210,11 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None):
     n_user = len(flat)
 
     def cond_fn(*xs):
-        from ..ops import math
-        c = _pred(call(cond, xs[counted:n_user]), "the condition of while_loop")
+        c = predicate(call(cond, xs[counted:n_user]), "the condition of while_loop")
         return [math.logical_and(math.less(xs[0], limit), c) if counted else c]
 
     def body_fn(*xs):
-        from ..ops import math
-        new = [_as_tensor(x) for x in step(xs[counted:n_user])]
+        new = [as_tensor(x) for x in step(xs[counted:n_user])]
         for k, (x, old) in enumerate(zip(new, xs[counted:n_user], strict=True)):
             if x.aval != old.aval:
                 what = (f"while_loop body changes loop variable {k}" if var_names is None
@@ -325,7 +304,7 @@ def explore(run, n_args, make_ctx):
 def _leaf(ctx, x):
     """A path's output leaf: a Value of its graph, None, or another Python value."""
     if isinstance(x, (Tensor, SymbolicTensor, Variable)):
-        return ctx.value_of(_as_tensor(x))
+        return ctx.value_of(as_tensor(x))
     if isinstance(x, (bool, int, float, np.number, np.ndarray)):
         return ctx.value_of(convert_to_tensor(x))
     return ("py", x)
@@ -426,11 +405,10 @@ def _combine(group, k, env, start, kinds, assigned):
     then_trace, else_trace = [
         SubTrace(lambda side=side: _combine(side, k + 1, dict(env), stop, kinds, assigned))
         for side in sides]
-    return emit_if(_pred(env[p.key[pred.id]], f"the condition at {line}"), then_trace, else_trace)
+    return emit_if(predicate(env[p.key[pred.id]], f"the condition at {line}"), then_trace, else_trace)
 
 
 def _path_outputs(p, env, kinds, assigned):
-    from ..ops import creation
     outs = []
     for kind, leaf in zip(kinds, p.result[1], strict=True):
         if kind[0] != "tensor":
@@ -448,5 +426,4 @@ def _path_outputs(p, env, kinds, assigned):
     return outs
 
 
-__all__ = ["cond", "while_loop", "loop", "SubTrace", "emit_if", "explore", "merge",
-           "MAX_DECISIONS", "MAX_PATHS"]
+__all__ = ["cond", "while_loop", "loop", "SubTrace", "emit_if", "explore", "merge", "MAX_PATHS"]

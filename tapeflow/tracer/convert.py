@@ -26,11 +26,14 @@ import __future__
 import ast
 import inspect
 import linecache
+import os
 import re
 import types
 import weakref
 
+from ..errors import _SKIP
 from . import rt
+from .context import DecisionLimitError
 from .if_rewrite import IfRewriter
 from .while_rewrite import TYPE_PARAMS, locate, make_def, walk_scope
 
@@ -82,6 +85,44 @@ def _converted_code(code):
             hit = (None, f"not converted: {type(e).__name__}: {e}")
         _codes[code] = hit
     return hit
+
+
+# -- why a loop on a tensor was not converted ----------------------------------------------
+
+def unconverted_note(e, fn, traced):
+    """For a DecisionLimitError out of tracing ``fn`` (run as ``traced``): the error with why
+    the loop it comes from was not converted, when that is the function's or a callee's."""
+    if getattr(e, "_noted", False):
+        return None
+    frame, tb = None, e.__traceback__
+    while tb is not None:
+        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_SKIP):
+            frame = tb.tb_frame
+        tb = tb.tb_next
+    if frame is None:
+        return None
+    own = set(_codes_in(getattr(fn, "__code__", None))) | set(_codes_in(getattr(traced, "__code__", None)))
+    if frame.f_code in own:
+        if traced is not fn:
+            return None
+        note = f"The function's `while` statements are {status(fn)}."
+    else:
+        name = frame.f_code.co_name
+        note = (f"The loop is in {name!r}, called from the traced function: only the function "
+                f"given to tapeflow.function is converted. Decorate {name!r} with "
+                f"tapeflow.function too (it is then converted, and inlined into the caller).")
+    err = DecisionLimitError(f"{e}\n{note}")
+    err._noted = True
+    return err
+
+
+def _codes_in(code):
+    if code is None:
+        return
+    yield code
+    for c in code.co_consts:
+        if hasattr(c, "co_consts"):
+            yield from _codes_in(c)
 
 
 # -- source -> rewritten code ----------------------------------------------------------------
@@ -221,4 +262,4 @@ def _rebuild(fn, code):
     return new
 
 
-__all__ = ["converted", "status"]
+__all__ = ["converted", "status", "unconverted_note"]

@@ -20,11 +20,14 @@ from ..ir import dtypes as D
 from ..errors import user_frame
 from ..ir.opdef import AVal
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
-from .concrete import Const, ConcreteFunction, OutRef
+from .concrete import ConcreteFunction
 from .context import DecisionLimitError, TraceContext
 from .control import explore
-from .convert import converted
-from .pywhile import undefined_after_loop, unconverted_note
+from .convert import converted, unconverted_note
+from .fastcall import function_caller, leaf_key, structure_of
+from .lower import Lowered
+from .outputs import Const, OutRef
+from .pywhile import undefined_after_loop
 from .symbolic import SymbolicTensor
 
 RETRACE_WARNING_THRESHOLD = 5
@@ -226,8 +229,7 @@ class Function:
         return concrete.call_flat(flat)
 
     def _remember_fast(self, args, flat, concrete):
-        """Key ``concrete`` for the generated fast path (codegen.calls), installing it once."""
-        from ..codegen.calls import function_caller, leaf_key, structure_of
+        """Key ``concrete`` for the generated fast path (fastcall.py), installing it once."""
         structure = structure_of(args)
         if structure is None:
             return
@@ -327,7 +329,6 @@ class Function:
 
     def lower(self, *args, **kwargs):
         """Every compilation stage for these arguments (see tracer.lower.Lowered)."""
-        from .lower import Lowered
         return Lowered(self.get_concrete_function(*args, **kwargs))
 
     def experimental_get_tracing_count(self):

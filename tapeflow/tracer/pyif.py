@@ -16,11 +16,16 @@ enclosing code (both branches would see it; the tape is given back its state). P
 effects of the branches then run once more, as they would in
 TensorFlow's tracing of both ``tf.cond`` branches.
 """
+import sys
+
 import numpy as np
 
 from .. import _nest
+from ..autodiff.tape import CREATED
+from ..runtime.recorder import STATE
 from ..runtime.tensor import Tensor, convert_to_tensor
-from .context import current
+from .context import current, predicate
+from .control import SubTrace, emit_if
 from .pywhile import _UNDEFINED, _Cells, _where
 from .symbolic import SymbolicTensor, TracingError
 
@@ -35,7 +40,6 @@ def if_stmt(test, then_fn, else_fn, cells_fn, names, temps, lineno):
     assign; ``temps`` of them need no value after the ``if``."""
     value = test()
     if isinstance(value, SymbolicTensor) and current() is not None:
-        import sys
         where = _where(sys._getframe(1).f_code, lineno)
         try:
             _traced_if(value, then_fn, else_fn, _Cells(cells_fn), names, temps, where)
@@ -85,7 +89,6 @@ def _leaf_id(x):
 
 
 def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
-    from .control import SubTrace, _pred, emit_if
     entry = [cells.get(n) for n in names]
     runs = {"then": [], "else": []}     # every run of a branch (several when it has paths)
 
@@ -103,7 +106,7 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
                     for x in _nest.flatten(v) if _leaf_kind(x) != "object"]
         return run
 
-    cond_pred = _pred(pred, f"the condition of the `if` at {where}")
+    cond_pred = predicate(pred, f"the condition of the `if` at {where}")
     watched = _watched()
     tapes = _OuterTapes()
     try:
@@ -140,7 +143,6 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
 def _watched():
     """What the recording tapes watch now: ``tape.watch`` in a branch on one of them would
     be seen by both branches (and the If) once both are traced."""
-    from ..runtime.recorder import STATE
     return [(rec, len(rec.tensor_op), len(rec.variables)) for rec in STATE.tapes]
 
 
@@ -163,13 +165,11 @@ class _OuterTapes:
     so the other branch, or per-path tracing after all, finds it as it was."""
 
     def __init__(self):
-        from ..autodiff.tape import CREATED
         self.serial = next(CREATED)
         self.used = False
         self.freed = []
 
     def __enter__(self):
-        from ..runtime.recorder import STATE
         self.previous, STATE.on_free = STATE.on_free, self._on_free
         return self
 
@@ -182,7 +182,6 @@ class _OuterTapes:
             self.previous(tape)
 
     def __exit__(self, *exc):
-        from ..runtime.recorder import STATE
         STATE.on_free = self.previous
         for tape, rec, entries, freed, watched in reversed(self.freed):
             tape._rec, rec.entries, tape._freed_rec, tape._watched_variables = (rec, entries, freed,

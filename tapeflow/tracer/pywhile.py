@@ -13,14 +13,18 @@ no value before the loop are temporaries of each iteration: after the loop they 
 undefined again, never a value of the loop's sub-trace; reading one then raises TensorFlow's
 "must be defined before the loop" (``undefined_after_loop``).
 """
+import linecache
 import re
 import sys
 import weakref
 
 import numpy as np
 
+from .. import _nest
+from ..ops import math
 from ..runtime.tensor import Tensor, Variable
-from .context import DecisionLimitError, current
+from .context import DecisionLimitError, current, predicate
+from .control import loop
 from .symbolic import SymbolicTensor, TracingError
 
 _UNDEFINED = object()
@@ -116,7 +120,6 @@ class _Cells:
 
 
 def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno):
-    from .control import loop
     where = _where(caller, lineno)
     cells = _Cells(cells_fn)
     entry = {n: cells.get(n) for n in names}
@@ -171,7 +174,6 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno)
 
 
 def _leaves(value):
-    from .. import _nest
     return _nest.flatten(value)
 
 
@@ -229,47 +231,7 @@ def undefined_after_loop(e):
         f"(read at {_where(tb.tb_frame.f_code, tb.tb_lineno)})")
 
 
-def unconverted_note(e, fn, traced):
-    """For a DecisionLimitError out of tracing ``fn`` (run as ``traced``): the error with why
-    the loop it comes from was not converted, when that is the function's or a callee's."""
-    if getattr(e, "_noted", False):
-        return None
-    import os
-    from ..errors import _SKIP
-    frame, tb = None, e.__traceback__
-    while tb is not None:
-        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_SKIP):
-            frame = tb.tb_frame
-        tb = tb.tb_next
-    if frame is None:
-        return None
-    own = set(_codes_in(getattr(fn, "__code__", None))) | set(_codes_in(getattr(traced, "__code__", None)))
-    if frame.f_code in own:
-        if traced is not fn:
-            return None
-        from .convert import status
-        note = f"The function's `while` statements are {status(fn)}."
-    else:
-        name = frame.f_code.co_name
-        note = (f"The loop is in {name!r}, called from the traced function: only the function "
-                f"given to tapeflow.function is converted. Decorate {name!r} with "
-                f"tapeflow.function too (it is then converted, and inlined into the caller).")
-    err = DecisionLimitError(f"{e}\n{note}")
-    err._noted = True
-    return err
-
-
-def _codes_in(code):
-    if code is None:
-        return
-    yield code
-    for c in code.co_consts:
-        if hasattr(c, "co_consts"):
-            yield from _codes_in(c)
-
-
 def _where(code, lineno):
-    import linecache
     text = linecache.getline(code.co_filename, lineno).strip()
     return f"{code.co_filename}:{lineno}" + (f": {text}" if text else "")
 
@@ -277,8 +239,7 @@ def _where(code, lineno):
 # -- `and`, `or`, `not` in a loop test --------------------------------------------------------------
 
 def _pred(x):
-    from .control import _pred as pred
-    return pred(x, "the test of a `while`")
+    return predicate(x, "the test of a `while`")
 
 
 def and_(*thunks):
@@ -287,7 +248,6 @@ def and_(*thunks):
     if len(thunks) == 1:
         return value
     if isinstance(value, SymbolicTensor):
-        from ..ops import math
         return math.logical_and(_pred(value), _pred(and_(*thunks[1:])))
     return and_(*thunks[1:]) if value else value
 
@@ -298,7 +258,6 @@ def or_(*thunks):
     if len(thunks) == 1:
         return value
     if isinstance(value, SymbolicTensor):
-        from ..ops import math
         return math.logical_or(_pred(value), _pred(or_(*thunks[1:])))
     return value if value else or_(*thunks[1:])
 
@@ -306,9 +265,8 @@ def or_(*thunks):
 def not_(value):
     """``not a``: ``logical_not`` of a symbolic tensor, Python's ``not`` otherwise."""
     if isinstance(value, SymbolicTensor):
-        from ..ops import math
         return math.logical_not(_pred(value))
     return not value
 
 
-__all__ = ["while_stmt", "unconverted", "undefined_after_loop", "unconverted_note", "and_", "or_", "not_"]
+__all__ = ["while_stmt", "unconverted", "undefined_after_loop", "and_", "or_", "not_"]

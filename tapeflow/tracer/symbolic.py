@@ -6,8 +6,8 @@ value (``bool``, ``float``, ``.numpy()``) is an error that names the user's line
 since the value does not exist until the compiled program runs.
 """
 from ..errors import user_line
-from ..runtime.tensor import TensorShape, _Operators
-from ..runtime.tensor import _next_id
+from ..runtime.recorder import current_trace
+from ..runtime.tensor import TensorShape, _next_id, _Operators
 
 
 class TracingError(TypeError):
@@ -49,8 +49,7 @@ class SymbolicTensor(_Operators):
             f"control flow on tensors, or compute this outside the function.")
 
     def __bool__(self):
-        from .context import current
-        ctx = current()
+        ctx = current_trace()
         if ctx is None:
             self._concrete("Python truth value (if/while/and/or)")
         return ctx.decide(self, "Python truth value (if/while/and/or)")

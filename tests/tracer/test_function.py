@@ -740,17 +740,24 @@ def test_two_threads_tracing_different_functions_at_once():
             if after is not None:
                 after.set()
 
-    from tapeflow.runtime import dispatch
-    saved_hook = getattr(dispatch, "trace_hook", None)
     threads = [threading.Thread(target=run, args=("a", fa, None, a_done)),
                threading.Thread(target=run, args=("b", fb, a_in, None))]
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        if hasattr(dispatch, "trace_hook"):
-            dispatch.trace_hook = saved_hook  # the race leaves another thread's hook installed
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     assert errors == []
     assert results == {"a": 5.0, "b": 6.0}
+
+
+def test_a_symbolic_tensor_leaked_out_of_its_trace_is_an_error_naming_the_op():
+    leaked = []
+
+    @tf.function
+    def f(x):
+        leaked.append(x * 2.0)
+        return x
+
+    f(tf.constant(1.0))
+    with pytest.raises(RuntimeError, match=r"symbolic tensor used outside of its trace \(op Add at .*test_function.py"):
+        leaked[0] + 1.0

@@ -1,27 +1,32 @@
-"""Generated Python for the per-call path of a compiled function: key lookup, one jitted call, wrapping.
+"""A traced function's repeated call as generated straight-line Python: key lookup, one
+program call, wrapping.
 
-A W1-sized program runs in about 0.1 us; everything around it is Python, so the path a
-repeated call takes is written out as straight-line code per function instead of loops
-over argument lists (BENCHMARKS.md, "What a compiled call costs here"):
+A repeated call of a small program is mostly Python (BENCHMARKS.md, "What a compiled call
+costs here"): every loop over the argument list, every attribute lookup and every frame is a
+share of it. So the path a repeated call takes is written out as code per function and
+argument structure instead of loops:
 
 - ``function_caller(structure, ...)``: a ``Function.__call__`` for one argument structure
-  (positional tensors, or flat lists/tuples of them). It unpacks the arguments, builds the
-  key (class, shape, dtype per tensor leaf) as one tuple display and looks it up; a miss,
-  keyword arguments or any other structure take the general path.
-- ``fast_caller(...)``: a ConcreteFunction's call when no tape, trace or custom_gradient
-  watches: the leaves' arrays in, the program's results wrapped into the output structure.
-  A single-part program whose inputs are all scalars is called through its overload's
-  ``entry_point`` (no type dispatch): the key pins every argument's dtype, and Numba's
-  scalar unboxing converts any number exactly; array inputs go through the dispatcher,
-  which checks layout and dtype.
+  (positional tensors, or flat lists/tuples of them), installed by giving the Function
+  instance a subclass of its own. It unpacks the arguments, builds the key (class, shape,
+  dtype per tensor leaf) as one tuple display and looks it up; a miss, keyword arguments or
+  any other structure take the general path.
+- ``fast_caller(...)``: a ConcreteFunction's call when nothing watches the thread's ops
+  (``recorder.STATE``: no tape, trace or custom_gradient): the leaves' arrays in, the
+  program's results wrapped into the output structure. A single-part program whose inputs
+  are all scalars is called through its overload's ``entry_point`` (no type dispatch): the
+  key pins every argument's dtype, and Numba's scalar unboxing converts any number exactly;
+  array inputs go through the dispatcher, which checks layout and dtype.
 """
+import enum
 import os
 
 import numpy as np
 
+from ..codegen.failures import failure_handler
 from ..runtime.recorder import STATE
-from ..runtime.tensor import Tensor, _next_id, wrap
-from ..tracer.context import _local
+from ..runtime.tensor import Tensor, Variable, _next_id, wrap
+from .outputs import Const, OutRef
 
 
 def leaf_key(leaves):
@@ -32,7 +37,6 @@ def leaf_key(leaves):
 def structure_of(args):
     """Per positional argument: None for a tensor leaf, (list or tuple, n) for a flat sequence
     of them; None overall if any leaf is something else (such calls always take the general path)."""
-    from ..runtime.tensor import Variable
     out = []
     for a in args:
         if isinstance(a, (Tensor, Variable)):
@@ -80,9 +84,35 @@ def function_caller(structure, fast_get, general):
     return _compile("\n".join(lines), "__call__", fast_get=fast_get, general=general)
 
 
+class Result(enum.Enum):
+    """How ``fast`` turns one program result (the Python expression ``r[k]``, converted) into
+    a Tensor: by ``wrap`` (arrays: read-only, 0-d arrays unwrapped), or as a scalar Tensor
+    (a NumPy scalar the fast path made itself: built in place when that is safe)."""
+    WRAPPED = "wrap"
+    SCALAR = "scalar"
+
+
+def _result(kind, k, ns):
+    """(Result, expression) for result ``k`` of a program whose ``out_kinds`` entry is ``kind``."""
+    if kind == "any":       # the interpreter: NumPy scalars or arrays
+        return Result.WRAPPED, f"asarray(r[{k}])"
+    if kind == "copy":      # an array the program also keeps: the caller gets its own
+        return Result.WRAPPED, f"r[{k}].copy()"
+    if kind == "array":
+        return Result.WRAPPED, f"r[{k}]"
+    if kind is np.float32:
+        # Numba returns a Python float holding a float32 value; adding float32 -0.0 gives
+        # that value as np.float32 exactly (NumPy 2's weak Python scalars) without the
+        # constructor's argument parsing; -0.0 keeps the sign of zeros
+        ns["neg0_f32"] = np.float32(-0.0)
+        return Result.SCALAR, f"r[{k}] + neg0_f32"
+    ns[f"c{k}"] = kind      # another scalar type: Numba returns Python numbers
+    return Result.SCALAR, f"c{k}(r[{k}])"
+
+
 def fast_caller(concrete, program):
     """The plain call of ``concrete`` (no assigns) running ``program``: ``fast(flat_args)``."""
-    ns = {"STATE": STATE, "_local": _local, "Tensor": Tensor, "wrap": wrap, "asarray": np.asarray,
+    ns = {"STATE": STATE, "Tensor": Tensor, "wrap": wrap, "asarray": np.asarray,
           "slow": concrete.call_slow, "new": object.__new__, "next_id": _next_id}
     values = []
     for j, (kind, ref) in enumerate(concrete.sources):
@@ -92,44 +122,28 @@ def fast_caller(concrete, program):
             ns[f"s{j}"] = ref
             values.append(f"s{j}._value")
     entry = getattr(program, "entry", None)
-    if entry is not None and all(not v.aval.shape for v in concrete.graph.inputs):
+    direct = entry is not None and all(not v.aval.shape for v in concrete.graph.inputs)
+    if direct:
         ns["run"] = entry
         for k, c in enumerate(program.consts):
             ns[f"k{k}"] = c
             values.append(f"k{k}")
     else:
         ns["run"] = program
-    outs = []
     kinds = getattr(program, "out_kinds", None) or ["any"] * len(concrete.graph.outputs)
-    for k, kind in enumerate(kinds):
-        if kind == "any":       # the interpreter: NumPy scalars or arrays
-            outs.append(f"wrap(asarray(r[{k}]))")
-        elif kind == "copy":
-            outs.append(f"wrap(r[{k}].copy())")
-        elif kind == "array":
-            outs.append(f"wrap(r[{k}])")
-        elif kind is np.float32:
-            # Numba returns a Python float holding a float32 value; adding float32 -0.0 gives
-            # that value as np.float32 exactly (NumPy 2's weak Python scalars), 4x faster
-            # than np.float32(x); -0.0 keeps the sign of zeros
-            ns["neg0_f32"] = np.float32(-0.0)
-            outs.append(_tensor(f"r[{k}] + neg0_f32"))
-        else:            # another scalar type: Numba returns Python numbers
-            ns[f"c{k}"] = kind
-            outs.append(_tensor(f"c{k}(r[{k}])"))
+    results = [_result(kind, k, ns) for k, kind in enumerate(kinds)]
     if _simple(concrete.out_template):
-        result = _structure_expr(concrete.out_template, ns)
+        built = _structure_expr(concrete.out_template, ns)
     else:       # dicts, namedtuples, ...: the concrete function's general builder
         ns["build"] = concrete._build
-        result = f"build(({''.join(f'o{k}, ' for k in range(len(outs)))}))"
+        built = f"build(({''.join(f'o{k}, ' for k in range(len(results)))}))"
     lines = ["def fast(args):",
-             "    if STATE.tapes or STATE.var_watchers or _local.__dict__.get('stack'):",
+             "    if STATE.tapes or STATE.var_watchers or STATE.traces:",
              "        return slow(args)"]
     used = sorted({ref for kind, ref in concrete.sources if kind == "arg"})
     lines.extend(f"    a{k} = args[{k}]" for k in used)
-    if ns["run"] is entry:
+    if direct:
         # the program's own caller is bypassed: an op rejecting its data raises from here
-        from .failures import failure_handler
         ns["failed"] = failure_handler(program.graph, program.name)
         n_in = len(concrete.graph.inputs)
         lines += ["    try:", f"        r = run({', '.join(values)})",
@@ -137,20 +151,23 @@ def fast_caller(concrete, program):
                   f"        raise failed(e, ({''.join(v + ', ' for v in values[:n_in])})) from None"]
     else:
         lines.append(f"    r = run({', '.join(values)})")
-    for k, e in enumerate(outs):
-        if e.startswith("@"):      # a scalar Tensor built in place (see _tensor)
-            lines.extend([f"    o{k} = new(Tensor)", f"    o{k}._value = {e[1:]}",
+    for k, (how, expr) in enumerate(results):
+        if how is Result.WRAPPED:
+            lines.append(f"    o{k} = wrap({expr})")
+        elif _PLAIN_TENSOR:     # Tensor.__init__'s assignments, without its frame
+            lines.extend([f"    o{k} = new(Tensor)", f"    o{k}._value = {expr}",
                           f"    o{k}._id = next_id()"])
         else:
-            lines.append(f"    o{k} = {e}")
-    lines.append(f"    return {result}")
+            lines.append(f"    o{k} = Tensor({expr})")
+    lines.append(f"    return {built}")
     return _compile("\n".join(lines), "fast", **ns)
 
 
 def _plain_tensor_init():
     """Whether ``Tensor(v)`` only sets ``_value`` and a fresh ``_id``: then fast calls build
-    scalar Tensors without the ``__init__`` frame (~60 ns each, a tenth of W1's call). Checked
-    against the class itself, so a richer constructor turns this off rather than being skipped."""
+    scalar Tensors without the ``__init__`` frame, which for a scalar program is a sizeable
+    share of the call. Checked against the class itself, so a richer constructor turns this
+    off rather than being skipped."""
     code = Tensor.__init__.__code__
     return (Tensor.__slots__ == ("_value", "_id", "__weakref__")
             and code.co_names == ("_value", "_next_id", "_id"))
@@ -159,13 +176,8 @@ def _plain_tensor_init():
 _PLAIN_TENSOR = _plain_tensor_init()
 
 
-def _tensor(expr):
-    """Code for a Tensor holding ``expr``: marked for in-place construction when that is safe."""
-    return "@" + expr if _PLAIN_TENSOR else f"Tensor({expr})"
-
-
 def _simple(template):
-    from ..tracer.concrete import Const, OutRef
+    """Whether the output structure is tensor and constant leaves in lists and tuples only."""
     if isinstance(template, (OutRef, Const)):
         return True
     return type(template) in (list, tuple) and all(_simple(t) for t in template)
@@ -173,7 +185,6 @@ def _simple(template):
 
 def _structure_expr(template, ns):
     """Python expression building the output structure from o0, o1, ... (see ``_simple``)."""
-    from ..tracer.concrete import OutRef
     if isinstance(template, OutRef):
         return f"o{template.index}"
     if type(template) in (list, tuple):
@@ -191,3 +202,6 @@ def _compile(source, name, **ns):
     fn = ns[name]
     fn.__source__ = source
     return fn
+
+
+__all__ = ["function_caller", "fast_caller", "structure_of", "leaf_key"]

@@ -1,4 +1,4 @@
-"""The generated per-call path (codegen.calls): same results, types and rules as the general path.
+"""The generated per-call path (tracer.fastcall): same results, types and rules as the general path.
 
 A repeated call of a ``tapeflow.function`` skips binding and keying through a generated
 ``__call__`` and runs the program through a generated ``fast``; these tests compare what it
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.codegen.calls import structure_of
+from tapeflow.tracer.fastcall import structure_of
 from tapeflow.tracer import backend
 
 
@@ -192,10 +192,10 @@ def test_scalar_results_are_complete_tensors_either_way(monkeypatch):
     """Built in place (Tensor's constructor only sets _value and _id) or through Tensor(...)."""
     import weakref
 
-    from tapeflow.codegen import calls
+    from tapeflow.tracer import fastcall
 
     for plain in (True, False):
-        monkeypatch.setattr(calls, "_PLAIN_TENSOR", plain and calls._plain_tensor_init())
+        monkeypatch.setattr(fastcall, "_PLAIN_TENSOR", plain and fastcall._plain_tensor_init())
 
         @tf.function
         def f(x):
@@ -204,7 +204,7 @@ def test_scalar_results_are_complete_tensors_either_way(monkeypatch):
         x = tf.constant(np.float32(2.0))
         f(x)
         a, b = f(x)
-        assert ("new(Tensor)" in f.get_concrete_function(x).fast.__source__) == (plain and calls._plain_tensor_init())
+        assert ("new(Tensor)" in f.get_concrete_function(x).fast.__source__) == (plain and fastcall._plain_tensor_init())
         assert a.numpy() == 6 and b.numpy() == 3 and type(a._value) is np.float32
         assert weakref.ref(a)() is a and a._id != b._id and min(a._id, b._id) > x._id
         assert (a + b).numpy() == 9
