@@ -112,10 +112,12 @@ def nbytes(aval):
 def is_pure(op):
     """Ops with no effects: safe to merge, drop or evaluate at compile time.
 
-    Every op registered today is pure; an OpDef may opt out with ``pure=False`` (e.g. a
-    future random or stateful op) and then DCE, CSE and constant folding leave it alone.
+    ``OpDef.pure``: every op registered today is pure; an op defined with ``pure=False``
+    (e.g. a future random or stateful op) is left alone by DCE, CSE and constant folding,
+    and never recomputed by the partitioner. ``Const`` and ops of no OpDef count as pure.
     """
-    return op == "Const" or getattr(OPS.get(op), "pure", True)
+    opdef = OPS.get(op)
+    return opdef is None or opdef.pure
 
 
 def value_names(graph):
