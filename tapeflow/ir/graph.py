@@ -155,6 +155,16 @@ def node_line(node, name, elide_graphs=False):
     return f"{outs} = " + f"{node.op}{'[' + attrs + ']' if attrs else ''} {args}".rstrip()
 
 
+def value_names(graph):
+    """{value id: name} exactly as ``print_graph`` names them (inputs, then node outputs)."""
+    gen = _names()
+    names = {}
+    for v in itertools.chain(graph.inputs, (o for n in graph.nodes for o in n.outputs)):
+        if v.id not in names:
+            names[v.id] = next(gen)
+    return names
+
+
 def print_graph(graph):
     """The compact, deterministic text form (names in order of first appearance)."""
     gen, names = _names(), {}

@@ -31,9 +31,9 @@ Constants are never saved: the backward program has its own copy.
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..ir.graph import Graph, Value, aval_str
+from ..ir.graph import Graph, Value, aval_str, value_names
 from ..ir.opdef import OPS, AVal
-from .rewrite import copy_node, is_pure, nbytes, value_names
+from .rewrite import copy_node, is_pure, nbytes
 
 # A dimension unknown at trace time counts as this many elements when weighing residuals.
 UNKNOWN_DIM = 1024

@@ -9,8 +9,6 @@ node that a pass returned, since the node may also belong to the caller's graph.
 Graph inputs are always the same Value objects, so callers can map arguments by
 identity across passes; outputs are mapped by position.
 """
-import itertools
-
 import numpy as np
 
 from ..ir.graph import Graph, Node
@@ -118,19 +116,3 @@ def is_pure(op):
     """
     opdef = OPS.get(op)
     return opdef is None or opdef.pure
-
-
-def value_names(graph):
-    """{value id: name} exactly as ``print_graph`` names them (inputs, then node outputs)."""
-    gen = _names()
-    names = {}
-    for v in itertools.chain(graph.inputs, (o for n in graph.nodes for o in n.outputs)):
-        if v.id not in names:
-            names[v.id] = next(gen)
-    return names
-
-
-def _names():
-    for n in itertools.count(1):
-        for letters in itertools.product("abcdefghijklmnopqrstuvwxyz", repeat=n):
-            yield "".join(letters)
