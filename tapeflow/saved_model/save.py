@@ -20,6 +20,7 @@ from ..runtime.module import Module
 from ..runtime.tensor import Tensor, Variable
 from ..tracer.concrete import Const, OutRef
 from ..tracer.function import Function, TensorSpec
+from .files import Directory
 from .loaded import _NO_DEFAULT, LoadedFunction, LoadedModule
 
 MANIFEST = "saved_program.json"
@@ -296,12 +297,12 @@ def save(obj, export_dir, signatures=None, options=None):
 
 
 def _version():
+    # The version is defined in tapeflow/__init__.py, the layer above this one; read it when saving.
     import tapeflow
     return tapeflow.__version__
 
 
 def _write(export_dir, manifest, w):
-    from .files import Directory
     export_dir = os.fspath(export_dir)
     if os.path.lexists(os.path.join(export_dir, MANIFEST)):
         for sub in ("graphs", "variables", "constants"):  # replacing an earlier save
