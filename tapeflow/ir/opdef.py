@@ -1,9 +1,11 @@
 """The op registry: one ``OpDef`` per op, keyed by TensorFlow's op-type name.
 
-An OpDef says what an op *is*: how many tensor inputs, which attributes, and how
-output shapes and dtypes follow from the inputs (``infer``). Kernels, gradient
-rules and codegen templates live in other packages, in tables keyed by the same
-name; ``tests/test_op_completeness.py`` checks that every op has all of them.
+An OpDef says what an op *is*: how many tensor inputs, which attributes of which
+kinds, how output shapes and dtypes follow from the inputs (``infer``), and the
+properties passes rely on (purity, commutativity, ...), all set at its ``defop``.
+Kernels, gradient rules, batching rules and codegen templates live in other
+packages, in tables keyed by the same name; ``tests/test_op_completeness.py``
+checks that every op has all of them.
 """
 from collections import namedtuple
 from dataclasses import dataclass, field
