@@ -69,6 +69,7 @@ OPS: dict[str, OpDef] = {}
 
 
 def defop(name, infer, **kw):
+    """Define and register op ``name`` (keywords: the OpDef's fields); each op is defined once."""
     if name in OPS:
         raise KeyError(f"op {name!r} is already defined")
     for attr, kind in kw.get("attrs", {}).items():

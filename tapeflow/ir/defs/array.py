@@ -49,8 +49,9 @@ def _rank(in_avals):
     return len(in_avals[0].shape)
 
 
-# Row rules (``OpDef.keeps_rows``): every output already has the batch as its leading axis.
+# Row rules (``OpDef.keeps_rows``) are asked only when every output leads with the batch axis.
 def _keeps_leading_axis(attrs, flags, in_avals, out_avals):
+    """In C order, a reshape whose input also leads with the batch keeps each row in its row."""
     return in_avals[0].shape[0] == out_avals[0].shape[0]
 
 
