@@ -166,7 +166,7 @@ def _node(g, vals, n, k, depth, budget):
         extra = set(attrs_in) - set(opdef.attrs)
         if extra:
             raise DecodeError(f"{where}: unknown attribute(s) {sorted(extra)!r:.100}; the op takes "
-                             f"{list(opdef.attrs)}")
+                              f"{list(opdef.attrs)}")
         missing = set(opdef.attrs) - set(attrs_in)
         if missing:  # tapeflow always records every attribute; kernels rely on it
             raise DecodeError(f"{where}: attribute(s) {sorted(missing)} missing")
@@ -175,7 +175,7 @@ def _node(g, vals, n, k, depth, budget):
         inferred = _infer(opdef, inputs, attrs, where)
         if [(tuple(a.shape), a.dtype) for a in inferred] != [(tuple(a.shape), a.dtype) for a in out_avals]:
             raise DecodeError(f"{where}: declared outputs {[_fmt(a) for a in out_avals]} but the op "
-                             f"infers {[_fmt(a) for a in inferred]}")
+                              f"infers {[_fmt(a) for a in inferred]}")
         if op == "CustomGradient":
             _check_custom(inputs, attrs, out_avals, where)
     node = g.add(op, inputs, attrs, out_avals)
@@ -220,16 +220,16 @@ def _check_custom(inputs, attrs, out_avals, where):
     got = [v.aval for v in grad.inputs]
     if len(got) != len(want) or any(not _compatible(a, b) for a, b in zip(got, want)):
         raise DecodeError(f"{where}: its gradient graph takes {[_fmt(a) for a in got]}, expected the "
-                         f"upstream gradients and captured values {[_fmt(a) for a in want]}")
+                          f"upstream gradients and captured values {[_fmt(a) for a in want]}")
     targets = [v.aval for v, has in zip(inputs[:n_in], mask) if has]
     results = [v.aval for v in grad.outputs]
     if len(results) != len(targets):
         raise DecodeError(f"{where}: its gradient graph returns {len(results)} gradients, mask says "
-                         f"{len(targets)}")
+                          f"{len(targets)}")
     for r, t in zip(results, targets):
         if r.dtype != t.dtype or not _broadcasts_to(r.shape, t.shape):
             raise DecodeError(f"{where}: a gradient of type {_fmt(r)} cannot be the gradient of an "
-                             f"input of type {_fmt(t)}")
+                              f"input of type {_fmt(t)}")
 
 
 def _compatible(a, b):
@@ -316,7 +316,7 @@ def _check_size(shape, dtype, what):
             n *= d
     if n > limits.MAX_TENSOR_BYTES:
         raise DecodeError(f"{what}: a value of {dtype.name}{list(shape)} would take {n} bytes, more "
-                         f"than the {limits.MAX_TENSOR_BYTES} allowed")
+                          f"than the {limits.MAX_TENSOR_BYTES} allowed")
 
 
 def _aval(e, what):
