@@ -1,29 +1,52 @@
-"""No op lacks any of its parts: OpDef, NumPy kernel, gradient rule, gradient check."""
-import tapeflow  # noqa: F401  (registers everything)
-from tapeflow.ir.opdef import OPS
+"""No op lacks any of its parts: every table keyed by op name covers every OpDef, and only OpDefs.
+
+An op is defined once (``ir/defs``: its ``OpDef``, attribute kinds included) and then has
+an entry in each per-concern table: a NumPy kernel (``KERNELS``), a gradient rule
+(``GRADS``), a batching rule (``BATCHERS``), a codegen template (``CODEGEN``) and gradient
+checks (``tests/ops/cases_*.py``). The exceptions below are the only ones, each with why.
+"""
+import pytest
+
+import tapeflow  # noqa: F401  (registers every op, kernel, rule and template)
+from tapeflow.codegen.templates import CODEGEN
+from tapeflow.ir.opdef import ATTR_KINDS, GRAPH_KINDS, OPS
+from tapeflow.passes.batching import BATCHERS
 from tapeflow.runtime.registry import GRADS, KERNELS
 
 from ops.cases import all_cases
 
+# Ops without a batching rule: vectorize runs them as a loop over the batch and reports them.
+# While: rows may run different trip counts. CustomGradient: no rule yet (its gradient graph
+# would have to be batched as well).
+NO_BATCHING_RULE = {"While", "CustomGradient"}
 
-def test_every_op_has_a_kernel():
-    assert sorted(set(OPS) - set(KERNELS)) == []
-    assert sorted(set(KERNELS) - set(OPS)) == []
+TABLES = {"kernel (runtime KERNELS)": (KERNELS, set()),
+          "gradient rule (GRADS)": (GRADS, set()),
+          "batching rule (passes.batching BATCHERS)": (BATCHERS, NO_BATCHING_RULE),
+          "codegen template (codegen.templates CODEGEN)": (CODEGEN, set())}
 
 
-def test_every_op_has_a_gradient_rule():
-    assert sorted(set(OPS) - set(GRADS)) == []
-    assert sorted(set(GRADS) - set(OPS)) == []
+@pytest.mark.parametrize("what", sorted(TABLES))
+def test_every_op_has_one_entry_in_each_table(what):
+    table, exceptions = TABLES[what]
+    assert sorted(set(OPS) - set(table) - exceptions) == [], f"ops without a {what}"
+    assert sorted(set(table) - set(OPS)) == [], f"{what} entries for no OpDef"
+    assert sorted(exceptions & set(table)) == [], f"listed as lacking a {what}, but have one"
+
+
+def test_every_attribute_has_a_kind_the_codec_checks():
+    """A saved graph's attribute is checked against its kind, so every attribute needs one."""
+    unknown = sorted(f"{op.name}.{attr}: {kind!r}" for op in OPS.values()
+                     for attr, kind in op.attrs.items()
+                     if kind not in ATTR_KINDS and kind not in GRAPH_KINDS)
+    assert unknown == []
 
 
 def test_every_op_has_a_gradient_check():
+    """Differentiable ops have cases; the others are listed as NOT_DIFFERENTIABLE, never both."""
     cases, nondiff = all_cases()
     differentiable = {n for n in OPS if GRADS[n].fn is not None}
     assert sorted(differentiable - set(cases)) == []
     assert sorted(set(OPS) - differentiable - nondiff) == []
     assert sorted(nondiff & differentiable) == []
-
-
-def test_every_op_has_a_codegen_template():
-    from tapeflow.codegen.templates import CODEGEN
-    assert sorted(set(OPS) - set(CODEGEN)) == []
+    assert sorted(set(cases) - set(OPS)) == []

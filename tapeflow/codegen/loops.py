@@ -26,7 +26,7 @@ import re
 
 from .emitter import cast, index, np_type, shape_lit
 from .templates import CODEGEN
-from .templates.elementwise import WIDENS_FLOAT32
+from ..ir.opdef import OPS
 
 PARALLEL_WORK = 25_000_000
 
@@ -90,7 +90,7 @@ def _member_expr(em, node, arg):
     out = node.outputs[0]
     expr = tpl.scalar([arg(v) for v in node.inputs], [v.aval for v in node.inputs], out.aval,
                       **node.attrs)
-    if (out.aval.dtype.name == "float32" and node.op not in WIDENS_FLOAT32
+    if (out.aval.dtype.name == "float32" and not OPS[node.op].widens_float32
             and all(v.aval.dtype.name == "float32" for v in node.inputs)):
         return expr
     return cast(expr, out.aval.dtype)

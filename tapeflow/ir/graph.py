@@ -1,4 +1,4 @@
-"""The IR: a Graph of Nodes over typed Values, a verifier, a text printer and JSON.
+"""The IR: a Graph of Nodes over typed Values, a verifier and a text printer (JSON: ``codec``).
 
 A Graph is a straight-line program: ``inputs`` (Values), ``nodes`` in
 topological order (each applies one registered op, or ``Const``), ``outputs``.
@@ -10,7 +10,6 @@ names assigned in order of appearance so dumps are stable and testable as text:
         d:f32[] = Sum[axis=None keepdims=False] c
       in (d) }
 """
-import base64
 import itertools
 
 import numpy as np
@@ -156,6 +155,16 @@ def node_line(node, name, elide_graphs=False):
     return f"{outs} = " + f"{node.op}{'[' + attrs + ']' if attrs else ''} {args}".rstrip()
 
 
+def value_names(graph):
+    """{value id: name} exactly as ``print_graph`` names them (inputs, then node outputs)."""
+    gen = _names()
+    names = {}
+    for v in itertools.chain(graph.inputs, (o for n in graph.nodes for o in n.outputs)):
+        if v.id not in names:
+            names[v.id] = next(gen)
+    return names
+
+
 def print_graph(graph):
     """The compact, deterministic text form (names in order of first appearance)."""
     gen, names = _names(), {}
@@ -170,94 +179,3 @@ def print_graph(graph):
     lines += [f"    {node_line(node, name)}" for node in graph.nodes]
     lines.append(f"  in ({' '.join(name(v) for v in graph.outputs)}) }}")
     return "\n".join(lines)
-
-
-# -- JSON -----------------------------------------------------------------------------
-
-FORMAT_VERSION = 1
-
-
-def _enc_attr(v):
-    if isinstance(v, Graph):
-        return {"graph": to_json(v)}
-    if isinstance(v, D.DType):
-        return {"dtype": v.name}
-    if v is Ellipsis:  # in StridedSlice specs
-        return {"ellipsis": True}
-    if isinstance(v, np.ndarray) or isinstance(v, np.generic):
-        a = np.asarray(v)
-        return {"array": base64.b64encode(a.tobytes(order="C")).decode(), "dtype": a.dtype.name,
-                "shape": list(a.shape)}
-    if isinstance(v, tuple):
-        return {"tuple": [_enc_attr(x) for x in v]}
-    if isinstance(v, (list,)):
-        return {"list": [_enc_attr(x) for x in v]}
-    if v is None or isinstance(v, (bool, int, float, str)):
-        return v
-    raise TypeError(f"attribute value {v!r} of type {type(v).__name__} cannot be serialized")
-
-
-def _dec_attr(v):
-    if isinstance(v, dict):
-        if "graph" in v:
-            return from_json(v["graph"])
-        if "tuple" in v:
-            return tuple(_dec_attr(x) for x in v["tuple"])
-        if "list" in v:
-            return [_dec_attr(x) for x in v["list"]]
-        if "array" in v:
-            dt = D.as_dtype(v["dtype"]).np
-            raw = base64.b64decode(v["array"])
-            return np.frombuffer(raw, dtype=dt).reshape(v["shape"]).copy()
-        if "dtype" in v:
-            return D.as_dtype(v["dtype"])
-        if v.get("ellipsis") is True:
-            return Ellipsis
-        raise ValueError(f"unknown attribute encoding {sorted(v)}")
-    return v
-
-
-def _enc_aval(a):
-    return {"shape": [d for d in a.shape], "dtype": a.dtype.name}
-
-
-def _dec_aval(e):
-    return AVal(tuple(None if d is None else int(d) for d in e["shape"]), D.as_dtype(e["dtype"]))
-
-
-def to_json(graph):
-    """A JSON-able dict; values are numbered in definition order."""
-    ids = {}
-
-    def num(v):
-        return ids.setdefault(v.id, len(ids))
-
-    inputs = [dict(_enc_aval(v.aval), id=num(v)) for v in graph.inputs]
-    nodes = []
-    for node in graph.nodes:
-        ins = [ids[v.id] for v in node.inputs]
-        outs = [dict(_enc_aval(v.aval), id=num(v)) for v in node.outputs]
-        nodes.append({"op": node.op, "inputs": ins, "outputs": outs,
-                      "attrs": {k: _enc_attr(v) for k, v in sorted(node.attrs.items())}})
-    return {"version": FORMAT_VERSION, "inputs": inputs, "nodes": nodes,
-            "outputs": [ids[v.id] for v in graph.outputs]}
-
-
-def from_json(data):
-    """Rebuild (and verify) a Graph from ``to_json`` output."""
-    if data.get("version") != FORMAT_VERSION:
-        raise ValueError(f"unsupported graph format version {data.get('version')!r}")
-    vals = {}
-    g = Graph()
-    for e in data["inputs"]:
-        v = Value(_dec_aval(e))
-        vals[e["id"]] = v
-        g.inputs.append(v)
-    for n in data["nodes"]:
-        node = g.add(n["op"], [vals[i] for i in n["inputs"]],
-                     {k: _dec_attr(v) for k, v in n["attrs"].items()},
-                     [_dec_aval(o) for o in n["outputs"]])
-        for o, v in zip(n["outputs"], node.outputs, strict=True):
-            vals[o["id"]] = v
-    g.outputs = [vals[i] for i in data["outputs"]]
-    return verify(g)

@@ -1,12 +1,14 @@
 """The op registry: one ``OpDef`` per op, keyed by TensorFlow's op-type name.
 
-An OpDef says what an op *is*: how many tensor inputs, which attributes, and how
-output shapes and dtypes follow from the inputs (``infer``). Kernels, gradient
-rules and codegen templates live in other packages, in tables keyed by the same
-name; ``tests/test_op_completeness.py`` checks that every op has all of them.
+An OpDef says what an op *is*: how many tensor inputs, which attributes of which
+kinds, how output shapes and dtypes follow from the inputs (``infer``), and the
+properties passes rely on (purity, commutativity, ...), all set at its ``defop``.
+Kernels, gradient rules, batching rules and codegen templates live in other
+packages, in tables keyed by the same name; ``tests/test_op_completeness.py``
+checks that every op has all of them.
 """
 from collections import namedtuple
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from ..errors import InferError
@@ -19,31 +21,107 @@ AVal.__doc__ = "Abstract value: a shape tuple (ints or None) and a DType."
 
 @dataclass(frozen=True, eq=False)
 class OpDef:
-    """What an op is.
+    """What an op is, in one place: every property a pass, the codec or codegen asks about.
 
     ``infer(avals, **attrs)`` returns an AVal, or a tuple of AVals for multi-output ops,
     and raises ``InferError`` for bad inputs. ``arity`` is the number of tensor inputs
-    (None: variadic). ``same_dtype`` lists the inputs that must share a dtype (Python
-    scalars among them take the dtype of the tensors). ``kind`` guides fusion:
+    (None: variadic). ``attrs`` maps each attribute name to its kind (a key of
+    ``ATTR_KINDS`` or one of ``GRAPH_KINDS``): what a value of it holds, which the codec
+    checks when it reads a graph. ``same_dtype`` lists the inputs that must share a dtype
+    (Python scalars among them take the dtype of the tensors). ``kind`` guides fusion:
     "elementwise", "reduction" or "other".
+
+    Properties passes rely on (each must hold for every input, bit for bit):
+
+    - ``pure``: no effects, the same value for the same inputs, so DCE may drop it, CSE
+      merge it, constant folding run it and the partitioner recompute it.
+    - ``commutative``: swapping the two inputs gives the same bits (CSE merges ``a*b`` and
+      ``b*a``). Not Maximum/Minimum: NumPy's ``maximum(-0.0, 0.0)`` depends on the order.
+    - ``shape_noop``: the output is the first input whenever their types are equal (a
+      reshape, broadcast, squeeze, tile or pad to the same shape); ``simplify`` drops it.
+    - ``moves_data``: only moves, copies or describes data, so its cost is linear in what it
+      writes, like an elementwise op; the partitioner may recompute it in the backward.
+    - ``keeps_rows(attrs, flags, in_avals, out_avals)``: asked (by ``passes.rows``) only
+      when every output's leading dimension is the batch, with ``flags[i]`` telling whether
+      input i is a function of the source by rows: is row b of every output a function of
+      row b of those inputs only? None: never (the row proof stops at this op).
+      Elementwise ops default to ``elementwise_keeps_rows``.
+    - ``widens_float32``: its codegen template's float32 expression comes out as float64
+      in Numba (``math.erf``, ``rt.sign``'s integer branches), so the loop emitter casts it
+      back; other float32 math stays float32.
     """
     name: str
     infer: Callable
     arity: int | None = 1
-    attrs: tuple = ()
+    attrs: dict = field(default_factory=dict)
     same_dtype: tuple = ()
     kind: str = "other"
     multi_output: bool = False
+    pure: bool = True
+    commutative: bool = False
+    shape_noop: bool = False
+    moves_data: bool = False
+    keeps_rows: Callable | None = None
+    widens_float32: bool = False
 
 
 OPS: dict[str, OpDef] = {}
 
 
 def defop(name, infer, **kw):
+    """Define and register op ``name`` (keywords: the OpDef's fields); each op is defined once."""
     if name in OPS:
         raise KeyError(f"op {name!r} is already defined")
+    for attr, kind in kw.get("attrs", {}).items():
+        if kind not in ATTR_KINDS and kind not in GRAPH_KINDS:
+            raise ValueError(f"op {name!r}: attribute {attr!r} has unknown kind {kind!r}")
+    if kw.get("kind") == "elementwise":
+        kw.setdefault("keeps_rows", elementwise_keeps_rows)
     OPS[name] = OpDef(name, infer, **kw)
     return OPS[name]
+
+
+def elementwise_keeps_rows(attrs, flags, in_avals, out_avals):
+    """An elementwise op keeps rows unless a row input of lower rank broadcasts along the batch."""
+    return all(len(a.shape) == len(out_avals[0].shape) for a, f in zip(in_avals, flags) if f)
+
+
+# -- attribute kinds: what a value of each kind may be ----------------------------------
+
+def _is_int(x):
+    return type(x) is int
+
+
+def _seq(x):
+    return isinstance(x, (tuple, list))
+
+
+def _ints(x):
+    return _seq(x) and all(_is_int(i) for i in x)
+
+
+def _slice_item(s):
+    return (s is None or s is Ellipsis or _is_int(s) or
+            (_seq(s) and len(s) == 3 and all(i is None or _is_int(i) for i in s)))
+
+
+ATTR_KINDS = {
+    "bool": lambda x: type(x) is bool,
+    "number": lambda x: type(x) in (bool, int, float),
+    "int": _is_int,
+    "int_or_none": lambda x: x is None or _is_int(x),
+    "axis": lambda x: x is None or _is_int(x) or _ints(x),
+    "dtype": lambda x: isinstance(x, D.DType),
+    "str": lambda x: type(x) is str,
+    "ints": _ints,
+    "shape": lambda x: _seq(x) and all(i is None or _is_int(i) for i in x),
+    "pairs": lambda x: _seq(x) and all(_ints(p) and len(p) == 2 for p in x),
+    "spec": lambda x: _seq(x) and all(_slice_item(s) for s in x),
+    "bools": lambda x: isinstance(x, tuple) and all(type(b) is bool for b in x),
+}
+# Attributes holding a Graph (control flow), or a gradient's Graph (a CustomGradient's; may
+# be absent when the graph was saved without it).
+GRAPH_KINDS = ("graph", "gradient")
 
 
 # -- dtype checks and inference helpers used by the op families ---------------------
@@ -84,9 +162,10 @@ def binary(allowed=NUMERIC, out_dtype=None):
     return infer
 
 
-def def_unary(name, allowed=FLOATS):
-    return defop(name, unary(allowed), kind="elementwise")
+def def_unary(name, allowed=FLOATS, **kw):
+    return defop(name, unary(allowed), kind="elementwise", **kw)
 
 
-def def_binary(name, allowed=NUMERIC, out_dtype=None):
-    return defop(name, binary(allowed, out_dtype), arity=2, same_dtype=(0, 1), kind="elementwise")
+def def_binary(name, allowed=NUMERIC, out_dtype=None, **kw):
+    return defop(name, binary(allowed, out_dtype), arity=2, same_dtype=(0, 1), kind="elementwise",
+                 **kw)

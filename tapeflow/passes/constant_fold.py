@@ -13,15 +13,14 @@ import numpy as np
 from ..ir import dtypes as D
 from ..ir.opdef import AVal, OPS
 from ..ir.shapes import num_elements
+from ..runtime import kernels as _kernels  # noqa: F401  (importing the kernels fills KERNELS)
+from ..runtime.registry import KERNELS
 from .rewrite import KEEP, is_pure, rebuild
 
 MAX_ELEMENTS = 100_000
 
 
 def constant_fold(graph, max_elements=MAX_ELEMENTS):
-    from ..runtime.registry import KERNELS  # runtime kernels; imported lazily (ir must not need them)
-    from ..runtime import kernels as _kernels  # noqa: F401  (fills KERNELS)
-
     def rule(node, inputs, new):
         if node.op == "Const" or not is_pure(node.op) or node.op not in KERNELS:
             return KEEP

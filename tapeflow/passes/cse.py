@@ -6,9 +6,9 @@ same dtype, shape and bytes. Equality is *exact*, never "close": attribute numbe
 compare by type and repr (``1`` is not ``1.0``, ``-0.0`` is not ``0.0``) and arrays by
 their bits, because anything looser could change a result.
 
-Inputs of ops that are exactly commutative in IEEE arithmetic (Add, Mul, Equal, ...)
-are put in a canonical order first, so ``a*b`` and ``b*a`` merge. Maximum/Minimum are
-left out on purpose: NumPy's ``maximum(-0.0, 0.0)`` depends on the order.
+Inputs of ops that are exactly commutative in IEEE arithmetic (``OpDef.commutative``:
+Add, Mul, Equal, ...) are put in a canonical order first, so ``a*b`` and ``b*a`` merge.
+Maximum/Minimum are left out on purpose: NumPy's ``maximum(-0.0, 0.0)`` depends on the order.
 """
 import hashlib
 
@@ -16,9 +16,8 @@ import numpy as np
 
 from ..ir import dtypes as D
 from ..ir.graph import Graph
+from ..ir.opdef import OPS
 from .rewrite import is_pure, keep
-
-COMMUTATIVE = frozenset({"Add", "Mul", "Equal", "NotEqual", "LogicalAnd", "LogicalOr"})
 
 
 def cse(graph):
@@ -30,7 +29,7 @@ def cse(graph):
         key = None
         if is_pure(node.op):
             ids = [v.id for v in inputs]
-            if node.op in COMMUTATIVE:
+            if node.op in OPS and OPS[node.op].commutative:
                 ids.sort()
             key = (node.op, tuple(ids), attrs_key(node.attrs))
             match = next((n for n in seen.get(key, ()) if attrs_equal(n.attrs, node.attrs)), None)

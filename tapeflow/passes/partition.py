@@ -31,14 +31,10 @@ Constants are never saved: the backward program has its own copy.
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..ir.graph import Graph, Value, aval_str
+from ..ir.graph import Graph, Value, aval_str, value_names
 from ..ir.opdef import OPS, AVal
-from .rewrite import copy_node, is_pure, nbytes, value_names
+from .rewrite import copy_node, is_pure, nbytes
 
-# Data movement ops: their cost is linear in what they write, like an elementwise op.
-MOVES = frozenset({"Identity", "StopGradient", "Cast", "Reshape", "Transpose", "ExpandDims",
-                   "Squeeze", "BroadcastTo", "Tile", "Pad", "ConcatV2", "Pack", "Unpack", "Split",
-                   "GatherV2", "StridedSlice", "StridedSliceGrad", "OneHot", "Shape", "Size"})
 # A dimension unknown at trace time counts as this many elements when weighing residuals.
 UNKNOWN_DIM = 1024
 
@@ -46,16 +42,17 @@ UNKNOWN_DIM = 1024
 def recomputable(node):
     """May the backward recompute this node instead of having its result saved?
 
-    Elementwise ops and data movement: yes (a fused backward loop recomputes them for about
-    the cost of reading a saved value). Reductions only when they shrink their input by less
-    than 4x (AOTAutograd's rule: saving a small reduction result is cheaper than re-reading
-    its big input). Contractions, linear algebra, softmax and scatters: never; nor an impure
-    op, which would not give the same value twice.
+    Elementwise ops and data movement (``OpDef.moves_data``): yes (a fused backward loop
+    recomputes them for about the cost of reading a saved value). Reductions only when they
+    shrink their input by less than 4x (AOTAutograd's rule: saving a small reduction result
+    is cheaper than re-reading its big input). Contractions, linear algebra, softmax and
+    scatters: never; nor an impure op (``OpDef.pure``), which would not give the same value
+    twice.
     """
     opdef = OPS.get(node.op)
     if opdef is None or not is_pure(node.op):
         return False
-    if opdef.kind == "elementwise" or node.op in MOVES:
+    if opdef.kind == "elementwise" or opdef.moves_data:
         return True
     if opdef.kind == "reduction":
         read = sum(_weight_bytes(v.aval) for v in node.inputs)

@@ -9,8 +9,6 @@ node that a pass returned, since the node may also belong to the caller's graph.
 Graph inputs are always the same Value objects, so callers can map arguments by
 identity across passes; outputs are mapped by position.
 """
-import itertools
-
 import numpy as np
 
 from ..ir.graph import Graph, Node
@@ -112,23 +110,9 @@ def nbytes(aval):
 def is_pure(op):
     """Ops with no effects: safe to merge, drop or evaluate at compile time.
 
-    Every op registered today is pure; an OpDef may opt out with ``pure=False`` (e.g. a
-    future random or stateful op) and then DCE, CSE and constant folding leave it alone.
+    ``OpDef.pure``: every op registered today is pure; an op defined with ``pure=False``
+    (e.g. a future random or stateful op) is left alone by DCE, CSE and constant folding,
+    and never recomputed by the partitioner. ``Const`` and ops of no OpDef count as pure.
     """
-    return op == "Const" or getattr(OPS.get(op), "pure", True)
-
-
-def value_names(graph):
-    """{value id: name} exactly as ``print_graph`` names them (inputs, then node outputs)."""
-    gen = _names()
-    names = {}
-    for v in itertools.chain(graph.inputs, (o for n in graph.nodes for o in n.outputs)):
-        if v.id not in names:
-            names[v.id] = next(gen)
-    return names
-
-
-def _names():
-    for n in itertools.count(1):
-        for letters in itertools.product("abcdefghijklmnopqrstuvwxyz", repeat=n):
-            yield "".join(letters)
+    opdef = OPS.get(op)
+    return opdef is None or opdef.pure

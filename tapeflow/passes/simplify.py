@@ -7,7 +7,7 @@ Rules (each a direct check on the node, no pattern engine):
   of ones/zeros, if the result's type is x's type; for the zeros see "signed zeros" below)
 - ``Neg(Neg(x))`` -> x
 - ``Reshape``, ``BroadcastTo`` or ``Squeeze`` to x's own shape, ``Tile`` by ones, ``Pad``
-  by zeros, ``Cast`` to x's dtype, one-input ``AddN`` -> x
+  by zeros (``OpDef.shape_noop``), ``Cast`` to x's dtype, one-input ``AddN`` -> x
 - ``Transpose`` with the identity perm -> x; ``Transpose(Transpose(x, p), q)`` ->
   ``Transpose(x, p∘q)`` (or x when that is the identity)
 
@@ -25,9 +25,8 @@ zeros always fold. Dead producers left behind are removed by ``dce``.
 """
 import numpy as np
 
+from ..ir.opdef import OPS
 from .rewrite import KEEP, known_shape, rebuild, same_aval
-
-SHAPE_NOOPS = frozenset({"Reshape", "BroadcastTo", "Squeeze", "Tile", "Pad"})
 
 
 def simplify(graph, no_signed_zeros=False):
@@ -66,7 +65,7 @@ def _simplified(node, inputs, new, no_signed_zeros):
         return inputs[0]
     if op == "Cast" or (op == "AddN" and len(inputs) == 1):
         return same(inputs[0])
-    if op in SHAPE_NOOPS:
+    if op in OPS and OPS[op].shape_noop:
         x = inputs[0]
         return same(x) if known_shape(out) and known_shape(x.aval) else None
     if op in ("Mul", "RealDiv", "Add", "Sub"):

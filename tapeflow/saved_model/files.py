@@ -17,13 +17,10 @@ import tokenize
 
 import numpy as np
 
-from ..ir import dtypes as D
 from . import limits
 from .errors import SavedModelError
 
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)*")
-DTYPES = {d.name: d for d in (D.float16, D.float32, D.float64, D.int8, D.int16, D.int32, D.int64,
-                              D.uint8, D.bool_)}
 
 
 class Directory:
@@ -184,4 +181,4 @@ def parse_json(data, where):
     return value
 
 
-__all__ = ["Directory", "DTYPES", "parse_json", "json_depth"]
+__all__ = ["Directory", "parse_json", "json_depth"]

@@ -1,7 +1,7 @@
 """``load``: a saved-program directory back to functions and variables, everything read checked.
 
 The manifest is validated field by field (types, ranges, references between
-entries), graphs are decoded by ``graphs.decode`` (registered ops, arity,
+entries), graphs are decoded by ``ir.codec.decode`` (registered ops, arity,
 attribute kinds, the ops' own shape inference), arrays are read by
 ``files.Directory.read_npy`` (header checked against the manifest first), and
 each concrete function's wiring is checked against its graph: every argument,
@@ -11,13 +11,13 @@ or unpickled. Any problem raises ``SavedModelError`` naming the file.
 """
 import re
 
+from ..ir.codec import DecodeError, decode, dtype_of, shape_of
 from ..ir.opdef import AVal
 from ..runtime.tensor import Variable, wrap
 from ..tracer.concrete import Const, ConcreteFunction, OutRef
 from . import limits
 from .errors import SavedModelError
 from .files import Directory
-from .graphs import GraphError, decode, dtype_of, shape_of
 from .loaded import _NO_DEFAULT, ArgLeaf, LoadedFunction, LoadedModule, Param, SavedConcrete
 from .save import FORMAT, FORMAT_VERSION, MANIFEST
 
@@ -73,7 +73,7 @@ def _typed(x, what, allow_none=True):
     """(shape, dtype) of a {"shape", "dtype"} entry."""
     try:
         return shape_of(x["shape"], what, allow_none), dtype_of(x["dtype"], what)
-    except GraphError as e:
+    except DecodeError as e:
         raise _Bad(str(e)) from None
 
 
@@ -182,7 +182,7 @@ class _Loader:
             data = self.dir.read_json(file, "graph file")
             try:
                 self.graph_cache[file] = decode(data)
-            except GraphError as e:
+            except DecodeError as e:  # the codec's error, named by the file here
                 raise SavedModelError(self.dir.where(file), str(e)) from None
         return self.graph_cache[file]
 

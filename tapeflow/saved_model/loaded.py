@@ -17,6 +17,7 @@ from ..ir.opdef import AVal
 from ..runtime.module import Module
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 from ..tracer.concrete import ConcreteFunction, specialize
+from ..tracer.lower import Lowered
 from ..tracer.symbolic import SymbolicTensor
 
 _NO_DEFAULT = object()
@@ -181,7 +182,6 @@ class LoadedFunction:
 
     def lower(self, *args, **kwargs):
         """Every compilation stage for these arguments (as ``tapeflow.function(...).lower``)."""
-        from ..tracer.lower import Lowered
         return Lowered(self.get_concrete_function(*args, **kwargs))
 
 

@@ -15,11 +15,12 @@ import shutil
 
 import numpy as np
 
+from ..ir import codec
 from ..runtime.module import Module
 from ..runtime.tensor import Tensor, Variable
 from ..tracer.concrete import Const, OutRef
 from ..tracer.function import Function, TensorSpec
-from . import graphs
+from .files import Directory
 from .loaded import _NO_DEFAULT, LoadedFunction, LoadedModule
 
 MANIFEST = "saved_program.json"
@@ -83,7 +84,7 @@ class _Writer:
 
     def _concrete(self, c, structure, leaves):
         file = f"graphs/{len(self.graphs)}.json"
-        self.graphs.append((file, graphs.encode(c.graph, self.custom_gradients)))
+        self.graphs.append((file, codec.encode(c.graph, self.custom_gradients)))
         return {"graph": file, "structure": [_structure(s) for s in structure], "leaves": leaves,
                 "sources": [self._source(kind, ref) for kind, ref in c.sources],
                 "outputs": _template(c.out_template), "n_out": c.n_out,
@@ -296,12 +297,12 @@ def save(obj, export_dir, signatures=None, options=None):
 
 
 def _version():
+    # The version is defined in tapeflow/__init__.py, the layer above this one; read it when saving.
     import tapeflow
     return tapeflow.__version__
 
 
 def _write(export_dir, manifest, w):
-    from .files import Directory
     export_dir = os.fspath(export_dir)
     if os.path.lexists(os.path.join(export_dir, MANIFEST)):
         for sub in ("graphs", "variables", "constants"):  # replacing an earlier save

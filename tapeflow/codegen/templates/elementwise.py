@@ -13,9 +13,6 @@ from . import scalar_op
 SELU_SCALE = 1.0507009873554804934193349852946
 SELU_SCALE_ALPHA = 1.7580993408473768599402175208123
 TRANSCENDENTAL = 8
-# Templates whose float32 expression comes out as float64 in Numba (math.erf, rt.sign's
-# integer branches): the loop emitter casts these back; other float32 math stays float32.
-WIDENS_FLOAT32 = {"Erf", "Sign"}
 
 
 def _f32(aval):

@@ -45,7 +45,18 @@ def _reshape(avals, shape):
     return AVal(shape, x.dtype)
 
 
-defop("Reshape", _reshape, attrs=("shape",))
+def _rank(in_avals):
+    return len(in_avals[0].shape)
+
+
+# Row rules (``OpDef.keeps_rows``) are asked only when every output leads with the batch axis.
+def _keeps_leading_axis(attrs, flags, in_avals, out_avals):
+    """In C order, a reshape whose input also leads with the batch keeps each row in its row."""
+    return in_avals[0].shape[0] == out_avals[0].shape[0]
+
+
+defop("Reshape", _reshape, attrs={"shape": "shape"}, shape_noop=True, moves_data=True,
+      keeps_rows=_keeps_leading_axis)
 
 
 def _transpose(avals, perm):
@@ -55,7 +66,8 @@ def _transpose(avals, perm):
     return AVal(tuple(x.shape[p] for p in perm), x.dtype)
 
 
-defop("Transpose", _transpose, attrs=("perm",))
+defop("Transpose", _transpose, attrs={"perm": "ints"}, moves_data=True,
+      keeps_rows=lambda attrs, flags, in_avals, out_avals: attrs["perm"][0] == 0)
 
 
 def _expand_dims(avals, axis):
@@ -67,7 +79,12 @@ def _expand_dims(avals, axis):
     return AVal(x.shape[:axis] + (1,) + x.shape[axis:], x.dtype)
 
 
-defop("ExpandDims", _expand_dims, attrs=("axis",))
+def _new_axis_not_first(attrs, flags, in_avals, out_avals):
+    return attrs["axis"] % (_rank(in_avals) + 1) != 0
+
+
+defop("ExpandDims", _expand_dims, attrs={"axis": "axis"}, moves_data=True,
+      keeps_rows=_new_axis_not_first)
 
 
 def _squeeze(avals, axis):
@@ -87,7 +104,12 @@ def _squeeze(avals, axis):
     return AVal(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
 
 
-defop("Squeeze", _squeeze, attrs=("axis",))
+def _squeeze_rows(attrs, flags, in_avals, out_avals):
+    return attrs["axis"] is not None and all(a % _rank(in_avals) != 0 for a in attrs["axis"])
+
+
+defop("Squeeze", _squeeze, attrs={"axis": "axis"}, shape_noop=True, moves_data=True,
+      keeps_rows=_squeeze_rows)
 
 
 def _broadcast_to(avals, shape):
@@ -99,7 +121,8 @@ def _broadcast_to(avals, shape):
     return AVal(shape, x.dtype)
 
 
-defop("BroadcastTo", _broadcast_to, attrs=("shape",))
+defop("BroadcastTo", _broadcast_to, attrs={"shape": "shape"}, shape_noop=True, moves_data=True,
+      keeps_rows=lambda attrs, flags, in_avals, out_avals: len(attrs["shape"]) == _rank(in_avals))
 
 
 def _tile(avals, multiples):
@@ -113,7 +136,8 @@ def _tile(avals, multiples):
                 x.dtype)
 
 
-defop("Tile", _tile, attrs=("multiples",))
+defop("Tile", _tile, attrs={"multiples": "ints"}, shape_noop=True, moves_data=True,
+      keeps_rows=lambda attrs, flags, in_avals, out_avals: attrs["multiples"][0] == 1)
 
 
 def _pad(avals, paddings, constant_values=0):
@@ -125,7 +149,9 @@ def _pad(avals, paddings, constant_values=0):
     return AVal(tuple(None if d is None else d + b + e for d, (b, e) in zip(x.shape, paddings)), x.dtype)
 
 
-defop("Pad", _pad, attrs=("paddings", "constant_values"))
+defop("Pad", _pad, attrs={"paddings": "pairs", "constant_values": "number"}, shape_noop=True,
+      moves_data=True,
+      keeps_rows=lambda attrs, flags, in_avals, out_avals: tuple(attrs["paddings"][0]) == (0, 0))
 
 # -- joining and splitting ------------------------------------------------------------
 
@@ -148,7 +174,12 @@ def _concat(avals, axis):
     return AVal(first[:ax] + (total,) + first[ax + 1:], dt)
 
 
-defop("ConcatV2", _concat, arity=None, attrs=("axis",))
+def _axis_not_first(attrs, flags, in_avals, out_avals):
+    return attrs["axis"] % _rank(in_avals) != 0
+
+
+defop("ConcatV2", _concat, arity=None, attrs={"axis": "axis"}, moves_data=True,
+      keeps_rows=_axis_not_first)
 
 
 def _pack(avals, axis):
@@ -160,7 +191,8 @@ def _pack(avals, axis):
     return AVal(shape[:ax] + (len(avals),) + shape[ax:], dt)
 
 
-defop("Pack", _pack, arity=None, attrs=("axis",))
+defop("Pack", _pack, arity=None, attrs={"axis": "axis"}, moves_data=True,
+      keeps_rows=_new_axis_not_first)
 
 
 def _unpack(avals, num, axis):
@@ -171,7 +203,8 @@ def _unpack(avals, num, axis):
     return (AVal(x.shape[:ax] + x.shape[ax + 1:], x.dtype),) * num
 
 
-defop("Unpack", _unpack, attrs=("num", "axis"), multi_output=True)
+defop("Unpack", _unpack, attrs={"num": "int_or_none", "axis": "axis"}, multi_output=True,
+      moves_data=True, keeps_rows=_axis_not_first)
 
 
 def split_sizes(dim, sizes, axis=0):
@@ -200,7 +233,8 @@ def _split(avals, sizes, axis):
                  for s in split_sizes(x.shape[ax], sizes, ax))
 
 
-defop("Split", _split, attrs=("sizes", "axis"), multi_output=True)
+defop("Split", _split, attrs={"sizes": "ints", "axis": "axis"}, multi_output=True, moves_data=True,
+      keeps_rows=_axis_not_first)
 
 # -- gathering -------------------------------------------------------------------------
 
@@ -216,7 +250,13 @@ def _gather(avals, axis, batch_dims=0):
     return AVal(params.shape[:ax] + tuple(indices.shape) + params.shape[ax + 1:], params.dtype)
 
 
-defop("GatherV2", _gather, arity=2, attrs=("axis", "batch_dims"))
+def _gather_rows(attrs, flags, in_avals, out_avals):
+    """Rows of the params gathered along another axis, by indices the same for every row."""
+    return flags == [True, False] and attrs["axis"] % _rank(in_avals) != 0
+
+
+defop("GatherV2", _gather, arity=2, attrs={"axis": "axis", "batch_dims": "int"}, moves_data=True,
+      keeps_rows=_gather_rows)
 
 # -- slicing ---------------------------------------------------------------------------
 
@@ -266,8 +306,16 @@ def _strided_slice_grad(avals, spec, shape):
     return AVal(tuple(shape), g.dtype)
 
 
-defop("StridedSlice", _strided_slice, attrs=("spec",))
-defop("StridedSliceGrad", _strided_slice_grad, attrs=("spec", "shape"))
+def _slice_rows(attrs, flags, in_avals, out_avals):
+    """Only a full slice of the leading axis keeps every row where it was."""
+    first = expand_spec(tuple(attrs["spec"]), _rank(in_avals))[0]
+    return tuple(first) == (None, None, None) if isinstance(first, tuple) else False
+
+
+defop("StridedSlice", _strided_slice, attrs={"spec": "spec"}, moves_data=True,
+      keeps_rows=_slice_rows)
+defop("StridedSliceGrad", _strided_slice_grad, attrs={"spec": "spec", "shape": "shape"},
+      moves_data=True)
 
 # -- shapes and encodings (not differentiable) -----------------------------------------
 
@@ -278,8 +326,9 @@ def _shape_of(avals, out_type):
     return AVal((len(avals[0].shape),), D.as_dtype(out_type))
 
 
-defop("Shape", _shape_of, attrs=("out_type",))
-defop("Size", lambda avals, out_type: AVal((), _shape_of(avals, out_type).dtype), attrs=("out_type",))
+defop("Shape", _shape_of, attrs={"out_type": "dtype"}, moves_data=True)
+defop("Size", lambda avals, out_type: AVal((), _shape_of(avals, out_type).dtype),
+      attrs={"out_type": "dtype"}, moves_data=True)
 
 
 def _one_hot(avals, depth, on_value, off_value, axis, dtype):
@@ -294,4 +343,5 @@ def _one_hot(avals, depth, on_value, off_value, axis, dtype):
     return AVal(x.shape[:ax] + (depth,) + x.shape[ax:], D.as_dtype(dtype))
 
 
-defop("OneHot", _one_hot, attrs=("depth", "on_value", "off_value", "axis", "dtype"))
+defop("OneHot", _one_hot, attrs={"depth": "int", "on_value": "number", "off_value": "number",
+                                 "axis": "axis", "dtype": "dtype"}, moves_data=True)

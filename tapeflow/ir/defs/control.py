@@ -53,5 +53,6 @@ def _while(avals, cond_graph, body_graph, n_vars):
     return tuple(avals[:n_vars]) + (AVal((), D.int32),)
 
 
-defop("If", _if, arity=None, attrs=("then_graph", "else_graph"), multi_output=True)
-defop("While", _while, arity=None, attrs=("cond_graph", "body_graph", "n_vars"), multi_output=True)
+defop("If", _if, arity=None, attrs={"then_graph": "graph", "else_graph": "graph"}, multi_output=True)
+defop("While", _while, arity=None, attrs={"cond_graph": "graph", "body_graph": "graph", "n_vars": "int"},
+      multi_output=True)

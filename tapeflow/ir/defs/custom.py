@@ -18,4 +18,5 @@ def _custom(avals, grad, n_in, n_cap, mask):
     return outs
 
 
-defop("CustomGradient", _custom, arity=None, attrs=("grad", "n_in", "n_cap", "mask"), multi_output=True)
+defop("CustomGradient", _custom, arity=None,
+      attrs={"grad": "gradient", "n_in": "int", "n_cap": "int", "mask": "bools"}, multi_output=True)

@@ -33,7 +33,17 @@ def _matmul(avals, transpose_a=False, transpose_b=False):
     return AVal(batch + (m, n), dt)
 
 
-defop("MatMul", _matmul, arity=2, attrs=("transpose_a", "transpose_b"), same_dtype=(0, 1))
+def _matmul_keeps_rows(attrs, flags, in_avals, out_avals):
+    """A matrix product keeps rows when they come from the left factor only (untransposed); a
+    batched one, when the row inputs carry the batch axis (rank of the output)."""
+    out_rank = len(out_avals[0].shape)
+    if out_rank == 2:
+        return flags == [True, False] and not attrs.get("transpose_a")
+    return all(len(a.shape) == out_rank for a, f in zip(in_avals, flags) if f)
+
+
+defop("MatMul", _matmul, arity=2, attrs={"transpose_a": "bool", "transpose_b": "bool"},
+      same_dtype=(0, 1), keeps_rows=_matmul_keeps_rows)
 
 
 # -- einsum --------------------------------------------------------------------------
@@ -123,7 +133,7 @@ def _einsum(avals, equation):
     return AVal(tuple(sizes[c] for c in out), dt)
 
 
-defop("Einsum", _einsum, arity=None, attrs=("equation",))
+defop("Einsum", _einsum, arity=None, attrs={"equation": "str"})
 
 
 # -- square-matrix ops ---------------------------------------------------------------
@@ -162,7 +172,7 @@ def _cholesky(avals):
     return avals[0]
 
 
-defop("MatrixSolve", _solve, arity=2, attrs=("adjoint",), same_dtype=(0, 1))
-defop("MatrixInverse", _inverse, attrs=("adjoint",))
+defop("MatrixSolve", _solve, arity=2, attrs={"adjoint": "bool"}, same_dtype=(0, 1))
+defop("MatrixInverse", _inverse, attrs={"adjoint": "bool"})
 defop("MatrixDeterminant", _determinant)
 defop("Cholesky", _cholesky)

@@ -11,22 +11,25 @@ from ..shapes import broadcast_shapes
 BOOL = (D.bool_,)
 
 # -- identity-like -------------------------------------------------------------------
-defop("Identity", lambda avals: avals[0], kind="elementwise")
-defop("StopGradient", lambda avals: avals[0], kind="elementwise")
+defop("Identity", lambda avals: avals[0], kind="elementwise", moves_data=True)
+defop("StopGradient", lambda avals: avals[0], kind="elementwise", moves_data=True)
 
 
 def _cast(avals, dtype):
     return AVal(avals[0].shape, D.as_dtype(dtype))
 
 
-defop("Cast", _cast, attrs=("dtype",), kind="elementwise")
+defop("Cast", _cast, attrs={"dtype": "dtype"}, kind="elementwise", moves_data=True)
 
 # -- arithmetic ----------------------------------------------------------------------
+# Add and Mul are exactly commutative in IEEE arithmetic; Maximum and Minimum are not in
+# NumPy (maximum(-0.0, 0.0) depends on the order).
 for _name in ("Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Pow", "Maximum", "Minimum"):
-    def_binary(_name, NUMERIC)
+    def_binary(_name, NUMERIC, commutative=_name in ("Add", "Mul"))
 def_binary("RealDiv", FLOATS)  # ints reach it only through truediv, which casts them first
-for _name in ("Neg", "Square", "Abs", "Sign"):
+for _name in ("Neg", "Square", "Abs"):
     def_unary(_name, NUMERIC)
+def_unary("Sign", NUMERIC, widens_float32=True)
 
 
 def _add_n(avals):
@@ -46,8 +49,9 @@ defop("AddN", _add_n, arity=None, kind="elementwise")
 
 # -- transcendental and rounding (floating point only) -------------------------------
 for _name in ("Sqrt", "Rsqrt", "Reciprocal", "Exp", "Log", "Log1p", "Expm1", "Sin", "Cos", "Tan",
-              "Tanh", "Sigmoid", "Floor", "Round", "Erf"):
+              "Tanh", "Sigmoid", "Floor", "Round"):
     def_unary(_name, FLOATS)
+def_unary("Erf", FLOATS, widens_float32=True)
 # TF's fused gradient kernels of sqrt, rsqrt and reciprocal: (y, dy) -> dx, 0 wherever dy is 0.
 for _name in ("SqrtGrad", "RsqrtGrad", "ReciprocalGrad"):
     def_binary(_name, FLOATS)
@@ -56,9 +60,9 @@ for _name in ("SqrtGrad", "RsqrtGrad", "ReciprocalGrad"):
 for _name in ("Less", "LessEqual", "Greater", "GreaterEqual"):
     def_binary(_name, NUMERIC, out_dtype=D.bool_)
 for _name in ("Equal", "NotEqual"):
-    def_binary(_name, NUMERIC + BOOL, out_dtype=D.bool_)
+    def_binary(_name, NUMERIC + BOOL, out_dtype=D.bool_, commutative=True)
 for _name in ("LogicalAnd", "LogicalOr"):
-    def_binary(_name, BOOL)
+    def_binary(_name, BOOL, commutative=True)
 def_unary("LogicalNot", BOOL)
 
 

@@ -33,8 +33,8 @@ def _leaky_relu(avals, alpha=0.2):
     return avals[0]
 
 
-defop("LeakyRelu", _leaky_relu, attrs=("alpha",), kind="elementwise")
-defop("LeakyReluGrad", _grad_pair(FLOATS), arity=2, attrs=("alpha",), same_dtype=(0, 1),
+defop("LeakyRelu", _leaky_relu, attrs={"alpha": "number"}, kind="elementwise")
+defop("LeakyReluGrad", _grad_pair(FLOATS), arity=2, attrs={"alpha": "number"}, same_dtype=(0, 1),
       kind="elementwise")
 def_unary("Softplus", FLOATS)
 def_unary("Softsign", FLOATS)
@@ -49,5 +49,10 @@ def _softmax(avals, axis=-1):
     return x
 
 
-defop("Softmax", _softmax, attrs=("axis",))
-defop("LogSoftmax", _softmax, attrs=("axis",))
+def _softmax_keeps_rows(attrs, flags, in_avals, out_avals):
+    """Rows stay apart unless the softmax runs along the batch axis."""
+    return attrs.get("axis", -1) % len(in_avals[0].shape) != 0
+
+
+defop("Softmax", _softmax, attrs={"axis": "axis"}, keeps_rows=_softmax_keeps_rows)
+defop("LogSoftmax", _softmax, attrs={"axis": "axis"}, keeps_rows=_softmax_keeps_rows)

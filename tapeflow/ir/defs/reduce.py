@@ -33,10 +33,17 @@ def reduction(allowed=NUMERIC):
     return infer
 
 
+def _reduction_keeps_rows(attrs, flags, in_avals, out_avals):
+    """Rows stay apart unless the batch axis is reduced."""
+    return 0 not in reduction_axes(attrs.get("axis"), len(in_avals[0].shape))
+
+
+_REDUCTION = dict(attrs={"axis": "axis", "keepdims": "bool"}, kind="reduction",
+                  keeps_rows=_reduction_keeps_rows)
 for _name in ("Sum", "Mean", "Prod", "Max", "Min"):
-    defop(_name, reduction(), attrs=("axis", "keepdims"), kind="reduction")
+    defop(_name, reduction(), **_REDUCTION)
 for _name in ("Any", "All"):
-    defop(_name, reduction((D.bool_,)), attrs=("axis", "keepdims"), kind="reduction")
+    defop(_name, reduction((D.bool_,)), **_REDUCTION)
 
 
 def _arg_reduction(avals, axis, output_type):
@@ -50,8 +57,8 @@ def _arg_reduction(avals, axis, output_type):
     return AVal(x.shape[:ax] + x.shape[ax + 1:], D.as_dtype(output_type))
 
 
-defop("ArgMax", _arg_reduction, attrs=("axis", "output_type"))
-defop("ArgMin", _arg_reduction, attrs=("axis", "output_type"))
+defop("ArgMax", _arg_reduction, attrs={"axis": "axis", "output_type": "dtype"})
+defop("ArgMin", _arg_reduction, attrs={"axis": "axis", "output_type": "dtype"})
 
 
 def _unsorted_segment_sum(avals, num_segments):
@@ -67,4 +74,4 @@ def _unsorted_segment_sum(avals, num_segments):
     return AVal((num_segments,) + data.shape[k:], data.dtype)
 
 
-defop("UnsortedSegmentSum", _unsorted_segment_sum, arity=2, attrs=("num_segments",))
+defop("UnsortedSegmentSum", _unsorted_segment_sum, arity=2, attrs={"num_segments": "int"})
