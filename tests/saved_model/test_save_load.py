@@ -171,6 +171,19 @@ def test_a_plain_function_round_trips(tmp_path):
         loaded(tf.constant([1.0, 2.0, 3.0]))
 
 
+def test_split_by_count_and_by_sizes_round_trip(tmp_path):
+    """Split's ``sizes`` is a count (``tf.split(x, 2)``) or a list of sizes; both load."""
+    @tf.function(input_signature=[tf.TensorSpec([4])])
+    def f(x):
+        a, b = tf.split(x, 2)
+        c, d = tf.split(x, [1, 3])
+        return a * b + tf.reduce_sum(c) * tf.reduce_sum(d)
+
+    tf.saved_model.save(f, str(tmp_path))
+    x = tf.constant([1.0, 2.0, 3.0, 4.0])
+    assert tf.saved_model.load(str(tmp_path))(x).numpy().tolist() == f(x).numpy().tolist() == [12.0, 17.0]
+
+
 def test_python_arguments_select_their_own_trace(tmp_path):
     class Scale(tf.Module):
         @tf.function

@@ -233,7 +233,7 @@ def _split(avals, sizes, axis):
                  for s in split_sizes(x.shape[ax], sizes, ax))
 
 
-defop("Split", _split, attrs={"sizes": "ints", "axis": "axis"}, multi_output=True, moves_data=True,
+defop("Split", _split, attrs={"sizes": "int_or_ints", "axis": "axis"}, multi_output=True, moves_data=True,
       keeps_rows=_axis_not_first)
 
 # -- gathering -------------------------------------------------------------------------
