@@ -20,7 +20,7 @@ import tempfile
 
 import numba
 
-from .. import __version__ as TAPEFLOW_VERSION
+from .._version import __version__ as TAPEFLOW_VERSION
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _helper_digest = None
