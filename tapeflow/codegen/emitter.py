@@ -13,6 +13,7 @@ import numpy as np
 
 from ..ir import dtypes as D
 from ..ir.graph import _names, node_line
+from ..ir.shapes import num_elements
 
 
 class Note:
@@ -45,13 +46,6 @@ def cast(expr, dtype):
 # Arrays this big are allocated with transparent huge pages asked for, as NumPy does for its
 # own (see rt.hugepages): W3's fresh 16 MB gradient took ~3900 page faults per call otherwise.
 HUGEPAGE_BYTES = (4 << 20) if sys.platform.startswith("linux") else None
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def lit(value, dtype):
@@ -186,7 +180,7 @@ class Emitter:
         name = name or self.bind(v)
         self.owned.add(name)
         shape, dt = shape_lit(v.aval.shape), np_type(v.aval.dtype)
-        big = HUGEPAGE_BYTES is not None and v.aval.dtype.size * _prod(v.aval.shape) >= HUGEPAGE_BYTES
+        big = HUGEPAGE_BYTES is not None and v.aval.dtype.size * num_elements(v.aval.shape) >= HUGEPAGE_BYTES
         if fill is None:
             self.line(f"{name} = np.empty({shape}, dtype={dt})")
             if big:       # before the first write: its pages fault in 2 MB at a time

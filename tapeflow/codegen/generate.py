@@ -26,6 +26,7 @@ import numpy as np
 
 from ..ir import dtypes as D
 from ..ir.graph import print_graph
+from ..ir.shapes import num_elements
 from .emitter import Emitter, Unsupported, lit, shape_lit
 from .fusion import Group, plan
 from .loops import emit_group
@@ -228,9 +229,7 @@ def _crossing_bytes(em, graph, spans, params, outs):
         aval = avals.get(n)
         if n in free or aval is None or not aval.shape:
             continue
-        size = aval.dtype.size
-        for d in aval.shape:
-            size *= d
+        size = aval.dtype.size * num_elements(aval.shape)
         for k in range(k0 + 1, last.get(n, k0) + 1):
             cost[k] += size
     return cost

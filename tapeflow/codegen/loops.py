@@ -24,6 +24,7 @@ division by zero) stay serial: a prange body cannot raise.
 """
 import re
 
+from ..ir.shapes import num_elements
 from .emitter import cast, index, np_type, shape_lit
 from .templates import CODEGEN
 from .templates.elementwise import WIDENS_FLOAT32
@@ -33,13 +34,6 @@ PARALLEL_WORK = 25_000_000
 
 def parallel_worth(work):
     return work >= PARALLEL_WORK
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 class _Dim:
@@ -150,7 +144,7 @@ def _emit_loop_group(em, g):
     for v in ext:
         if not v.aval.shape or v.id in em.uniform:
             scalars[v.id] = em.ref(v)
-        elif _prod(v.aval.shape) == 1:
+        elif num_elements(v.aval.shape) == 1:
             name = em.fresh("s")
             em.line(f"{name} = {em.scalar_of(v)}")
             scalars[v.id] = name
@@ -212,7 +206,7 @@ def _emit_loop_group(em, g):
                     em.line(f"{out_views[y.id]}[{index(idx)}] = {temps[y.id]}")
         return [read(r.inputs[0]) for r in reds]
 
-    work = _prod(shape) * (sum(CODEGEN[n.op].cost for n in g.members) + 1 + len(arrays))
+    work = num_elements(shape) * (sum(CODEGEN[n.op].cost for n in g.members) + 1 + len(arrays))
     raises = any(CODEGEN[n.op].may_raise and n.inputs[0].aval.dtype.is_integer for n in g.members)
     par = not raises and parallel_worth(work) and sizes[0] > 1
     if not reds:
@@ -236,7 +230,7 @@ class _Acc:
         self.red, self.spec = red, CODEGEN[red.op].reduce
         x, self.y = red.inputs[0], red.outputs[0]
         self.dt = x.aval.dtype
-        self.count = _prod(x.aval.shape) // max(_prod(self.y.aval.shape), 1)
+        self.count = num_elements(x.aval.shape) // max(num_elements(self.y.aval.shape), 1)
         self.name = em.fresh("acc")
         self.nan = em.fresh("nan") if self.spec.needs_nan_count(self.dt, parallel) else None
         self.parallel = parallel
