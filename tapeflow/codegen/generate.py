@@ -90,6 +90,14 @@ def check_supported(graph):
             raise Unsupported(f"no codegen template for op {n.op!r}")
 
 
+def _emit_nested(em, graph):
+    """``Emitter.inline``'s work (an If branch, a While body): ``graph``'s constants and steps
+    emitted into ``em``, its array constants made parameters of the whole program."""
+    check_supported(graph)
+    bind_consts(em, graph, em.add_extra_const)
+    emit_steps(em, graph)
+
+
 def _emit_body(graph, em):
     """Bind inputs and constants, emit every step; returns (params, consts, avals, spans)."""
     consts, params, avals = [], [], []
@@ -104,7 +112,7 @@ def _emit_body(graph, em):
 
     bind_consts(em, graph, add_param)
     spans = emit_steps(em, graph)
-    for extra in getattr(em, "extra_consts", ()):   # of graphs inlined by If/While
+    for extra in em.extra_consts:   # of graphs inlined by If/While
         add_param(*extra)
     return params, consts, avals, spans
 
@@ -158,7 +166,7 @@ def _loop_only_uniform(em, v, value):
 def generate(graph, name="program"):
     check_supported(graph)
     func = _identifier(name)
-    em = Emitter(graph)
+    em = Emitter(graph, _emit_nested)
     params, consts, avals, spans = _emit_body(graph, em)
     outs = [em.ref(v) for v in graph.outputs]
     graph_text = "\n".join("# " + line for line in print_graph(graph).split("\n"))

@@ -12,28 +12,17 @@ sums); otherwise an accumulator array indexed by the kept dimensions (column sum
 
 Large loops use ``prange`` on their outermost dimension: a loop runs in parallel when its
 estimated work, elements x (sum of per-element costs + 1 + arrays read; an add costs 1, a
-transcendental 8), reaches ``PARALLEL_WORK``, about a millisecond of serial work (W3's loop:
-2.5e8 units in 9 ms on one core). On a quiet machine 2 threads already beat 1 from ~50k
-elements of an add (tests/codegen/bench_parallel.py), but these machines are shared: when
-the second core is taken, a parallel region waits for its worker to get a time slice,
-milliseconds against the microseconds it could save. Measured at load 2 on 2 cores: W7's
-16 relu loops (256 x 1024, 0.06 ms each serial) in parallel made its step 450 ms instead of
-360 ms. So only loops long enough to pay for a stall run in parallel.
-A full reduction then becomes a Numba prange reduction. Loops that can raise (integer
-division by zero) stay serial: a prange body cannot raise.
+transcendental 8), reaches ``emitter.PARALLEL_WORK``, about a millisecond of serial work,
+enough to pay for waiting on a busy core (see there). A full reduction then becomes a Numba
+prange reduction. Loops that can raise (integer division by zero) stay serial: a prange body
+cannot raise.
 """
 import re
 
 from ..ir.shapes import num_elements
-from .emitter import cast, index, np_type, shape_lit
+from .emitter import cast, index, np_type, parallel_worth, shape_lit
 from .templates import CODEGEN
 from .templates.elementwise import WIDENS_FLOAT32
-
-PARALLEL_WORK = 25_000_000
-
-
-def parallel_worth(work):
-    return work >= PARALLEL_WORK
 
 
 class _Dim:

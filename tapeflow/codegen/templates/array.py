@@ -8,7 +8,7 @@ asking for its layout. Shapes are static, so slices and index maps are literal a
 from ...ir.defs.array import expand_spec, split_sizes
 from ...ir.shapes import num_elements
 from ..emitter import Unsupported, index, lit, np_type, shape_lit
-from . import stmt_op
+from .registry import stmt_op
 
 
 @stmt_op("Reshape", "ExpandDims", "Squeeze")

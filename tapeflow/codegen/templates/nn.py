@@ -6,10 +6,9 @@ accumulated in float64, then the row is written; the kernel's expression order i
 The activations (Relu, Elu, ...) are elementwise and live in ``elementwise.py``.
 """
 from ...ir.shapes import num_elements
-from ..emitter import cast, lit, shape_lit
-from ..loops import parallel_worth
-from . import stmt_op
+from ..emitter import cast, lit, parallel_worth, shape_lit
 from .elementwise import TRANSCENDENTAL
+from .registry import stmt_op
 
 
 def _row_split(shape, ax):
