@@ -28,7 +28,7 @@ from ..ir import dtypes as D
 from ..ir.graph import print_graph
 from ..ir.shapes import num_elements
 from .emitter import Emitter, Unsupported, lit, shape_lit
-from .fusion import Group, plan
+from .fusion import Group, is_fusable, is_reduction, plan
 from .loops import emit_group
 from .templates import CODEGEN
 
@@ -154,7 +154,6 @@ def emit_steps(em, graph):
 
 def _loop_only_uniform(em, v, value):
     """Every element the same bits, and only fused loops read it (no template needs the array)."""
-    from .fusion import is_fusable, is_reduction
     if v.id in em.output_ids or value.size == 0:
         return False
     if not all(is_fusable(n) or is_reduction(n) for n in em.uses.get(v.id, ())):
