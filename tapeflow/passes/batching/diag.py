@@ -6,7 +6,7 @@ builds the dense one-hot stack and uses the ordinary rule. Only ops that are lin
 and zero-preserving in the diagonal operand can keep it diagonal.
 """
 from ...ir.defs.reduce import reduction_axes
-from ..vectorize import Diag
+from .flags import Diag
 
 DIAG_RULES = {}
 

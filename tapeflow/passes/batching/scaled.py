@@ -8,7 +8,7 @@ scaled axis scales the shared matrix instead (``A @ (X * c) = (A * c^T) @ X``).
 Rules return None when they do not apply (the value is then made dense).
 """
 from ..sink_layout import _is_unit_reshape, _unit_reshape
-from ..vectorize import Scaled
+from .flags import Scaled
 
 SCALED_RULES = {}
 SCALED_STARTS = ("Mul",)   # ops that make a Scaled value from a plain batched one
