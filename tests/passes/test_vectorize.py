@@ -12,7 +12,9 @@ import pytest
 
 import tapeflow as tf  # noqa: F401  (registers everything)
 from tapeflow.ir.graph import verify
-from tapeflow.passes.batching import BATCHERS
+from tapeflow.ir.opdef import OPS
+from tapeflow.passes import vectorize as V
+from tapeflow.passes.batching import BATCHERS, scaled
 from tapeflow.passes.vectorize import Identity, VectorizeFallbackWarning, loop_reference, vectorize
 from tapeflow.runtime.interpret import run_graph
 from tapeflow.runtime.tensor import wrap
@@ -148,7 +150,6 @@ def test_every_rule_was_checked():
 
 def test_rule_table_lists_the_ops_with_rules():
     """Which ops batch without a loop; the rest are reported when they fall back."""
-    from tapeflow.ir.opdef import OPS
     without = sorted(set(OPS) - set(BATCHERS))
     assert without == ["CustomGradient", "While"]
 
@@ -165,7 +166,6 @@ def test_fallback_is_a_loop_that_is_reported():
 
 
 def test_fallback_warns_once():
-    from tapeflow.passes import vectorize as V
     graph = trace(lambda x: tf.cos(x), [np.ones(2)])
     rules = dict(BATCHERS)
     del rules["Cos"]
@@ -204,7 +204,6 @@ SCALED_PROGRAMS = [
 
 @pytest.mark.parametrize("fn,note", SCALED_PROGRAMS, ids=[n for _, n in SCALED_PROGRAMS])
 def test_scaled_values_equal_the_loop(fn, note, monkeypatch):
-    from tapeflow.passes.batching import scaled
     hits = {}
     for name, rule in list(scaled.SCALED_RULES.items()):
         def counted(b, node, values, flags, rule=rule, name=name):
@@ -225,7 +224,6 @@ SCALED_HITS = {}
 
 
 def test_every_scaled_rule_was_used():
-    from tapeflow.passes.batching import scaled
     if not SCALED_HITS:
         pytest.skip("run together with test_scaled_values_equal_the_loop")
     assert sorted(set(scaled.SCALED_RULES) - set(SCALED_HITS)) == []
