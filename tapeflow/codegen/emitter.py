@@ -45,7 +45,8 @@ def cast(expr, dtype):
 
 
 # Arrays this big are allocated with transparent huge pages asked for, as NumPy does for its
-# own (see rt.hugepages): W3's fresh 16 MB gradient took ~3900 page faults per call otherwise.
+# own (see rt.hugepages): a fresh multi-megabyte buffer otherwise takes one page fault per
+# 4 KB page on every call that allocates it.
 HUGEPAGE_BYTES = (4 << 20) if sys.platform.startswith("linux") else None
 
 # A loop nest goes parallel (``prange`` on its outer loop) only from this much estimated

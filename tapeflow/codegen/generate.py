@@ -9,15 +9,17 @@ of reading out of bounds), then runs the steps of ``fusion.plan``.
 Large graphs are the exception to "one function": Numba zero-fills every variable's stack
 slot in the entry block, so LLVM's SROA/mem2reg work grows with variables x blocks, and a
 jitted caller would inline its callees back into one giant function (and compile each
-callee twice). Measured here: 40 fused chains as one function compile in 26 s, 80 in 158 s.
-So a program longer than ``MAX_LINES`` is cut between steps into parts, separate jitted
-functions called in sequence by the Python caller: compile time stays linear, and the few
-microseconds of calls are nothing next to the work of a graph that size.
+callee twice): compile time grows much faster than the program (figures: benchmarks/README.md,
+"Evidence behind codegen choices"). So a program longer than ``MAX_LINES`` is cut between
+steps into parts, separate jitted functions called in sequence by the Python caller: compile
+time stays linear, and the few microseconds of calls are nothing next to the work of a graph
+that size.
 
 ``make_call`` is the plain-Python caller, generated per program so a call does only what it
-must (W1: under a microsecond): call the kernel(s), and turn Numba's Python floats back
-into NumPy scalars of the graph's dtypes. Arguments the kernel's types refuse (a 0-d array,
-another dtype, a non-contiguous array) raise TypeError there and are converted once.
+must (a small program's call should cost about a microsecond): call the kernel(s), and turn
+Numba's Python floats back into NumPy scalars of the graph's dtypes. Arguments the kernel's
+types refuse (a 0-d array, another dtype, a non-contiguous array) raise TypeError there and
+are converted once.
 """
 import re
 from dataclasses import dataclass
@@ -130,7 +132,8 @@ def bind_consts(em, graph, add_param):
             em.bind(v, lit(value, v.aval.dtype))
         elif _loop_only_uniform(em, v, value):
             # e.g. a folded BroadcastTo(ones) seeding a gradient: a literal in the loops that
-            # read it, instead of an array argument read element by element (W3: 16 MB)
+            # read it, instead of an array argument as big as the gradient, read element by
+            # element
             em.bind(v, lit(value.flat[0], v.aval.dtype))
             em.uniform.add(v.id)
         else:
@@ -202,11 +205,12 @@ def partition(spans, limit, crossing=None):
     """Consecutive step spans grouped into regions of about ``limit`` lines.
 
     A cut makes the Python caller hold every intermediate array passed across it until the
-    part that last reads it returns (W7: each layer's activation, held through the whole
-    rest of the backward pass, 16 MiB over the planned peak). So a region past ``limit``
-    ends only at a boundary where ``crossing[k]`` (bytes of intermediates live across the
-    boundary before span k) is at most ``CUT_BYTES``; past ``HARD_LIMIT_FACTOR * limit`` lines it ends at
-    the next boundary whatever it holds, since compile time would grow much faster.
+    part that last reads it returns (a cut inside a backward pass would hold each layer's
+    activation through the whole rest of it, far over the planned peak). So a region past
+    ``limit`` ends only at a boundary where ``crossing[k]`` (bytes of intermediates live
+    across the boundary before span k) is at most ``CUT_BYTES``; past
+    ``HARD_LIMIT_FACTOR * limit`` lines it ends at the next boundary whatever it holds,
+    since compile time would grow much faster.
     """
     regions = []
     for k, (b, e) in enumerate(spans):

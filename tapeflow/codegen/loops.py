@@ -67,7 +67,7 @@ def _member_expr(em, node, arg):
     """The member's one-element expression, cast to its dtype where Numba would widen it.
 
     float32 arithmetic on float32 operands stays float32 in Numba, so most float32 results
-    need no cast (each cast is one more call for Numba to type: ~15% of compile time).
+    need no cast (each cast is one more call for Numba to type, a large share of compile time).
     """
     tpl = CODEGEN[node.op]
     out = node.outputs[0]
@@ -80,7 +80,8 @@ def _member_expr(em, node, arg):
 
 
 def _emit_scalar_group(em, g):
-    """Rank-0 values: straight-line scalar code, no arrays (W1's per-call cost lives here)."""
+    """Rank-0 values: straight-line scalar code, no arrays (where a small program's per-call
+    cost lives)."""
     for n in g.members:
         with em.node(n):
             em.define(n.outputs[0], _member_expr(em, n, em.ref))
