@@ -35,5 +35,5 @@ from .keras import initializers, layers, optimizers  # noqa: E402,F401
 for _name in ("layers", "optimizers", "initializers"):
     _sys.modules[f"{__name__}.{_name}"] = getattr(keras, _name)
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 from . import saved_model  # noqa: E402,F401

@@ -1,10 +1,10 @@
 """GEMM in compiled programs through NumPy's own OpenBLAS, not SciPy's.
 
 Numba's ``np.dot`` calls SciPy's ``cython_blas``: a second OpenBLAS (another version, another
-thread pool) beside the one NumPy links. Measured here with one thread each, SciPy's sgemm
-is ~14% slower on W2's largest product (64x784 @ 784x256: 330 vs 285 us), so a compiled
-training step could not match hand-written NumPy doing the same products; and two pools
-of spinning threads slow each other down when NumPy and compiled code alternate.
+thread pool) beside the one NumPy links. Its GEMM is not the one NumPy's users get (slower
+on our machines: figures in benchmarks/README.md, "Evidence behind codegen choices"), so a
+compiled training step could not match hand-written NumPy doing the same products; and two
+pools of spinning threads slow each other down when NumPy and compiled code alternate.
 
 NumPy's wheels ship ``scipy_openblas64_`` (ILP64) and export ``scipy_cblas_sgemm64_`` /
 ``scipy_cblas_dgemm64_``. At import we look those up in the library NumPy loaded and

@@ -20,7 +20,8 @@ import tempfile
 
 import numba
 
-from .. import __version__ as TAPEFLOW_VERSION
+from .._version import __version__ as TAPEFLOW_VERSION
+from .blas import NUMPY_GEMM
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _helper_digest = None
@@ -41,7 +42,7 @@ def helpers_digest():
         for fname in ("rt.py", "fastmath.py", "blas.py"):
             with open(os.path.join(_HERE, fname), "rb") as f:
                 h.update(f.read())
-        from .blas import NUMPY_GEMM       # which GEMM the code links to is part of it
+        # which GEMM the code links to is part of it
         h.update(repr(sorted(t.__name__ for t in NUMPY_GEMM)).encode())
         _helper_digest = h.hexdigest()
     return _helper_digest

@@ -5,6 +5,7 @@ the generated source reads side by side with ``print_graph``; every line emitted
 node is current carries that node's printed form as a trailing comment, and the line -> node
 map lets a Numba error be reported against the IR node it came from.
 """
+import itertools
 import re
 import sys
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ import numpy as np
 
 from ..ir import dtypes as D
 from ..ir.graph import _names, node_line
+from ..ir.shapes import num_elements
 
 
 class Note:
@@ -43,15 +45,23 @@ def cast(expr, dtype):
 
 
 # Arrays this big are allocated with transparent huge pages asked for, as NumPy does for its
-# own (see rt.hugepages): W3's fresh 16 MB gradient took ~3900 page faults per call otherwise.
+# own (see rt.hugepages): a fresh multi-megabyte buffer otherwise takes one page fault per
+# 4 KB page on every call that allocates it.
 HUGEPAGE_BYTES = (4 << 20) if sys.platform.startswith("linux") else None
 
+# A loop nest goes parallel (``prange`` on its outer loop) only from this much estimated
+# work: elements x (sum of per-element costs + 1 + arrays read), an add costing 1 and a
+# transcendental 8, so about a millisecond of serial work. Two threads beat one from far
+# shorter loops on a quiet machine, but these machines are shared: when the other core is
+# busy, a parallel region waits for its worker to get a time slice, milliseconds against
+# the microseconds a short loop could save. Only loops long enough to pay for such a stall
+# run in parallel (figures: benchmarks/README.md, "Evidence behind codegen choices").
+PARALLEL_WORK = 25_000_000
 
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
+
+def parallel_worth(work):
+    """Whether a loop nest of estimated ``work`` (see ``PARALLEL_WORK``) should run in parallel."""
+    return work >= PARALLEL_WORK
 
 
 def lit(value, dtype):
@@ -102,8 +112,14 @@ def index(idx):
 class Emitter:
     """Accumulates the body of one generated function."""
 
-    def __init__(self, graph):
+    def __init__(self, graph, emit_graph=None):
         self.graph = graph
+        # emit_graph(em, graph): the code generator's own, emitting a nested graph's constants
+        # and steps into ``em`` (see ``inline``; templates cannot import the generator)
+        self.emit_graph = emit_graph
+        self.parent = None      # the emitter of the enclosing graph (a nested If/While graph)
+        self.extra_consts = []  # (name, aval, array): nested graphs' array constants (outermost only)
+        self._name_source = None
         self.names = value_names(graph)
         self.node_text = node_texts(graph, self.names)
         self.expr = {}          # value id -> expression (a variable or an inlined literal)
@@ -131,8 +147,10 @@ class Emitter:
         return self.expr[v.id]
 
     def fresh(self, prefix):
-        self._counter += 1
-        return f"{prefix}{self._counter}"
+        """A new temporary name, unique across the whole generated function."""
+        top = self.outermost()
+        top._counter += 1
+        return f"{prefix}{top._counter}"
 
     def bind(self, v, expr=None):
         self.expr[v.id] = self.var(v) if expr is None else expr
@@ -186,7 +204,7 @@ class Emitter:
         name = name or self.bind(v)
         self.owned.add(name)
         shape, dt = shape_lit(v.aval.shape), np_type(v.aval.dtype)
-        big = HUGEPAGE_BYTES is not None and v.aval.dtype.size * _prod(v.aval.shape) >= HUGEPAGE_BYTES
+        big = HUGEPAGE_BYTES is not None and v.aval.dtype.size * num_elements(v.aval.shape) >= HUGEPAGE_BYTES
         if fill is None:
             self.line(f"{name} = np.empty({shape}, dtype={dt})")
             if big:       # before the first write: its pages fault in 2 MB at a time
@@ -229,6 +247,45 @@ class Emitter:
             yield idx
         finally:
             self.depth -= opened
+
+    # -- nested graphs ------------------------------------------------------------------
+    def outermost(self):
+        """The emitter of the program's own graph (itself unless this one is nested)."""
+        return self if self.parent is None else self.parent.outermost()
+
+    def child(self, graph):
+        """An emitter for ``graph`` nested at the current position (an If branch, a While body).
+
+        It writes into the same lines at the current depth; its values' names continue the
+        program's sequence and its temporaries share one counter, so every generated name is
+        unique and reads like the others. Its array constants go to the outermost emitter's
+        ``extra_consts``: parameters of the program, never globals, so the on-disk cache works.
+        """
+        top = self.outermost()
+        if top._name_source is None:
+            top._name_source = itertools.islice(_names(), len(top.names), None)
+        child = Emitter(graph, self.emit_graph)
+        child.parent = self
+        child.names = {vid: next(top._name_source) for vid in child.names}
+        child.node_text = node_texts(graph, child.names)
+        top.node_text.update(child.node_text)
+        child.lines, child.depth, child.owner = self.lines, self.depth, self.owner
+        return child
+
+    def inline(self, graph, inputs):
+        """Emit ``graph`` at the current position with its inputs bound to the expressions
+        ``inputs`` (through ``emit_graph``); returns the expressions of its outputs."""
+        if self.emit_graph is None:
+            raise RuntimeError("Emitter.inline: this emitter was made without emit_graph")
+        child = self.child(graph)
+        for v, expr in zip(graph.inputs, inputs, strict=True):
+            child.bind(v, expr)
+        self.emit_graph(child, graph)
+        return [child.ref(v) for v in graph.outputs]
+
+    def add_extra_const(self, name, aval, value):
+        """A nested graph's array constant: a parameter of the whole program."""
+        self.outermost().extra_consts.append((name, aval, value))
 
     def used_outside(self, v, members):
         """Whether ``v`` is a graph output or read by a node not in ``members`` (node ids)."""

@@ -10,6 +10,7 @@ generated caller's ``try`` costs no instruction until something raises.
 import numpy as np
 
 from ..errors import InvalidArgumentError, OpError, user_line
+from ..runtime.interpret import run_graph
 
 
 def failure(graph, name, exc, args):
@@ -19,7 +20,6 @@ def failure(graph, name, exc, args):
     if len(args) != len(graph.inputs) or any(
             np.shape(a) != tuple(v.aval.shape) for a, v in zip(args, graph.inputs, strict=True)):
         return exc       # the call itself was wrong (shapes): the caller's error stands
-    from ..runtime.interpret import run_graph
     try:
         run_graph(graph, *args)
     except OpError as e:

@@ -2,7 +2,8 @@
 
 Why: Numba lowers ``np.exp`` & co. to libm calls, which LLVM cannot vectorize, and the
 llvmlite wheels carry no SVML. A loop calling these branch-free functions instead is
-inlined and vectorized by LLVM (measured: exp over 4M float32 in 1.7 ms vectorized, 10 ms through libm).
+inlined and vectorized by LLVM, several times faster than a libm call per element
+(figures: benchmarks/README.md, "Evidence behind codegen choices").
 
 How: ``exp`` is Cody-Waite range reduction (x = n ln2 + r, |r| <= ln2/2, ln2 split in a
 high part exact in float32 and a low correction), a degree-7 polynomial for e^r (Cephes
@@ -16,8 +17,8 @@ branch, so the loop stays vectorizable.
 The range reductions and polynomials are compiled on their own (LLVM inlines them): the
 fast-math flags of a caller (``reassoc`` for vectorized reductions) must not reach the
 Cody-Waite subtraction. Their own flag is ``contract`` only: multiply-adds become FMAs (one
-rounding instead of two, so the reduction gets more exact, not less), which took W3's fused
-loop from 191 to 163 AVX-512 instructions per 16 elements and 14.4 to 10 ms single-threaded. The thin derived functions are inlined at Numba-IR level (see below).
+rounding instead of two, so the reduction gets more exact, not less, and fewer instructions
+per element). The thin derived functions are inlined at Numba-IR level (see below).
 
 Accuracy, measured by ``tests/codegen/test_fastmath.py`` over ~3 million float32 inputs
 spanning every binade (errors in ulps of the float32 result, against NumPy in float64):
@@ -173,7 +174,8 @@ def tanh_small_f32(x):
 # and polynomials stay in the separately compiled functions above.
 #
 # All three are built on the same e = exp(-|x|), so where a fused loop computes softplus,
-# sigmoid and tanh of one value (W3), LLVM's CSE leaves one exp (and one log1p) per element.
+# sigmoid and tanh of one value (a loss and its gradient), LLVM's CSE leaves one exp (and one
+# log1p) per element.
 _INLINE = dict(_JIT, inline="always")
 
 

@@ -7,11 +7,12 @@ all the branches that start from it); else it opens a group.
 
 A reduction whose input comes from an open group is folded into that group's loop (several,
 if they reduce the same axes), and the group stays open: later elementwise nodes that do not
-read a reduction's result still join (W3's forward sum and its gradient share one pass over
-x). Any other consumer of a group's value, or of a reduction's result, closes the group
-first, so a group is emitted where it closes: after every input of its members exists and
-before any outside use. Open groups never depend on each other (a consumer either joins or
-closes), so the order in which the remaining ones are closed at the end does not matter.
+read a reduction's result still join (a forward sum and the gradient computed from the same
+x share one pass over x). Any other consumer of a group's value, or of a reduction's result,
+closes the group first, so a group is emitted where it closes: after every input of its
+members exists and before any outside use. Open groups never depend on each other (a
+consumer either joins or closes), so the order in which the remaining ones are closed at the
+end does not matter.
 
 A member's value is kept in an array ("materialized") only if something outside the group
 reads it or it is a graph output; otherwise it lives in a register inside the loop.

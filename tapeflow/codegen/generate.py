@@ -9,15 +9,17 @@ of reading out of bounds), then runs the steps of ``fusion.plan``.
 Large graphs are the exception to "one function": Numba zero-fills every variable's stack
 slot in the entry block, so LLVM's SROA/mem2reg work grows with variables x blocks, and a
 jitted caller would inline its callees back into one giant function (and compile each
-callee twice). Measured here: 40 fused chains as one function compile in 26 s, 80 in 158 s.
-So a program longer than ``MAX_LINES`` is cut between steps into parts, separate jitted
-functions called in sequence by the Python caller: compile time stays linear, and the few
-microseconds of calls are nothing next to the work of a graph that size.
+callee twice): compile time grows much faster than the program (figures: benchmarks/README.md,
+"Evidence behind codegen choices"). So a program longer than ``MAX_LINES`` is cut between
+steps into parts, separate jitted functions called in sequence by the Python caller: compile
+time stays linear, and the few microseconds of calls are nothing next to the work of a graph
+that size.
 
 ``make_call`` is the plain-Python caller, generated per program so a call does only what it
-must (W1: under a microsecond): call the kernel(s), and turn Numba's Python floats back
-into NumPy scalars of the graph's dtypes. Arguments the kernel's types refuse (a 0-d array,
-another dtype, a non-contiguous array) raise TypeError there and are converted once.
+must (a small program's call should cost about a microsecond): call the kernel(s), and turn
+Numba's Python floats back into NumPy scalars of the graph's dtypes. Arguments the kernel's
+types refuse (a 0-d array, another dtype, a non-contiguous array) raise TypeError there and
+are converted once.
 """
 import re
 from dataclasses import dataclass
@@ -26,8 +28,9 @@ import numpy as np
 
 from ..ir import dtypes as D
 from ..ir.graph import print_graph
+from ..ir.shapes import num_elements
 from .emitter import Emitter, Unsupported, lit, shape_lit
-from .fusion import Group, plan
+from .fusion import Group, is_fusable, is_reduction, plan
 from .loops import emit_group
 from .templates import CODEGEN
 
@@ -89,6 +92,14 @@ def check_supported(graph):
             raise Unsupported(f"no codegen template for op {n.op!r}")
 
 
+def _emit_nested(em, graph):
+    """``Emitter.inline``'s work (an If branch, a While body): ``graph``'s constants and steps
+    emitted into ``em``, its array constants made parameters of the whole program."""
+    check_supported(graph)
+    bind_consts(em, graph, em.add_extra_const)
+    emit_steps(em, graph)
+
+
 def _emit_body(graph, em):
     """Bind inputs and constants, emit every step; returns (params, consts, avals, spans)."""
     consts, params, avals = [], [], []
@@ -103,7 +114,7 @@ def _emit_body(graph, em):
 
     bind_consts(em, graph, add_param)
     spans = emit_steps(em, graph)
-    for extra in getattr(em, "extra_consts", ()):   # of graphs inlined by If/While
+    for extra in em.extra_consts:   # of graphs inlined by If/While
         add_param(*extra)
     return params, consts, avals, spans
 
@@ -121,7 +132,8 @@ def bind_consts(em, graph, add_param):
             em.bind(v, lit(value, v.aval.dtype))
         elif _loop_only_uniform(em, v, value):
             # e.g. a folded BroadcastTo(ones) seeding a gradient: a literal in the loops that
-            # read it, instead of an array argument read element by element (W3: 16 MB)
+            # read it, instead of an array argument as big as the gradient, read element by
+            # element
             em.bind(v, lit(value.flat[0], v.aval.dtype))
             em.uniform.add(v.id)
         else:
@@ -145,7 +157,6 @@ def emit_steps(em, graph):
 
 def _loop_only_uniform(em, v, value):
     """Every element the same bits, and only fused loops read it (no template needs the array)."""
-    from .fusion import is_fusable, is_reduction
     if v.id in em.output_ids or value.size == 0:
         return False
     if not all(is_fusable(n) or is_reduction(n) for n in em.uses.get(v.id, ())):
@@ -157,7 +168,7 @@ def _loop_only_uniform(em, v, value):
 def generate(graph, name="program"):
     check_supported(graph)
     func = _identifier(name)
-    em = Emitter(graph)
+    em = Emitter(graph, _emit_nested)
     params, consts, avals, spans = _emit_body(graph, em)
     outs = [em.ref(v) for v in graph.outputs]
     graph_text = "\n".join("# " + line for line in print_graph(graph).split("\n"))
@@ -194,11 +205,12 @@ def partition(spans, limit, crossing=None):
     """Consecutive step spans grouped into regions of about ``limit`` lines.
 
     A cut makes the Python caller hold every intermediate array passed across it until the
-    part that last reads it returns (W7: each layer's activation, held through the whole
-    rest of the backward pass, 16 MiB over the planned peak). So a region past ``limit``
-    ends only at a boundary where ``crossing[k]`` (bytes of intermediates live across the
-    boundary before span k) is at most ``CUT_BYTES``; past ``HARD_LIMIT_FACTOR * limit`` lines it ends at
-    the next boundary whatever it holds, since compile time would grow much faster.
+    part that last reads it returns (a cut inside a backward pass would hold each layer's
+    activation through the whole rest of it, far over the planned peak). So a region past
+    ``limit`` ends only at a boundary where ``crossing[k]`` (bytes of intermediates live
+    across the boundary before span k) is at most ``CUT_BYTES``; past
+    ``HARD_LIMIT_FACTOR * limit`` lines it ends at the next boundary whatever it holds,
+    since compile time would grow much faster.
     """
     regions = []
     for k, (b, e) in enumerate(spans):
@@ -228,9 +240,7 @@ def _crossing_bytes(em, graph, spans, params, outs):
         aval = avals.get(n)
         if n in free or aval is None or not aval.shape:
             continue
-        size = aval.dtype.size
-        for d in aval.shape:
-            size *= d
+        size = aval.dtype.size * num_elements(aval.shape)
         for k in range(k0 + 1, last.get(n, k0) + 1):
             cost[k] += size
     return cost

@@ -12,34 +12,17 @@ sums); otherwise an accumulator array indexed by the kept dimensions (column sum
 
 Large loops use ``prange`` on their outermost dimension: a loop runs in parallel when its
 estimated work, elements x (sum of per-element costs + 1 + arrays read; an add costs 1, a
-transcendental 8), reaches ``PARALLEL_WORK``, about a millisecond of serial work (W3's loop:
-2.5e8 units in 9 ms on one core). On a quiet machine 2 threads already beat 1 from ~50k
-elements of an add (tests/codegen/bench_parallel.py), but these machines are shared: when
-the second core is taken, a parallel region waits for its worker to get a time slice,
-milliseconds against the microseconds it could save. Measured at load 2 on 2 cores: W7's
-16 relu loops (256 x 1024, 0.06 ms each serial) in parallel made its step 450 ms instead of
-360 ms. So only loops long enough to pay for a stall run in parallel.
-A full reduction then becomes a Numba prange reduction. Loops that can raise (integer
-division by zero) stay serial: a prange body cannot raise.
+transcendental 8), reaches ``emitter.PARALLEL_WORK``, about a millisecond of serial work,
+enough to pay for waiting on a busy core (see there). A full reduction then becomes a Numba
+prange reduction. Loops that can raise (integer division by zero) stay serial: a prange body
+cannot raise.
 """
 import re
 
-from .emitter import cast, index, np_type, shape_lit
+from ..ir.shapes import num_elements
+from .emitter import cast, index, np_type, parallel_worth, shape_lit
 from .templates import CODEGEN
 from ..ir.opdef import OPS
-
-PARALLEL_WORK = 25_000_000
-
-
-def parallel_worth(work):
-    return work >= PARALLEL_WORK
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 class _Dim:
@@ -84,7 +67,7 @@ def _member_expr(em, node, arg):
     """The member's one-element expression, cast to its dtype where Numba would widen it.
 
     float32 arithmetic on float32 operands stays float32 in Numba, so most float32 results
-    need no cast (each cast is one more call for Numba to type: ~15% of compile time).
+    need no cast (each cast is one more call for Numba to type, a large share of compile time).
     """
     tpl = CODEGEN[node.op]
     out = node.outputs[0]
@@ -97,7 +80,8 @@ def _member_expr(em, node, arg):
 
 
 def _emit_scalar_group(em, g):
-    """Rank-0 values: straight-line scalar code, no arrays (W1's per-call cost lives here)."""
+    """Rank-0 values: straight-line scalar code, no arrays (where a small program's per-call
+    cost lives)."""
     for n in g.members:
         with em.node(n):
             em.define(n.outputs[0], _member_expr(em, n, em.ref))
@@ -150,7 +134,7 @@ def _emit_loop_group(em, g):
     for v in ext:
         if not v.aval.shape or v.id in em.uniform:
             scalars[v.id] = em.ref(v)
-        elif _prod(v.aval.shape) == 1:
+        elif num_elements(v.aval.shape) == 1:
             name = em.fresh("s")
             em.line(f"{name} = {em.scalar_of(v)}")
             scalars[v.id] = name
@@ -212,7 +196,7 @@ def _emit_loop_group(em, g):
                     em.line(f"{out_views[y.id]}[{index(idx)}] = {temps[y.id]}")
         return [read(r.inputs[0]) for r in reds]
 
-    work = _prod(shape) * (sum(CODEGEN[n.op].cost for n in g.members) + 1 + len(arrays))
+    work = num_elements(shape) * (sum(CODEGEN[n.op].cost for n in g.members) + 1 + len(arrays))
     raises = any(CODEGEN[n.op].may_raise and n.inputs[0].aval.dtype.is_integer for n in g.members)
     par = not raises and parallel_worth(work) and sizes[0] > 1
     if not reds:
@@ -236,7 +220,7 @@ class _Acc:
         self.red, self.spec = red, CODEGEN[red.op].reduce
         x, self.y = red.inputs[0], red.outputs[0]
         self.dt = x.aval.dtype
-        self.count = _prod(x.aval.shape) // max(_prod(self.y.aval.shape), 1)
+        self.count = num_elements(x.aval.shape) // max(num_elements(self.y.aval.shape), 1)
         self.name = em.fresh("acc")
         self.nan = em.fresh("nan") if self.spec.needs_nan_count(self.dt, parallel) else None
         self.parallel = parallel

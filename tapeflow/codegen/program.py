@@ -23,10 +23,13 @@ import threading
 import time
 import warnings
 
+import numba
+import numba.core.errors as nerr
 import numpy as np
 
-from ..ir.graph import Graph
-from ..ir.opdef import OPS
+from ..ir.graph import Graph, Value
+from ..ir.opdef import OPS, AVal
+from ..runtime.interpret import run_graph
 from . import cache
 from .emitter import Unsupported, node_texts, value_names
 from .failures import failure_handler
@@ -45,14 +48,12 @@ class CodegenError(RuntimeError):
 
 
 def _numba_types(avals):
-    import numba
-    from numba import types
     out = []
     for a in avals:
         dt = numba.from_dtype(a.dtype.np)
         # read-only: tapeflow tensors are read-only buffers, and Numba passes writable arrays to a
         # read-only signature too, so neither kind needs a copy
-        out.append(types.Array(dt, len(a.shape), "C", readonly=True) if a.shape else dt)
+        out.append(numba.types.Array(dt, len(a.shape), "C", readonly=True) if a.shape else dt)
     return tuple(out)
 
 
@@ -126,7 +127,6 @@ def _values(graph):
 
 
 def _interpreted(graph, name, reason):
-    from ..runtime.interpret import run_graph
     log.info("program %r runs in the interpreter: %s", name, reason)
 
     def call(*args):
@@ -136,7 +136,6 @@ def _interpreted(graph, name, reason):
 
 def _compile(gen, path, key, graph):
     """Compile each part for exactly its argument types; later parts take earlier results' types."""
-    import numba.core.errors as nerr
     types = dict(zip(gen.params, _numba_types(gen.param_avals), strict=True))
     kernels = []
     try:
@@ -158,6 +157,8 @@ def _compile(gen, path, key, graph):
     except Exception as e:   # noqa: BLE001 - any failure here is a template bug
         raise _codegen_error(e, gen, path, graph) from None
     return kernels
+
+
 def _codegen_error(exc, gen, path, graph):
     """CodegenError naming the IR node whose generated line Numba (or Python) rejected."""
     node = _failing_node(exc, gen, path)
@@ -234,8 +235,6 @@ class _ShapeSpecialized(Program):
 
 def concretize(graph, shapes):
     """A copy of ``graph`` with input shapes ``shapes`` and every other shape re-inferred."""
-    from ..ir.graph import Value
-    from ..ir.opdef import AVal
     g = Graph()
     env = {}
     for v, shape in zip(graph.inputs, shapes, strict=True):

@@ -102,8 +102,9 @@ MADV_HUGEPAGE = 14
 @njit(**_JIT)
 def hugepages(a):
     """Ask Linux for transparent huge pages under a fresh array, as NumPy does for arrays of
-    4 MB or more: a new 16 MB buffer then faults in a few 2 MB pages instead of ~4000 4 KB
-    ones (W3: ~4 ms of its step). Advice only: ignored where THP is off or not Linux."""
+    4 MB or more: a new buffer then faults in 2 MB pages, not one fault per 4 KB page, which
+    is a visible part of a step that allocates large gradients on every call. Advice only:
+    ignored where THP is off or not Linux."""
     data = a.ctypes.data
     start = data & ~np.uintp(4095)
     _madvise(start, data - start + np.uintp(a.nbytes), MADV_HUGEPAGE)

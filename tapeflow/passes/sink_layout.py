@@ -11,6 +11,7 @@ by such a node in turn (``Mul(Mul(x, y), z)``, as forward-mode jacobians end).
 from ..ir.graph import Graph, Node
 from ..ir.opdef import OPS
 from ..ir.shapes import num_elements
+from .dce import dce
 
 
 def sink_layout(graph, rounds=4):
@@ -82,7 +83,6 @@ def _sink_once(graph):
             out_nodes.append(copy)
             for o, c in zip(node.outputs, copy.outputs):
                 env[o.id] = c
-    from .dce import dce
     return dce(Graph(graph.inputs, out_nodes, [get(v) for v in graph.outputs]))
 
 
@@ -179,7 +179,6 @@ def fold_matmul_transposes(graph):
         nodes.append(node)
     if not changed:
         return graph
-    from .dce import dce
     return dce(Graph(graph.inputs, nodes, graph.outputs))
 
 

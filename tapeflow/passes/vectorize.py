@@ -27,8 +27,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..ir.graph import Graph
-from ..ir.opdef import OPS
+from ..ir.graph import Graph, Value
+from ..ir.opdef import OPS, AVal
+from .batching import BATCHERS
+from .batching.diag import DIAG_RULES
+from .batching.flags import Diag, Identity, Scaled, structured
+from .batching.scaled import SCALED_RULES, SCALED_STARTS
 
 
 class VectorizeFallbackWarning(UserWarning):
@@ -50,33 +54,6 @@ class Vectorized:
             return f"vectorized over a batch of {self.size}: every op has a batching rule"
         return (f"vectorized over a batch of {self.size}; looped over the batch (no batching rule): "
                 + ", ".join(sorted(set(self.fallbacks))))
-
-
-@dataclass(frozen=True)
-class Identity:
-    """Batch flag of a seed input: row j is one-hot at row-major position ``offset + j``
-    over ``axes`` (None: all axes) of the input, broadcast over its other axes."""
-    axes: tuple = None
-    offset: int = 0
-
-
-@dataclass(frozen=True)
-class Diag:
-    """Flag of a diagonal batched value (see the module docstring): non-unit ``axes``."""
-    axes: tuple
-    offset: int = 0
-
-
-@dataclass(frozen=True)
-class Scaled:
-    """Flag of a batched value kept as ``base * coef``: the env value is the dense base
-    [B, *shape], ``coef`` an unbatched Value broadcasting to shape. Multiplying by shared
-    values then costs only the small coefficient (``passes.batching.scaled``)."""
-    coef: object
-
-
-def structured(flag):
-    return isinstance(flag, (Diag, Scaled))
 
 
 class Builder:
@@ -139,6 +116,11 @@ class Builder:
         self._dense[key] = out
         return out
 
+    def vectorize(self, graph, batched):
+        """A nested graph (an If branch) vectorized over this builder's batch, for a rule to
+        emit (``batching.control``; the rules cannot import this module)."""
+        return vectorize(graph, batched, self.size, warn=False).graph
+
     def broadcast(self, v, batched, shape):
         """``v`` as a batched value of exactly [B, *shape]."""
         if batched:
@@ -157,14 +139,10 @@ def vectorize(graph, batched, size, warn=True, rules=None):
     graph). Every output is returned as [size, *shape], broadcasting outputs that do not
     depend on a batched input.
     """
-    from .batching.diag import DIAG_RULES
-    from .batching.scaled import SCALED_RULES, SCALED_STARTS
     if rules is None:
-        from .batching import BATCHERS as rules
+        rules = BATCHERS
     if len(batched) != len(graph.inputs):
         raise ValueError(f"vectorize: {len(batched)} batch flags for {len(graph.inputs)} inputs")
-    from ..ir.graph import Value
-    from ..ir.opdef import AVal
     new_inputs, env, seeds = [], {}, []
     for v, flag in zip(graph.inputs, batched, strict=True):
         if isinstance(flag, Identity):

@@ -1,7 +1,7 @@
 """Where a prange loop starts to pay on this machine (not a test: `python bench_parallel.py`).
 
 For an add (cost 1) and an exp (cost ~8) over n float32 elements, compile the one-op program
-serial and parallel and time both, interleaved; prints the ratio. ``loops.PARALLEL_WORK`` is
+serial and parallel and time both, interleaved; prints the ratio. ``emitter.PARALLEL_WORK`` is
 set where parallel wins for both ops: n x cost per element.
 """
 import sys
@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from tapeflow.codegen import compile_graph, loops
+from tapeflow.codegen import compile_graph, emitter
 from tapeflow.ir import dtypes as D
 from tapeflow.ir.graph import Graph, Value
 from tapeflow.ir.opdef import OPS, AVal
@@ -22,12 +22,12 @@ def program(op, n, parallel):
     ins = [x, x] if op == "Add" else [x]
     out = OPS[op].infer([v.aval for v in ins])
     g.outputs = g.add(op, ins, {}, [out]).outputs
-    saved = loops.PARALLEL_WORK
-    loops.PARALLEL_WORK = 0 if parallel else float("inf")
+    saved = emitter.PARALLEL_WORK
+    emitter.PARALLEL_WORK = 0 if parallel else float("inf")
     try:
         return compile_graph(g, f"bench_{op}_{n}_{int(parallel)}")
     finally:
-        loops.PARALLEL_WORK = saved
+        emitter.PARALLEL_WORK = saved
 
 
 def timeit(f, x, reps):

@@ -36,8 +36,8 @@ SCRIPT = textwrap.dedent("""
     from codegen.samples import add_node
 
     gen_module.MAX_LINES = int(sys.argv[1])
-    from tapeflow.codegen import loops
-    loops.PARALLEL_WORK = 200_000        # this graph's loops go parallel
+    from tapeflow.codegen import emitter
+    emitter.PARALLEL_WORK = 200_000        # this graph's loops go parallel
     g = Graph()
     x, w = Value(AVal((400, 500), D.float32)), Value(AVal((500, 3), D.float32))
     g.inputs = [x, w]

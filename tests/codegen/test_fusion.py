@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tapeflow  # noqa: F401
-from tapeflow.codegen import compile_graph, loops
+from tapeflow.codegen import compile_graph, emitter
 from tapeflow.codegen.fusion import Group, plan
 from tapeflow.errors import InferError
 from tapeflow.ir import dtypes as D
@@ -116,7 +116,7 @@ def test_large_loops_run_in_parallel(monkeypatch):
     float32 only: the loop structure is the same in float64 (checked at small sizes above).
     The threshold is lowered so arrays this size (a few ms of work in all) go parallel.
     """
-    monkeypatch.setattr(loops, "PARALLEL_WORK", 200_000)
+    monkeypatch.setattr(emitter, "PARALLEL_WORK", 200_000)
     dtype = D.float32
     g, args = Graph(), []
     n, m = 600, 500
@@ -158,5 +158,5 @@ def test_threshold_is_what_decides_parallel(monkeypatch):
     g, args = Graph(), []
     x = _input(g, (1000,), D.float64, args)
     g.outputs = [add_node(g, "Exp", [x])]
-    monkeypatch.setattr(loops, "PARALLEL_WORK", 1)
+    monkeypatch.setattr(emitter, "PARALLEL_WORK", 1)
     assert "prange(" in _check(g, args, "fusion_threshold").source

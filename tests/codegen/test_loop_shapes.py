@@ -4,7 +4,7 @@ instead of an array argument. Values are checked against the NumPy interpreter b
 import numpy as np
 
 import tapeflow  # noqa: F401
-from tapeflow.codegen import compile_graph, loops
+from tapeflow.codegen import compile_graph, emitter
 from tapeflow.ir import dtypes as D
 from tapeflow.ir.graph import Graph, Value
 from tapeflow.ir.opdef import AVal
@@ -23,7 +23,7 @@ def _x(n=N):
 
 
 def test_pow_by_literal_exponents_is_exact_and_parallel(monkeypatch):
-    monkeypatch.setattr(loops, "PARALLEL_WORK", 200_000)      # N elements go parallel
+    monkeypatch.setattr(emitter, "PARALLEL_WORK", 200_000)      # N elements go parallel
     g = Graph()
     x = Value(AVal((N,), D.float32))
     g.inputs.append(x)

@@ -12,7 +12,8 @@ import pytest
 
 import tapeflow as tf  # noqa: F401  (registers everything)
 from tapeflow.ir.graph import verify
-from tapeflow.passes.batching import BATCHERS
+from tapeflow.passes import vectorize as V
+from tapeflow.passes.batching import BATCHERS, scaled
 from tapeflow.passes.vectorize import Identity, VectorizeFallbackWarning, loop_reference, vectorize
 from tapeflow.runtime.interpret import run_graph
 from tapeflow.runtime.tensor import wrap
@@ -158,7 +159,6 @@ def test_fallback_is_a_loop_that_is_reported():
 
 
 def test_fallback_warns_once():
-    from tapeflow.passes import vectorize as V
     graph = trace(lambda x: tf.cos(x), [np.ones(2)])
     rules = dict(BATCHERS)
     del rules["Cos"]
@@ -197,7 +197,6 @@ SCALED_PROGRAMS = [
 
 @pytest.mark.parametrize("fn,note", SCALED_PROGRAMS, ids=[n for _, n in SCALED_PROGRAMS])
 def test_scaled_values_equal_the_loop(fn, note, monkeypatch):
-    from tapeflow.passes.batching import scaled
     hits = {}
     for name, rule in list(scaled.SCALED_RULES.items()):
         def counted(b, node, values, flags, rule=rule, name=name):
@@ -218,7 +217,6 @@ SCALED_HITS = {}
 
 
 def test_every_scaled_rule_was_used():
-    from tapeflow.passes.batching import scaled
     if not SCALED_HITS:
         pytest.skip("run together with test_scaled_values_equal_the_loop")
     assert sorted(set(scaled.SCALED_RULES) - set(SCALED_HITS)) == []

@@ -6,15 +6,9 @@ copies into a fresh array instead: the next op can always index or reshape it wi
 asking for its layout. Shapes are static, so slices and index maps are literal arithmetic.
 """
 from ...ir.defs.array import expand_spec, split_sizes
+from ...ir.shapes import num_elements
 from ..emitter import Unsupported, index, lit, np_type, shape_lit
-from . import stmt_op
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
+from .registry import stmt_op
 
 
 @stmt_op("Reshape", "ExpandDims", "Squeeze")
@@ -141,8 +135,8 @@ def _gather(em, node, axis, batch_dims=0):
         raise Unsupported("GatherV2 with batch_dims")
     shape = params.aval.shape
     ax = axis % len(shape)
-    pre, n, post = _prod(shape[:ax]), shape[ax], _prod(shape[ax + 1:])
-    m = _prod(indices.aval.shape)
+    pre, n, post = num_elements(shape[:ax]), shape[ax], num_elements(shape[ax + 1:])
+    m = num_elements(indices.aval.shape)
     pv = em.fresh("pv")
     em.line(f"{pv} = {em.ref(params)}.reshape({shape_lit((pre, n, post))})")
     iv = em.fresh("iv")
@@ -230,7 +224,7 @@ def _shape(em, node, out_type):
 @stmt_op("Size")
 def _size(em, node, out_type):
     (x,), (y,) = node.inputs, node.outputs
-    em.bind(y, lit(_prod(x.aval.shape), y.aval.dtype))
+    em.bind(y, lit(num_elements(x.aval.shape), y.aval.dtype))
 
 
 @stmt_op("OneHot")

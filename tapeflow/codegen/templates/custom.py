@@ -2,7 +2,7 @@
 
 Its ``grad`` graph matters only to autodiff; in a compiled program the node is a rename.
 """
-from . import stmt_op
+from .registry import stmt_op
 
 
 @stmt_op("CustomGradient")

@@ -8,14 +8,8 @@ out of one operand only, integers, scalars) is an explicit loop nest over every 
 accumulating ``out[kept] += a[...] * b[...]``, which is what einsum means.
 """
 from ...ir.defs.linalg import parse_einsum
+from ...ir.shapes import num_elements
 from ..emitter import cast, index, lit, np_type, shape_lit
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _unique(labels):
@@ -77,7 +71,7 @@ def _dot_contract(em, a, b, keep, sizes, dt):
     inner = [c for c in a.labels if c in b.labels and c not in keep]
     left = [c for c in a.labels if c not in b.labels]
     right = [c for c in b.labels if c not in a.labels]
-    nb, m, k, n = (_prod([sizes[c] for c in g]) for g in (batch, left, inner, right))
+    nb, m, k, n = (num_elements([sizes[c] for c in g]) for g in (batch, left, inner, right))
     pa = _permute(em, a, "".join(batch + left + inner), sizes, dt)
     pb = _permute(em, b, "".join(batch + inner + right), sizes, dt)
     labels = "".join(batch + left + right)

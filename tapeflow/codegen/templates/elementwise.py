@@ -8,7 +8,7 @@ vectorizable, error bounds in fastmath.py); float64 ones call libm through NumPy
 """
 from ...ir import dtypes as D
 from ..emitter import lit, np_type
-from . import scalar_op
+from .registry import scalar_op
 
 SELU_SCALE = 1.0507009873554804934193349852946
 SELU_SCALE_ALPHA = 1.7580993408473768599402175208123

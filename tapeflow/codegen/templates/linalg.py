@@ -6,16 +6,10 @@ a loop of ``np.dot(a[i], b[j], out[k])`` writing straight into the result. A bat
 matrix is a single GEMM on the flattened batch. Integer products use explicit loops.
 ``np.linalg`` (solve/inv/det/cholesky) takes one matrix at a time: batches loop the same way.
 """
+from ...ir.shapes import num_elements
 from ..emitter import cast, shape_lit
-from . import stmt_op
+from .registry import stmt_op
 from .einsum import emit_einsum
-
-
-def _prod(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _batch_index(em, idx, batch, own):
@@ -48,7 +42,7 @@ def _matmul(em, node, transpose_a=False, transpose_b=False):
     dot = "rt.dot_into" if floats else "rt.matmul_loops"
     if len(bsh) == 2 and not transpose_a:
         # a batch of matrices times one matrix: one GEMM over the flattened batch
-        rows = _prod(ash[:-1])
+        rows = num_elements(ash[:-1])
         av, ov = em.fresh("av"), em.fresh("ov")
         em.line(f"{av} = {em.ref(a)}.reshape({shape_lit((rows, ash[-1]))})")
         em.line(f"{ov} = {out}.reshape({shape_lit((rows, n))})")
@@ -56,9 +50,9 @@ def _matmul(em, node, transpose_a=False, transpose_b=False):
         return
     batch = y.aval.shape[:-2]
     av, bv, ov = em.fresh("av"), em.fresh("bv"), em.fresh("ov")
-    em.line(f"{av} = {em.ref(a)}.reshape({shape_lit((_prod(ash[:-2]),) + ash[-2:])})")
-    em.line(f"{bv} = {em.ref(b)}.reshape({shape_lit((_prod(bsh[:-2]),) + bsh[-2:])})")
-    em.line(f"{ov} = {out}.reshape({shape_lit((_prod(batch), m, n))})")
+    em.line(f"{av} = {em.ref(a)}.reshape({shape_lit((num_elements(ash[:-2]),) + ash[-2:])})")
+    em.line(f"{bv} = {em.ref(b)}.reshape({shape_lit((num_elements(bsh[:-2]),) + bsh[-2:])})")
+    em.line(f"{ov} = {out}.reshape({shape_lit((num_elements(batch), m, n))})")
     with em.loops(batch) as idx:
         ia = _batch_index(em, idx, batch, ash[:-2])
         ib = _batch_index(em, idx, batch, bsh[:-2])
@@ -83,7 +77,7 @@ def _batched(em, node, body, out_matrix=True):
         else:
             em.define(y, cast(res, y.aval.dtype))
         return
-    nb = _prod(batch)
+    nb = num_elements(batch)
     views = []
     for x in ins:
         v = em.fresh("m")

@@ -5,19 +5,14 @@ accumulated in float64, then the row is written; the kernel's expression order i
 (softmax multiplies by the reciprocal of the sum, log-softmax subtracts the log of the sum).
 The activations (Relu, Elu, ...) are elementwise and live in ``elementwise.py``.
 """
-from ..emitter import cast, lit, shape_lit
-from ..loops import parallel_worth
-from . import stmt_op
+from ...ir.shapes import num_elements
+from ..emitter import cast, lit, parallel_worth, shape_lit
 from .elementwise import TRANSCENDENTAL
+from .registry import stmt_op
 
 
 def _row_split(shape, ax):
-    pre = post = 1
-    for d in shape[:ax]:
-        pre *= d
-    for d in shape[ax + 1:]:
-        post *= d
-    return pre, shape[ax], post
+    return num_elements(shape[:ax]), shape[ax], num_elements(shape[ax + 1:])
 
 
 @stmt_op("Softmax", "LogSoftmax")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ...ir import dtypes as D
 from ..emitter import cast, lit, shape_lit
-from . import reduce_op, stmt_op
+from .registry import reduce_op, stmt_op
 
 
 @dataclass(frozen=True)

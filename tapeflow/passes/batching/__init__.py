@@ -7,25 +7,7 @@ A rule may return None to ask for the loop fallback (e.g. a case it does not cov
 Rules are declared per op family, like kernels, gradient rules and codegen templates;
 ``tests/passes/test_vectorize.py`` checks every rule against the loop on random inputs.
 """
-BATCHERS = {}
-
-
-def batching(*names):
-    """Register ``fn`` as the batching rule of the ops ``names``."""
-    def deco(fn):
-        for name in names:
-            if name in BATCHERS:
-                raise KeyError(f"batching rule for {name!r} registered twice")
-            BATCHERS[name] = fn
-        return fn
-    return deco
-
-
-def shift_axis(axis, rank):
-    """An axis of an unbatched value of ``rank`` dims, as an axis of its batched form."""
-    return axis % rank + 1 if rank else 1
-
-
-from . import array, control, elementwise, linalg, nn, reduce  # noqa: E402,F401  (register the rules)
+from .registry import BATCHERS, batching, shift_axis
+from . import array, control, elementwise, linalg, nn, reduce  # noqa: F401  (register the rules)
 
 __all__ = ["BATCHERS", "batching", "shift_axis"]

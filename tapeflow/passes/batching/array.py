@@ -2,7 +2,7 @@
 import numpy as np
 
 from ...ir import dtypes as D
-from . import batching, shift_axis
+from .registry import batching, shift_axis
 
 
 def _in_rank(node, i=0):

@@ -5,8 +5,10 @@ is kept as D. Rules here return None whenever they do not apply; ``vectorize`` t
 builds the dense one-hot stack and uses the ordinary rule. Only ops that are linear
 and zero-preserving in the diagonal operand can keep it diagonal.
 """
+import numpy as np
+
 from ...ir.defs.reduce import reduction_axes
-from ..vectorize import Diag
+from .flags import Diag
 
 DIAG_RULES = {}
 
@@ -138,7 +140,6 @@ _LAYOUT = ("Reshape", "Transpose", "ExpandDims", "Squeeze", "StridedSlice", "Bro
 
 def _all_ones(v):
     """``v`` is a constant of ones, possibly reshaped or sliced."""
-    import numpy as np
     node = v.node
     while node is not None and node.op in _LAYOUT:
         node = node.inputs[0].node

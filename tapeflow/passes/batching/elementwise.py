@@ -1,6 +1,6 @@
 """Batching rules of elementwise ops: broadcasting already does the work once ranks line up."""
 from ...ir.opdef import OPS
-from . import batching
+from .registry import batching
 
 # Elementwise ops that do not broadcast: every input must have the output's shape.
 SAME_SHAPE = ("AddN", "ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad")

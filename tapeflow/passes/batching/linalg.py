@@ -1,6 +1,6 @@
 """Batching rules of linear algebra: the batch dim becomes one more matrix batch dim."""
 from ...ir.defs.linalg import LETTERS, parse_einsum
-from . import batching
+from .registry import batching
 
 
 @batching("MatMul", "MatrixSolve", "MatrixInverse", "MatrixDeterminant", "Cholesky")

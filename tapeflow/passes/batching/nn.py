@@ -1,5 +1,5 @@
 """Batching rules of the non-elementwise nn ops (softmax along an axis)."""
-from . import batching, shift_axis
+from .registry import batching, shift_axis
 
 
 @batching("Softmax", "LogSoftmax")

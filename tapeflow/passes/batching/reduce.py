@@ -1,6 +1,6 @@
 """Batching rules of reductions: the reduced axes move one to the right."""
 from ...ir.defs.reduce import reduction_axes
-from . import batching
+from .registry import batching
 
 
 @batching("Sum", "Mean", "Prod", "Max", "Min", "Any", "All")

@@ -8,7 +8,8 @@ scaled axis scales the shared matrix instead (``A @ (X * c) = (A * c^T) @ X``).
 Rules return None when they do not apply (the value is then made dense).
 """
 from ..sink_layout import _is_unit_reshape, _unit_reshape
-from ..vectorize import Scaled
+from .flags import Scaled
+from .linalg import matrix_batch
 
 SCALED_RULES = {}
 SCALED_STARTS = ("Mul",)   # ops that make a Scaled value from a plain batched one
@@ -113,7 +114,6 @@ def transpose(b, node, values, flags):
 def matmul(b, node, values, flags):
     """2-D products with one scaled operand and one shared: the coefficient moves either onto
     the shared matrix (when it varies along the contracted axis) or onto the result."""
-    from .linalg import matrix_batch
     (a, c), (fa, fc) = values, flags
     if any(len(w.aval.shape) != 2 for w in node.inputs):
         return None
