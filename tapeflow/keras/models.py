@@ -85,7 +85,10 @@ class Model(Trainer, Layer):
 
     def summary(self, print_fn=None, **kwargs):
         text = "\n".join(summary_lines(self))
-        (print_fn or print)(text)
+        if print_fn is None:
+            print(text)
+        else:  # Keras hands print_fn rich's captured text, which ends with a newline
+            print_fn(text + "\n")
 
 
 class Functional(Model):
