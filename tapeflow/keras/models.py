@@ -66,6 +66,12 @@ class Model(Trainer, Layer):
         return object.__new__(cls)
 
     def __init__(self, *args, **kwargs):
+        if type(self) is not Functional and (len(args) >= 2 or "outputs" in kwargs):
+            # A subclass called as Model(inputs, outputs) (one that customizes train_step, say)
+            # is a functional model too: Keras 3 puts Functional under it, so does this.
+            self.__class__ = _with_functional(type(self))
+            Functional.__init__(self, *args, **kwargs)
+            return
         super().__init__(*args, **kwargs)
 
     @property
@@ -157,6 +163,16 @@ class Functional(Model):
 
     def compute_output_shape(self, input_shape):
         return _nest.map_structure(lambda t: t.shape, self._outputs_struct)
+
+
+_FUNCTIONAL_SUBCLASSES = {}
+
+
+def _with_functional(cls):
+    if cls not in _FUNCTIONAL_SUBCLASSES:
+        _FUNCTIONAL_SUBCLASSES[cls] = type(cls.__name__, (cls, Functional),
+                                           {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+    return _FUNCTIONAL_SUBCLASSES[cls]
 
 
 class Sequential(Model):

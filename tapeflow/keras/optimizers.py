@@ -95,6 +95,7 @@ class Optimizer:
         if self._built:
             return
         self._index = {v._id: i for i, v in enumerate(var_list)}
+        self._built_variables = list(var_list)
         self._build_slots(list(var_list))
         self._built = True
 
@@ -149,6 +150,16 @@ class Optimizer:
                 self.update_step(g, v)
             self._iterations.assign_add(1)
         return self._iterations
+
+    def apply(self, grads, trainable_variables=None):
+        """Keras 3's form: ``apply(grads, variables)``; without variables, those it was built for."""
+        if trainable_variables is None:
+            if not self._built:
+                raise ValueError("When passing `grads` without `variables`, the optimizer must already "
+                                 "be built on a list of variables. Call `optimizer.build("
+                                 "trainable_variables)` first.")
+            trainable_variables = self._built_variables
+        return self.apply_gradients(zip(grads, trainable_variables))
 
     def update_step(self, gradient, variable):
         raise NotImplementedError

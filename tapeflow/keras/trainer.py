@@ -137,7 +137,14 @@ def _unpack(data):
 
 
 def _pythonify(logs):
-    return {k: float(np.asarray(v.numpy() if hasattr(v, "numpy") else v)) for k, v in sorted(logs.items())}
+    """Sorted Python floats, nested dicts (a ``compile_metrics`` result) flattened, as Keras 3."""
+    out = {}
+    for k, v in sorted(logs.items()):
+        if isinstance(v, dict):
+            out.update(_pythonify(v))
+        else:
+            out[k] = float(np.asarray(v.numpy() if hasattr(v, "numpy") else v))
+    return out
 
 
 def _split(data, validation_split):
@@ -205,6 +212,13 @@ class Trainer:
             r = m.result()
             results.update(r if isinstance(r, dict) else {m.name: r})
         return results
+
+    def _get_metrics_result_or_logs(self, logs):
+        """The metrics' results, unless a custom step returned other keys: then its last logs."""
+        results = self.get_metrics_result()
+        if isinstance(logs, dict) and set(logs) == set(results):
+            return results
+        return logs
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         if self._compile_loss is None:
@@ -295,17 +309,17 @@ class Trainer:
         train_function = self.make_train_function()
         self.stop_training = False
         callbacks.on_train_begin()
-        logs, training_logs = {}, None
+        raw, training_logs = {}, None
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
             for step, batch in _batches(data, batch_size, shuffle=bool(shuffle)):
                 callbacks.on_train_batch_begin(step)
-                logs = _pythonify(train_function(tuple(b for b in batch if b is not None)))
-                callbacks.on_train_batch_end(step, logs)
+                raw = train_function(tuple(b for b in batch if b is not None))
+                callbacks.on_train_batch_end(step, _pythonify(raw))
                 if self.stop_training:
                     break
-            epoch_logs = _pythonify(self.get_metrics_result())
+            epoch_logs = _pythonify(self._get_metrics_result_or_logs(raw))
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 val_x, val_y, val_weight = _unpack(validation_data)
                 val_logs = self.evaluate(val_x, val_y, sample_weight=val_weight,
@@ -337,9 +351,9 @@ class Trainer:
         logs = {}
         for step, batch in _batches(data, batch_size):
             _callbacks.on_test_batch_begin(step)
-            logs = _pythonify(test_function(tuple(b for b in batch if b is not None)))
-            _callbacks.on_test_batch_end(step, logs)
-        logs = _pythonify(self.get_metrics_result())
+            logs = test_function(tuple(b for b in batch if b is not None))
+            _callbacks.on_test_batch_end(step, _pythonify(logs))
+        logs = _pythonify(self._get_metrics_result_or_logs(logs))
         _callbacks.on_test_end(logs)
         if return_dict:
             return logs

@@ -166,3 +166,12 @@ def test_summary_text_matches_keras3():
         " Trainable params: 3 (12.00 B)\n"
         " Non-trainable params: 0 (0.00 B)\n")
     assert model.count_params() == 3
+
+
+def test_namespaces():
+    import tapeflow.losses
+    import tapeflow.metrics
+    assert tf.losses is K.losses and tapeflow.losses is K.losses and tf.metrics is K.metrics
+    assert K.layers.Input is K.Input and K.models.Sequential is K.Sequential
+    assert K.Model is K.models.Model and issubclass(K.Model, K.layers.Layer)
+    assert K.losses.mse is K.losses.mean_squared_error

@@ -242,3 +242,51 @@ def test_small_values_use_exponent_format():
     with contextlib.redirect_stdout(buf):
         Progbar(2, verbose=2).update(2, [("loss", 0.00087218), ("mae", 0.0267)])
     assert _normalize(buf.getvalue()) == "2/2 - 0s - T/step - loss: 8.7218e-04 - mae: 0.0267\n"
+
+
+def test_custom_train_step_as_in_the_keras_guide():
+    """TensorFlow's guide "Customizing what happens in fit()", Keras 3 version, unchanged."""
+
+    class CustomModel(K.Model):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            trainable_vars = self.trainable_variables
+            gradients = tape.gradient(loss, trainable_vars)
+            self.optimizer.apply(gradients, trainable_vars)
+            for metric in self.metrics:
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    inputs = K.Input(shape=(2,))
+    model = CustomModel(inputs, K.layers.Dense(1)(inputs))
+    assert isinstance(model, CustomModel) and type(model).__name__ == "CustomModel"
+    model.set_weights(W0)
+    model.compile(optimizer=K.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+    history = model.fit(X, Y, batch_size=4, epochs=3, shuffle=False, verbose=0)
+    # TF 2.21: the step's own logs (the loss now an unweighted mean of batch losses), keys in
+    # the order of the sorted step keys, 'compile_metrics' flattened where it sorts
+    assert list(history.history) == ["mae", "loss"]
+    np.testing.assert_allclose(history.history["loss"],
+                               [0.299163281917572, 0.055972855538129807, 0.01174322422593832], rtol=2e-6)
+    np.testing.assert_allclose(history.history["mae"],
+                               [0.4168068468570709, 0.1861724555492401, 0.09073098003864288], rtol=2e-6)
+
+
+def test_batchnorm_statistics_move_during_fit_only():
+    model = K.Sequential([K.Input((2,)), K.layers.BatchNormalization(), K.layers.Dense(1)])
+    bn = model.layers[0]
+    model.compile("sgd", "mse")
+    model.fit(X, Y, batch_size=5, epochs=1, shuffle=False, verbose=0)
+    mean = bn.moving_mean.numpy()
+    # two steps of moving = 0.99 * moving + 0.01 * batch mean, from zeros
+    batch_means = X[:5].mean(0), X[5:].mean(0)
+    np.testing.assert_allclose(mean, 0.99 * 0.01 * batch_means[0] + 0.01 * batch_means[1], rtol=1e-5)
+    model.evaluate(X, Y, verbose=0)
+    model.predict(X, verbose=0)
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), mean)
