@@ -277,10 +277,12 @@ class Trainer:
     def _build_for(self, data):
         """Make every variable the steps use before they are traced (see the module docstring)."""
         x, y, _ = _unpack(data)
-        with STATE_paused():
-            y_pred = self(x, training=False)
-        if self._compile_metrics is not None and not self._compile_metrics.built and y is not None:
-            self._compile_metrics.build(y, y_pred)
+        metrics_pending = self._compile_metrics is not None and not self._compile_metrics.built
+        if not self.built or metrics_pending:
+            with STATE_paused():
+                y_pred = self(x, training=False)
+            if metrics_pending and y is not None:
+                self._compile_metrics.build(y, y_pred)
         if self.optimizer is not None:
             self.optimizer.build(self.trainable_weights)
 

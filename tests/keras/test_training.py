@@ -315,3 +315,21 @@ def test_compile_defaults_to_rmsprop():
     model.compile(loss="mse")
     assert type(model.optimizer).__name__ == "RMSprop"  # TF 2.21, learning rate 0.001
     assert float(model.optimizer.learning_rate.numpy()) == pytest.approx(0.001)
+
+
+def test_validation_data_is_validation_split_made_explicit():
+    split = _linear().fit(X, Y, batch_size=4, epochs=2, shuffle=False, verbose=0, validation_split=0.2)
+    explicit = _linear().fit(X[:8], Y[:8], batch_size=4, epochs=2, shuffle=False, verbose=0,
+                             validation_data=(X[8:], Y[8:]))
+    assert split.history == explicit.history
+
+
+def test_sample_weight_scales_the_loss():
+    plain = _linear(K.optimizers.SGD(0.1), metrics=())
+    weighted = _linear(K.optimizers.SGD(0.05), metrics=())
+    h1 = plain.fit(X, Y, batch_size=4, epochs=2, shuffle=False, verbose=0)
+    h2 = weighted.fit(X, Y, sample_weight=np.full(10, 2.0), batch_size=4, epochs=2, shuffle=False, verbose=0)
+    # sum_over_batch_size: sum(2 * l) / n is twice the mean, so half the learning rate takes the same steps
+    np.testing.assert_allclose(h2.history["loss"], 2 * np.array(h1.history["loss"]), rtol=1e-5)
+    for a, b in zip(plain.get_weights(), weighted.get_weights(), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5)
