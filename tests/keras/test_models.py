@@ -78,7 +78,7 @@ def test_subclassed_sequential_and_functional_models_agree():
     assert type(functional).__name__ == "Functional" and isinstance(functional, K.Model)
     assert [type(l).__name__ for l in functional.layers] == ["InputLayer", "Dense", "Dense"]
     assert len(sequential.layers) == 2 and subclassed.layers == [subclassed.hidden, subclassed.out]
-    reference = [w for w in _weights(functional)]
+    reference = _weights(functional)
     for model in (sequential, subclassed):
         assert [tuple(w.shape) for w in model.trainable_variables] == [(3, 4), (4,), (4, 2), (2,)]
         model.set_weights(reference)

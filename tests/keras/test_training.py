@@ -3,6 +3,8 @@
 Constants marked "TF 2.21" were printed by TensorFlow 2.21.0 (Keras 3.15.1) running the same
 program with ``import tensorflow as tf``.
 """
+import contextlib
+import io
 import re
 
 import numpy as np
@@ -10,6 +12,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.keras import backend
+from tapeflow.keras.callbacks import Progbar
 
 K = tf.keras
 
@@ -238,9 +241,6 @@ def test_evaluate_and_predict_bars(capsys):
 
 
 def test_small_values_use_exponent_format():
-    from tapeflow.keras.callbacks import Progbar
-    import io
-    import contextlib
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         Progbar(2, verbose=2).update(2, [("loss", 0.00087218), ("mae", 0.0267)])
