@@ -29,10 +29,10 @@ from .tracer import TensorSpec, function  # noqa: E402
 from .tracer.control import cond, while_loop  # noqa: E402
 from .tracer.backend import set_backend  # noqa: E402
 from . import keras  # noqa: E402
-from .keras import initializers, layers, optimizers  # noqa: E402,F401
+from .keras import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 
 # ``tapeflow.layers`` *is* ``tapeflow.keras.layers`` (and so on), as TensorFlow's short names.
-for _name in ("layers", "optimizers", "initializers"):
+for _name in ("layers", "optimizers", "initializers", "losses", "metrics"):
     _sys.modules[f"{__name__}.{_name}"] = getattr(keras, _name)
 
 from ._version import __version__  # noqa: E402
