@@ -26,6 +26,7 @@ from . import math, nn, linalg  # noqa: E402
 from .runtime.module import Module  # noqa: E402
 from . import tracer  # noqa: E402
 from .tracer import TensorSpec, function  # noqa: E402
+from .tracer.transforms import grad, value_and_grad  # noqa: E402
 from .tracer.control import cond, while_loop  # noqa: E402
 from .tracer.backend import set_backend  # noqa: E402
 from . import keras  # noqa: E402
