@@ -306,6 +306,12 @@ class Variable(_Operators):
     value = read
     read_value = read
 
+    def _current(self):
+        """The value an assign_add/assign_sub updates: not a read (TensorFlow's
+        AssignAddVariableOp reads nothing a tape or a gradient sees)."""
+        ctx = current_trace()
+        return Tensor(self._value) if ctx is None else ctx.variable_value(self)
+
     def numpy(self):
         v = self._value
         return v.copy() if isinstance(v, np.ndarray) else v
@@ -336,14 +342,14 @@ class Variable(_Operators):
         d = convert_to_tensor(delta, dtype=self.dtype)
         if current_trace() is not None or not isinstance(d, Tensor):
             with STATE_paused():
-                return self._set(self.read() + d, "assign_add to")
+                return self._set(self._current() + d, "assign_add to")
         return self._set(wrap(np.asarray(self._value + d._value, dtype=self._value.dtype)), "assign_add to")
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         d = convert_to_tensor(delta, dtype=self.dtype)
         if current_trace() is not None or not isinstance(d, Tensor):
             with STATE_paused():
-                return self._set(self.read() - d, "assign_sub to")
+                return self._set(self._current() - d, "assign_sub to")
         return self._set(wrap(np.asarray(self._value - d._value, dtype=self._value.dtype)), "assign_sub to")
 
     def __bool__(self):
