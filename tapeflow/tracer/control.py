@@ -351,7 +351,7 @@ def merge(paths, n_args, make_ctx):
             if ("v", vid) not in env:
                 env[("v", vid)] = top.read_variable(var)
         flat = _combine(paths, 0, env, 0, kinds, list(assigned))
-        n = len(kinds)
+        n = sum(kind[0] == "tensor" for kind in kinds)    # _path_outputs skips Python leaves
         for vid, t in zip(assigned, flat[n:], strict=True):
             top.assign_variable(assigned[vid], t)
         leaves, it = [], iter(flat[:n])
