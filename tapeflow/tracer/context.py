@@ -24,6 +24,10 @@ class DecisionLimitError(TracingError):
 current = current_trace    # the innermost TraceContext this thread is building, or None
 
 
+class ConditionError(TracingError, ValueError):
+    """A condition that is not a scalar (TensorFlow raises ValueError)."""
+
+
 def as_tensor(x):
     """``x`` as a tensor of the current trace or eager code (a Variable is read)."""
     if isinstance(x, (Tensor, SymbolicTensor)):
@@ -38,7 +42,7 @@ def predicate(x, what):
     ``what`` names it in the error for a non-scalar."""
     x = as_tensor(x)
     if x.aval.shape != ():
-        raise TracingError(f"{what} must be a scalar, got shape {list(x.shape)} (at {user_line()})")
+        raise ConditionError(f"{what} must be a scalar, got shape {list(x.shape)} (at {user_line()})")
     if not x.dtype.is_bool:
         x = math.not_equal(x, 0)
     return x
