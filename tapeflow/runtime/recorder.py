@@ -18,8 +18,9 @@ only calls these methods on the innermost one, ``current_trace()``:
 - ``add_op(name, tensors, attrs, out_avals)``: dispatch's one hook. The op added to the
   graph being traced, its symbolic outputs returned; or None for an op the trace lets run
   now (ops on constants made inside it).
-- ``read_variable(var)``, ``assign_variable(var, tensor)``, ``on_variable_created(var)``:
-  what a Variable does inside a trace.
+- ``read_variable(var)``, ``variable_value(var)`` (the value an assign_add updates, not a
+  read), ``assign_variable(var, tensor)``, ``on_variable_created(var)``: what a Variable
+  does inside a trace.
 - ``trace_graph(fn, avals)``: ``fn`` traced on symbolic inputs into a graph of its own (a
   custom gradient's ``grad_fn``); returns the graph and the tensors its extra inputs take.
 """
