@@ -26,6 +26,7 @@ LAYERS = [
     ("saved_model", ["tapeflow.saved_model"]),
     ("keras", ["tapeflow.keras"]),
     ("namespaces", ["tapeflow.math", "tapeflow.nn", "tapeflow.linalg", "tapeflow.debugging",
+                    "tapeflow.config", "tapeflow.dtypes",
                     "tapeflow.testing", "tapeflow"]),
     ("cli", ["tapeflow.cli", "tapeflow.__main__"]),
 ]

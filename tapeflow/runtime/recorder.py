@@ -99,6 +99,26 @@ class _State(threading.local):
 STATE = _State()
 
 
+class init_scope:
+    """``tf.init_scope``: run the block eagerly, outside any trace being built and unseen by any
+    tape (TensorFlow lifts it out of function-building graphs and pauses gradient tapes), e.g.
+    to create a variable's initial value once inside a ``function``."""
+
+    def __enter__(self):
+        self._saved = STATE.tapes, STATE.var_watchers, STATE.traces
+        STATE.tapes, STATE.var_watchers, STATE.traces = [], [], []
+        return self
+
+    def __exit__(self, *exc):
+        STATE.tapes, STATE.var_watchers, STATE.traces = self._saved
+        return False
+
+
+def executing_eagerly():
+    """False while a ``function`` is being traced on this thread, as ``tf.executing_eagerly``."""
+    return not STATE.traces
+
+
 def current_trace():
     """The innermost trace this thread is building (see the module docstring), or None."""
     traces = STATE.traces
