@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import user_line, user_position
 from ..ir.graph import Graph, Value
+from ..ir.opdef import OPS
 from ..ops import math
 from ..runtime.recorder import STATE, current_trace
 from ..runtime.tensor import Tensor, Variable, _next_id, convert_to_tensor
@@ -109,9 +110,10 @@ class TraceContext:
         return v
 
     def add_op(self, name, tensors, attrs, out_avals):
-        """Dispatch's hook: add op ``name`` to the graph; its symbolic outputs, or None for an
-        op on constants made inside the trace (it runs now: constant folding)."""
-        if all(isinstance(t, Tensor) and t._id >= self.first_id for t in tensors):
+        """Dispatch's hook: add op ``name`` to the graph; its symbolic outputs, or None for a
+        pure op on constants made inside the trace (it runs now: constant folding). An op with
+        effects (``tf.print``) is always traced: it must happen when the program runs."""
+        if OPS[name].pure and all(isinstance(t, Tensor) and t._id >= self.first_id for t in tensors):
             return None
         node = self.graph.add(name, [self.value_of(t) for t in tensors], attrs, out_avals)
         node.line = user_position()
