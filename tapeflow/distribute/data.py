@@ -59,6 +59,7 @@ class DistributedDataset:
         if len(names) != len(arrays):
             raise ValueError(f"{len(names)} names for {len(arrays)} data arguments")
         self.names = tuple(names)
+        self._client = client
         per_arg, specs, rows = [], [], None
         for name, a in zip(names, arrays, strict=True):
             if _is_dask_array(a):
@@ -102,6 +103,12 @@ class DistributedDataset:
     def meta(self, i):
         return {"index": i, "start": self.starts[i], "stop": self.starts[i] + self.rows[i],
                 "specs": self.specs}
+
+    def gather(self):
+        """The whole dataset on the client, one NumPy array per data argument (for checks
+        and small data: it moves every chunk)."""
+        parts = self._client.gather([list(chunk) for chunk in self.chunks])
+        return tuple(np.concatenate([p[k] for p in parts]) for k in range(len(self.specs)))
 
     def release(self):
         for chunk in self.chunks:
