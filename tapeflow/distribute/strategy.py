@@ -15,10 +15,11 @@ import itertools
 import uuid
 
 import numpy as np
+from distributed import wait
 
 import tapeflow as tf
 
-from . import worker
+from . import tree, worker
 from .data import DistributedDataset
 from .program import program_bytes
 
@@ -73,15 +74,23 @@ class DaskStrategy:
 
     ``client``: a ``distributed.Client`` (its workers must import the same tapeflow).
     ``split_every``: children per node of the reduction tree (Dask's name, default 8).
+    ``tasks``: ``"worker"`` (default): per step, one task per worker runs the chunks it holds
+    and sends back only the subtrees of the reduction tree it completed, then one task finishes
+    the tree — Dask's per-task overhead (milliseconds) is paid per worker, not per chunk;
+    ``"chunk"``: one task per chunk and one per tree node (finer load balancing and work
+    stealing, more overhead). Both give the same bits: the tree depends on the chunks only.
     The functions given to ``run``, ``value_and_grad``, ``gradient`` and
     ``hessian_vector_product`` take the parameters first, then one argument per data
     argument of the dataset: ``fn(w, b, x, y)``; they must be traceable by
     ``tapeflow.function`` and return a scalar (``run``: a tensor or a list of tensors).
     """
 
-    def __init__(self, client, split_every=8):
+    def __init__(self, client, split_every=8, tasks="worker"):
         if split_every < 2:
             raise ValueError("split_every must be at least 2")
+        if tasks not in ("worker", "chunk"):
+            raise ValueError(f"tasks must be 'worker' or 'chunk', not {tasks!r}")
+        self.tasks = tasks
         self.client = client
         self.split_every = int(split_every)
         self._programs = {}
@@ -154,12 +163,7 @@ class DaskStrategy:
         ps, single = _as_list(params)
         _, prog, nbytes, _ = self.program(fn, ps, dataset)
         pfut = self._scatter_params(ps)
-        weights = self._weights(reduce_op, dataset)
-        step = self._step_key("grad")
-        leaves = [self.client.submit(worker.value_and_grad_chunk, prog, pfut, dataset.meta(i),
-                                     weights[i], *chunk, key=f"{step}-{i}", pure=False)
-                  for i, chunk in enumerate(dataset.chunks)]
-        out = self._tree(leaves, None, step).result()
+        out = self._step("grad", prog, pfut, None, dataset, self._weights(reduce_op, dataset))
         self._account(ps, out, nbytes, dataset)
         value, grads = tf.constant(out[0]), [tf.constant(g) for g in out[1:]]
         return value, grads[0] if single else grads
@@ -178,15 +182,51 @@ class DaskStrategy:
         _, prog, _, _ = self.program(fn, ps, dataset)
         pfut = self._scatter_params(ps)
         vfut = self._scatter_params(vs)
-        weights = self._weights(reduce_op, dataset)
-        step = self._step_key("hvp")
-        leaves = [self.client.submit(worker.hvp_chunk, prog, pfut, vfut, dataset.meta(i),
-                                     weights[i], *chunk, key=f"{step}-{i}", pure=False)
-                  for i, chunk in enumerate(dataset.chunks)]
-        out = [tf.constant(a) for a in self._tree(leaves, None, step).result()]
+        out = self._step("hvp", prog, pfut, vfut, dataset, self._weights(reduce_op, dataset))
+        out = [tf.constant(a) for a in out]
         return out[0] if single else out
 
     # -- helpers ----------------------------------------------------------------------------
+    def _step(self, kind, prog, pfut, vfut, dataset, weights):
+        """One reduction over the dataset's chunks: the root's tuple of arrays."""
+        step = self._step_key(kind)
+        n, k = dataset.num_chunks, self.split_every
+        if self.tasks == "chunk":
+            self._sent_subtrees = n         # every leaf is a task's result
+            if kind == "grad":
+                leaves = [self.client.submit(worker.value_and_grad_chunk, prog, pfut,
+                                             dataset.meta(i), weights[i], *chunk,
+                                             key=f"{step}-{i}", pure=False)
+                          for i, chunk in enumerate(dataset.chunks)]
+            else:
+                leaves = [self.client.submit(worker.hvp_chunk, prog, pfut, vfut, dataset.meta(i),
+                                             weights[i], *chunk, key=f"{step}-{i}", pure=False)
+                          for i, chunk in enumerate(dataset.chunks)]
+            return self._tree(leaves, None, step).result()
+        parts, placement = [], self._placement(dataset)
+        self._sent_subtrees = sum(tree.subtree_count(idx, n, k) for idx in placement.values())
+        for g, (addr, idx) in enumerate(sorted(placement.items())):
+            flat = [f for i in idx for f in dataset.chunks[i]]
+            parts.append(self.client.submit(
+                worker.group, kind, prog, pfut, vfut, n, k, [dataset.meta(i) for i in idx],
+                [weights[i] for i in idx], len(dataset.specs), *flat,
+                key=f"{step}-group{g}", pure=False,
+                workers=[addr] if addr else None, allow_other_workers=True))
+        return self.client.submit(worker.finish, n, k, *parts, key=f"{step}-finish",
+                                  pure=False).result()
+
+    def _placement(self, dataset):
+        """{worker address: indices of the chunks it holds} (by each chunk's first array; a
+        chunk Dask holds nowhere yet goes to a task the scheduler places)."""
+        firsts = [chunk[0] for chunk in dataset.chunks]
+        wait(firsts)
+        who = self.client.who_has(firsts)
+        groups = {}
+        for i, f in enumerate(firsts):
+            holders = sorted(who.get(f.key, ()))
+            groups.setdefault(holders[0] if holders else "", []).append(i)
+        return groups
+
     def _weights(self, reduce_op, dataset):
         reduce_op = ReduceOp(reduce_op.value if isinstance(reduce_op, ReduceOp) else reduce_op)
         if reduce_op is ReduceOp.SUM:
@@ -218,10 +258,13 @@ class DaskStrategy:
 
     def _account(self, ps, out, program_nbytes, dataset):
         """Bytes of one step, for the scaling estimate (docs/distribute.md)."""
+        result_bytes = int(sum(np.asarray(a).nbytes for a in out))
         self.last_step = {
-            "chunks": dataset.num_chunks,
+            "chunks": dataset.num_chunks, "tasks": self.tasks,
             "param_bytes": int(sum(_numpy(p).nbytes for p in ps)),
-            "result_bytes": int(sum(np.asarray(a).nbytes for a in out)),
+            "result_bytes": result_bytes,
+            # values leaving the chunk tasks toward the root (subtrees of the tree), at most
+            "reduction_bytes": int(self._sent_subtrees * result_bytes),
             "program_bytes": int(program_nbytes)}
 
 

@@ -12,6 +12,7 @@ import tapeflow as tf
 
 from .errors import ChunkError
 from . import program as _program
+from . import tree
 from .program import load_program
 
 
@@ -59,23 +60,17 @@ def call_chunk(program, params, meta, *arrays):
     return tuple(np.asarray(t.numpy()) for t in leaves)
 
 
-def value_and_grad_chunk(program, params, meta, weight, *arrays):
-    """(value, d value / d params...) on one chunk, times ``weight``."""
-    fn = load_program(*program)
-    data = check_chunk(meta, arrays)
+def _value_and_grad(fn, params, data):
     ps = _constants(params)
     with tf.GradientTape() as tape:
         tape.watch(ps)
         value = fn(ps, _constants(data))
     grads = tape.gradient(value, ps)
-    return _scaled([value.numpy(), *_grads_or_zeros(grads, ps)], weight)
+    return [value.numpy(), *_grads_or_zeros(grads, ps)]
 
 
-def hvp_chunk(program, params, vector, meta, weight, *arrays):
-    """The Hessian of the value w.r.t. params, times ``vector``, on one chunk (nested tapes
-    over the loaded program, whose backward program is itself differentiable)."""
-    fn = load_program(*program)
-    data = check_chunk(meta, arrays)
+def _hvp(fn, params, vector, data):
+    """Nested tapes over the loaded program, whose backward program is differentiable."""
     ps, vs = _constants(params), _constants(vector)
     with tf.GradientTape() as outer:
         outer.watch(ps)
@@ -83,26 +78,55 @@ def hvp_chunk(program, params, vector, meta, weight, *arrays):
             inner.watch(ps)
             value = fn(ps, _constants(data))
         grads = inner.gradient(value, ps)
-        dot = tf.add_n([tf.reduce_sum(g * v) for g, v in zip(grads, vs, strict=True)
-                        if g is not None]) if any(g is not None for g in grads) else None
+        terms = [tf.reduce_sum(g * v) for g, v in zip(grads, vs, strict=True) if g is not None]
+        dot = tf.add_n(terms) if terms else None
     hv = outer.gradient(dot, ps) if dot is not None else [None] * len(ps)
-    return _scaled(_grads_or_zeros(hv, ps), weight)
+    return _grads_or_zeros(hv, ps)
+
+
+def _leaf(kind, fn, params, vector, meta, weight, arrays):
+    data = check_chunk(meta, arrays)
+    out = _value_and_grad(fn, params, data) if kind == "grad" else \
+        _hvp(fn, params, vector, data)
+    return _scaled(out, weight)
+
+
+def value_and_grad_chunk(program, params, meta, weight, *arrays):
+    """(value, d value / d params...) on one chunk, times ``weight``."""
+    return _leaf("grad", load_program(*program), params, None, meta, weight, arrays)
+
+
+def hvp_chunk(program, params, vector, meta, weight, *arrays):
+    """The Hessian of the value w.r.t. params, times ``vector``, on one chunk, times ``weight``."""
+    return _leaf("hvp", load_program(*program), params, vector, meta, weight, arrays)
+
+
+def group(kind, program, params, vector, n, k, metas, weights, n_args, *flat):
+    """Several chunks held by this worker, one after the other; returns the largest subtrees
+    of the reduction tree made of them alone (``tree.complete_nodes``), so only those cross
+    the network."""
+    fn = load_program(*program)
+    leaves = {}
+    for c, (meta, weight) in enumerate(zip(metas, weights, strict=True)):
+        arrays = flat[c * n_args:(c + 1) * n_args]
+        leaves[meta["index"]] = _leaf(kind, fn, params, vector, meta, weight, arrays)
+    return tree.complete_nodes(leaves, n, k)
+
+
+def finish(n, k, *parts):
+    """The root of the reduction tree from the workers' subtrees."""
+    merged = {}
+    for p in parts:
+        merged.update(p)
+    return tree.root(merged, n, k)
 
 
 def tree_sum(weights, *parts):
-    """Sum of ``weights[i] * parts[i]`` (weights None: plain sum), left to right."""
-    total = None
-    for i, part in enumerate(parts):
-        if weights is not None:
-            part = _scaled(part, weights[i])
-        if total is None:
-            total = tuple(np.array(a, copy=True) for a in part)
-        else:
-            if len(part) != len(total):
-                raise ValueError("tapeflow.distribute: per-replica values of different "
-                                 "structure cannot be reduced")
-            total = tuple(t + a for t, a in zip(total, part, strict=True))
-    return total
+    """Sum of ``weights[i] * parts[i]`` (weights None: plain sum), left to right: one node of
+    the tree when every chunk is a task of its own."""
+    if weights is not None:
+        parts = [_scaled(p, w) for p, w in zip(parts, weights, strict=True)]
+    return tree.add(parts)
 
 
 def loaded_programs():

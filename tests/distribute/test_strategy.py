@@ -215,3 +215,19 @@ def test_random_chunkings_give_the_one_process_gradient(strategy, cuts):
     ds = strategy.experimental_distribute_dataset(dask_data(x, y, sizes))
     assert ds.rows == sizes and 1 <= ds.num_chunks <= 40
     assert_close(strategy.value_and_grad(loss_mean, params, ds), one_process(loss_mean, params, x, y))
+
+
+def test_one_task_per_chunk_or_per_worker_give_the_same_bits(client):
+    x, y, params = problem(150, seed=13)
+    results = []
+    for tasks in ("chunk", "worker"):
+        s = distribute.DaskStrategy(client, tasks=tasks, split_every=3)
+        ds = s.experimental_distribute_dataset(dask_data(x, y, 11))
+        results.append((s.value_and_grad(loss_mean, params, ds),
+                        s.hessian_vector_product(loss_mean, params, params, ds)))
+        assert s.last_step["tasks"] == tasks and s.last_step["chunks"] == 14
+    (a, ha), (b, hb) = results
+    assert a[0].numpy().tobytes() == b[0].numpy().tobytes()
+    for g, h in zip(a[1] + ha, b[1] + hb, strict=True):
+        assert g.numpy().tobytes() == h.numpy().tobytes()
+    assert_close(a, one_process(loss_mean, params, x, y))
