@@ -36,10 +36,10 @@ def test_tree_shape_and_a_worker_holding_a_whole_subtree_sends_one_value():
         tree.root({(0, i): (np.ones(1),) for i in (0, 1, 2)}, 4, 2)
 
 
-def _saved_square():
+def _saved_square(scale=1.0):
     @tf.function(input_signature=[[tf.TensorSpec([2])], [tf.TensorSpec([None, 2])]])
     def f(params, data):
-        return tf.reduce_sum(tf.square(data[0] * params[0]))
+        return tf.reduce_sum(tf.square(data[0] * params[0])) * scale
     return f
 
 
@@ -54,7 +54,7 @@ def test_the_program_travels_as_json_and_npy_files_named_by_their_hash():
 
 
 def test_bytes_that_do_not_match_their_hash_or_escape_the_directory_are_refused():
-    key, files = program.program_bytes(_saved_square())
+    key, files = program.program_bytes(_saved_square(3.0))    # a program not loaded yet
     name = next(p for p in files if b"Square" in files[p])
     tampered = dict(files, **{name: files[name].replace(b"Square", b"Sqrt")})
     with pytest.raises(ValueError, match="do not match their content hash"):
