@@ -127,7 +127,8 @@ def main(argv=None):
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                dashboard_address=None, host="127.0.0.1",
                                env={"PYTHONPATH": os.pathsep.join(
-                                   p for p in (here, os.environ.get("PYTHONPATH")) if p)})
+                                   p for p in (here, os.environ.get("PYTHONPATH")) if p),
+                                   "NUMBA_NUM_THREADS": "1"})
         client = Client(cluster)
     try:
         strategy = distribute.DaskStrategy(client)

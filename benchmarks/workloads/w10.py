@@ -88,7 +88,8 @@ def _cluster():
     from distributed import Client, LocalCluster
     path = os.pathsep.join(p for p in (harness.REPO_ROOT, os.environ.get("PYTHONPATH")) if p)
     cluster = LocalCluster(n_workers=WORKERS, threads_per_worker=1, processes=True,
-                           dashboard_address=None, host="127.0.0.1", env={"PYTHONPATH": path})
+                           dashboard_address=None, host="127.0.0.1",
+                           env={"PYTHONPATH": path, "NUMBA_NUM_THREADS": "1"})
     return cluster, Client(cluster)
 
 

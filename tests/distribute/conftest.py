@@ -1,8 +1,9 @@
 """A LocalCluster of 2 worker processes on loopback, one per test module.
 
 The workers must import this checkout's tapeflow: its directory goes first on their
-PYTHONPATH. Nanny workers get OMP/OPENBLAS/MKL_NUM_THREADS=1 from Dask, so BLAS results do
-not depend on the machine's load.
+PYTHONPATH. Nanny workers get OMP/OPENBLAS/MKL_NUM_THREADS=1 from Dask; NUMBA_NUM_THREADS=1
+does the same for parallel compiled loops, so one worker process uses one core, as its one
+thread promises (two workers with two Numba threads each would oversubscribe two cores).
 """
 import os
 
@@ -20,7 +21,7 @@ def start_cluster():
     path = os.pathsep.join(p for p in (REPO, os.environ.get("PYTHONPATH")) if p)
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                            dashboard_address=None, host="127.0.0.1",
-                           env={"PYTHONPATH": path})
+                           env={"PYTHONPATH": path, "NUMBA_NUM_THREADS": "1"})
     return cluster, Client(cluster)
 
 
