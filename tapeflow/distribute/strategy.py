@@ -112,7 +112,8 @@ class DaskStrategy:
 
     # -- programs ---------------------------------------------------------------------------
     def program(self, fn, params, dataset):
-        """(content hash, future of the program's files on every worker, their bytes, whether
+        """(content hash, future of the program's files on every worker (loaded once where it
+        is made, to fail early on the cluster), their bytes, whether
         ``fn`` returns a list) for ``fn`` over
         parameters shaped like ``params`` and the dataset's data arguments. Cached: a second
         step sends nothing."""
@@ -125,7 +126,15 @@ class DaskStrategy:
         info = {}
         traced = _trace(fn, pspecs, dataset, info)
         key, files = program_bytes(traced)
-        fut = self.client.scatter([(key, files)], broadcast=True, hash=False)[0]
+        # a task holding the bytes, not scattered data: if every worker holding the program
+        # dies, Dask recomputes it from the task (scattered data would be lost for good);
+        # then replicated to every worker, as a broadcast scatter would be
+        fut = self.client.submit(worker.program_value, key, files, key=f"tapeflow-program-{key}",
+                                 pure=False)
+        wait([fut])
+        if fut.status == "error":
+            fut.result()
+        self.client.replicate([fut])
         self._programs[ckey] = (key, fut, sum(len(b) for b in files.values()),
                                 info.get("returns_list", False))
         return self._programs[ckey]

@@ -45,10 +45,10 @@ def _scaled(arrays, weight):
     return tuple(np.asarray(a * np.asarray(weight, a.dtype)) for a in arrays)
 
 
-def _grads_or_zeros(grads, params):
-    """TensorFlow's None for an unconnected parameter becomes zeros: a sum needs arrays."""
-    return [np.zeros_like(p.numpy()) if g is None else g.numpy()
-            for g, p in zip(grads, params, strict=True)]
+def program_value(key, files):
+    """The program's travelling form, loaded here once on the way (a bad program fails now)."""
+    load_program(key, files)
+    return key, files
 
 
 def call_chunk(program, params, meta, *arrays):
@@ -60,56 +60,84 @@ def call_chunk(program, params, meta, *arrays):
     return tuple(np.asarray(t.numpy()) for t in leaves)
 
 
-def _value_and_grad(fn, params, data):
-    ps = _constants(params)
-    with tf.GradientTape() as tape:
-        tape.watch(ps)
-        value = fn(ps, _constants(data))
-    grads = tape.gradient(value, ps)
-    return [value.numpy(), *_grads_or_zeros(grads, ps)]
+def _traced(fn):
+    """The gradient and the Hessian-vector product of the loaded program ``fn``, each as a
+    ``tapeflow.function`` of our own (the tape inside, the loaded program inlined), so a chunk
+    runs one compiled program instead of a forward and a backward program and the tape's
+    bookkeeping between them. Traced once per chunk shape on each worker."""
+    def value_and_grad(params, data):
+        with tf.GradientTape() as tape:
+            tape.watch(params)
+            value = fn(params, data)
+        grads = tape.gradient(value, params)
+        return value, [tf.zeros_like(p) if g is None else g
+                       for g, p in zip(grads, params, strict=True)]
+
+    def hvp(params, vector, data):
+        with tf.GradientTape() as outer:
+            outer.watch(params)
+            with tf.GradientTape() as inner:
+                inner.watch(params)
+                value = fn(params, data)
+            grads = inner.gradient(value, params)
+            terms = [tf.reduce_sum(g * v) for g, v in zip(grads, vector, strict=True)
+                     if g is not None]
+            dot = tf.add_n(terms) if terms else None
+        hv = outer.gradient(dot, params) if dot is not None else [None] * len(params)
+        return [tf.zeros_like(p) if h is None else h for h, p in zip(hv, params, strict=True)]
+    return tf.function(value_and_grad), tf.function(hvp)
 
 
-def _hvp(fn, params, vector, data):
-    """Nested tapes over the loaded program, whose backward program is differentiable."""
-    ps, vs = _constants(params), _constants(vector)
-    with tf.GradientTape() as outer:
-        outer.watch(ps)
-        with tf.GradientTape() as inner:
-            inner.watch(ps)
-            value = fn(ps, _constants(data))
-        grads = inner.gradient(value, ps)
-        terms = [tf.reduce_sum(g * v) for g, v in zip(grads, vs, strict=True) if g is not None]
-        dot = tf.add_n(terms) if terms else None
-    hv = outer.gradient(dot, ps) if dot is not None else [None] * len(ps)
-    return _grads_or_zeros(hv, ps)
+_traced_cache = {}
 
 
-def _leaf(kind, fn, params, vector, meta, weight, arrays):
+def _gradient_fns(key, fn):
+    with _program._lock:
+        hit = _traced_cache.get(key)
+        if hit is None:
+            hit = _traced_cache[key] = _traced(fn)
+        return hit
+
+
+def _value_and_grad(fns, params, data):
+    value, grads = fns[0](_constants(params), _constants(data))
+    return [value.numpy(), *(g.numpy() for g in grads)]
+
+
+def _hvp(fns, params, vector, data):
+    return [h.numpy() for h in fns[1](_constants(params), _constants(vector), _constants(data))]
+
+
+def _leaf(kind, fns, params, vector, meta, weight, arrays):
     data = check_chunk(meta, arrays)
-    out = _value_and_grad(fn, params, data) if kind == "grad" else \
-        _hvp(fn, params, vector, data)
+    out = _value_and_grad(fns, params, data) if kind == "grad" else \
+        _hvp(fns, params, vector, data)
     return _scaled(out, weight)
+
+
+def _fns(program):
+    return _gradient_fns(program[0], load_program(*program))
 
 
 def value_and_grad_chunk(program, params, meta, weight, *arrays):
     """(value, d value / d params...) on one chunk, times ``weight``."""
-    return _leaf("grad", load_program(*program), params, None, meta, weight, arrays)
+    return _leaf("grad", _fns(program), params, None, meta, weight, arrays)
 
 
 def hvp_chunk(program, params, vector, meta, weight, *arrays):
     """The Hessian of the value w.r.t. params, times ``vector``, on one chunk, times ``weight``."""
-    return _leaf("hvp", load_program(*program), params, vector, meta, weight, arrays)
+    return _leaf("hvp", _fns(program), params, vector, meta, weight, arrays)
 
 
 def group(kind, program, params, vector, n, k, metas, weights, n_args, *flat):
     """Several chunks held by this worker, one after the other; returns the largest subtrees
     of the reduction tree made of them alone (``tree.complete_nodes``), so only those cross
     the network."""
-    fn = load_program(*program)
+    fns = _fns(program)
     leaves = {}
     for c, (meta, weight) in enumerate(zip(metas, weights, strict=True)):
         arrays = flat[c * n_args:(c + 1) * n_args]
-        leaves[meta["index"]] = _leaf(kind, fn, params, vector, meta, weight, arrays)
+        leaves[meta["index"]] = _leaf(kind, fns, params, vector, meta, weight, arrays)
     return tree.complete_nodes(leaves, n, k)
 
 

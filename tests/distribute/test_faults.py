@@ -31,6 +31,7 @@ def slow_data(x, chunk, delay):
 
 
 def test_a_worker_killed_mid_step_gives_the_same_result(client):
+    client.wait_for_workers(2)
     strategy = distribute.DaskStrategy(client)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((200, 6)).astype(np.float32)
