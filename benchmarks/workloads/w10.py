@@ -176,11 +176,13 @@ def run(opts):
                 "workers": WORKERS, "chunks": p["chunks"], "per_chunk_s": chunk_s,
                 "param_bytes": step["param_bytes"], "result_bytes": step["result_bytes"],
                 "program_bytes": step["program_bytes"],
+                "reduction_bytes": step["reduction_bytes"],
                 "data_bytes": int(inp["x"].nbytes + inp["y"].nbytes)}
             notes.append(f"one chunk ({chunk_rows(p)[0]} rows) compiled in this process: "
                          f"{chunk_s * 1e3:.2f} ms; per step: parameters {step['param_bytes']} B "
                          f"broadcast to {WORKERS} workers, one gradient of "
-                         f"{step['result_bytes']} B per tree edge ({p['chunks']} leaves, fan-in "
+                         f"{step['result_bytes']} B ({step['reduction_bytes']} B of subtrees "
+                         f"left the workers' tasks: {p['chunks']} leaves, fan-in "
                          f"{strategy.split_every}); program {step['program_bytes']} B sent once")
             d, c, h = (rows.get(k, {}) for k in (DISTRIBUTE, harness.TAPEFLOW_COMPILED, DASK_HAND))
             if d.get("ok") and c.get("ok"):
