@@ -132,8 +132,9 @@ def run(opts):
         fn, args = _tapeflow_one_process(inp)
         holder["compiled"] = (fn, args)
         return lambda: fn(*args)
-    contenders.append(harness.Contender(harness.TAPEFLOW_COMPILED, compiled, compiled=True,
-                                        engine=lambda: harness.tapeflow_engine(*holder["compiled"])()))
+    contenders.append(harness.Contender(
+        harness.TAPEFLOW_COMPILED, compiled, compiled=True,
+        engine=lambda: harness.tapeflow_engine(*holder["compiled"])()))
     skipped, cluster, client, notes = [], None, None, []
     try:
         import dask.array  # noqa: F401

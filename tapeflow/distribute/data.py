@@ -41,7 +41,7 @@ def _shard_specs(name, shards, rows_ref):
 
 
 class DistributedDataset:
-    """Data split in row chunks living on the cluster (``strategy.experimental_distribute_dataset``).
+    """Data in row chunks on the cluster (``strategy.experimental_distribute_dataset``).
 
     ``arrays``: a tuple with one entry per data argument, or one entry alone; an entry is a
     Dask array or a *list* of NumPy shards (a list is always the shards of one argument).

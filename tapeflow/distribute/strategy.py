@@ -2,13 +2,15 @@
 
 One step (``value_and_grad``):
 
-1. the function's saved program is on every worker already (scattered once, broadcast,
-   named by its content hash; each worker loads and compiles it once);
+1. the function's saved program is on every worker already (sent once as a task holding
+   its bytes, replicated, named by its content hash; each worker loads it once);
 2. the parameters are scattered once, broadcast to every worker;
-3. one task per chunk runs the program under a ``GradientTape`` where the chunk lives,
-   multiplied by its weight (SUM: 1, MEAN: rows / total rows);
-4. a tree of sums (``split_every`` children per node, added in chunk order) brings one
-   result to the client: the bytes of one gradient, not one per chunk.
+3. each worker runs the chunks it holds (``tasks="worker"``) or one task per chunk
+   (``tasks="chunk"``): the gradient program on the chunk, times its weight (SUM: 1,
+   MEAN: rows / total rows);
+4. the reduction tree (``tree.py``: fixed by the number of chunks, ``split_every`` children
+   per node, added in chunk order) brings one result to the client: the bytes of one
+   gradient, not one per chunk, and the same bits wherever the chunks were.
 """
 import enum
 import itertools

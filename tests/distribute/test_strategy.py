@@ -206,7 +206,8 @@ def test_each_worker_loads_the_program_once_and_keeps_it(strategy, client):
 
 # Dask's client draws keys from `random` while the example runs; that is not the example's data
 @pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisDeprecationWarning")
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cuts=st.lists(st.integers(1, 39), max_size=39, unique=True))
 def test_random_chunkings_give_the_one_process_gradient(strategy, cuts):
     x, y, params = problem(40, seed=12)
@@ -214,7 +215,8 @@ def test_random_chunkings_give_the_one_process_gradient(strategy, cuts):
     sizes = tuple(b - a for a, b in zip(bounds, bounds[1:]))
     ds = strategy.experimental_distribute_dataset(dask_data(x, y, sizes))
     assert ds.rows == sizes and 1 <= ds.num_chunks <= 40
-    assert_close(strategy.value_and_grad(loss_mean, params, ds), one_process(loss_mean, params, x, y))
+    assert_close(strategy.value_and_grad(loss_mean, params, ds),
+                 one_process(loss_mean, params, x, y))
 
 
 def test_one_task_per_chunk_or_per_worker_give_the_same_bits(client):
