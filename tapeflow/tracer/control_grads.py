@@ -75,7 +75,10 @@ def _while(op, *cts):
     floats, wanted = joint.ct_outputs, joint.grad_inputs   # loop vars carrying a gradient
     if not floats or not wanted:
         return [None] * len(op.inputs)
-    into_extra = [i for i in wanted if i >= n]
+    # operands whose gradient the tape wants (OpView.wants): the others' accumulators, e.g.
+    # a dense gradient of a gathered-from input per iteration, are never built
+    wants = getattr(op, "wants", None) or (True,) * len(op.inputs)
+    into_extra = [i for i in wanted if i >= n and wants[i]]
     fwd, bwd, _ = split(joint)
     residuals = fwd.outputs[n:]
     position = {v.id: j for j, v in enumerate(fwd.inputs)}
