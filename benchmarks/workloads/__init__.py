@@ -6,9 +6,9 @@ A workload module has ``ID``, ``TITLE``, ``STRESSES`` and ``run(opts) -> result 
 import importlib
 
 MODULES = {"W1": "w1", "W2": "w2", "W3": "w3", "W4a": "w4a", "W4b": "w4b", "W5": "w5", "W6": "w6",
-           "W7": "w7"}
+           "W7": "w7", "W8": "w8"}
 PLANNED = ()
-ORDER = ("W1", "W2", "W3", "W4a", "W4b", "W5", "W6", "W7")
+ORDER = ("W1", "W2", "W3", "W4a", "W4b", "W5", "W6", "W7", "W8")
 
 
 def load(wid):
