@@ -16,9 +16,9 @@ from tapeflow.runtime.registry import GRADS, KERNELS
 from ops.cases import all_cases
 
 # Ops without a batching rule: vectorize runs them as a loop over the batch and reports them.
-# While: rows may run different trip counts. CustomGradient: no rule yet (its gradient graph
-# would have to be batched as well).
-NO_BATCHING_RULE = {"While", "CustomGradient"}
+# While and WhileGrad (While's gradient): rows may run different trip counts. CustomGradient:
+# no rule yet (its gradient graph would have to be batched as well).
+NO_BATCHING_RULE = {"While", "WhileGrad", "CustomGradient"}
 
 TABLES = {"kernel (runtime KERNELS)": (KERNELS, set()),
           "gradient rule (GRADS)": (GRADS, set()),

@@ -61,6 +61,12 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):
         order = [D.int32, D.int64, D.float16, D.float32, D.float64]
         dtype = max((v.dtype for v in vals), key=lambda d: order.index(d) if d in order else 0)
     dtype = D.as_dtype(dtype)
+    if not all(hasattr(v, "_value") for v in vals):
+        # a symbolic bound: the length is data, and every tensor of a traced graph has a static
+        # shape; a `for` statement iterates such a range without making it (tracer/pyfor.py)
+        raise TypeError("tf.range with a symbolic tensor bound inside tapeflow.function can "
+                        "only be iterated by a `for` statement (directly or through "
+                        "enumerate/zip); its length is not known when tracing")
     return wrap(np.arange(*(v._value for v in vals)).astype(dtype.np))
 
 

@@ -7,10 +7,19 @@ If: another If on the same predicate whose branches are the branches' VJPs. As i
 TensorFlow's cond_v2, an operand with a gradient in one branch gets zeros from the other
 (so a variable read only in the untaken branch gets 0.0); in neither, None.
 
-While: a loop running backwards over the forward iteration count. Iteration ``k`` recomputes
-the loop state after ``k`` steps from the initial values (an inner loop) and applies the
-body's VJP: no per-iteration state is stored (memory O(1) in the trip count, time O(n^2) body
-evaluations), and since it is built of While and If ops it is differentiable again.
+While: one WhileGrad op (ir/defs/loops.py). The body's joint graph is split as a function's
+is (``autodiff.split``): its forward part computes the next loop variables and the residuals
+the body's gradient reads; WhileGrad runs the loop again from the initial values, pushing
+each iteration's residuals (residuals that are operands of the loop are passed once, not
+stacked), then runs the backward part once per iteration in reverse: O(n) body evaluations
+(n for the forward While, n again in WhileGrad's forward, n body gradients) and memory O(n)
+residual rows. (WhileGrad runs its own forward because a gradient rule sees the forward op
+after the fact; a graph pass could let the forward While's result come from WhileGrad.)
+
+WhileGrad's own gradient (second order) differentiates an equivalent graph of While ops
+(``_expansion``): the trip count, then a reverse loop that recomputes the state of iteration
+``k`` from the initial values: O(n^2) body evaluations at second order, where no stack is
+needed, and differentiable to any order.
 """
 from ..autodiff.backprop import zeros
 from ..ops import math
@@ -18,7 +27,9 @@ from ..passes.dce import without_effects
 from ..runtime.dispatch import apply
 from ..runtime.interpret import replay
 from ..runtime.registry import gradient
-from .autodiff import vjp_graph
+from ..runtime.tensor import convert_to_tensor
+from ..ir.graph import Graph
+from .autodiff import split, vjp_graph
 from .context import TraceContext
 from .control import while_loop
 
@@ -58,37 +69,86 @@ def _if(op, *cts):
 
 @gradient("While", inputs="all", outputs="all")
 def _while(op, *cts):
-    n, body = op.attrs["n_vars"], op.attrs["body_graph"]
+    n, cond, body = op.attrs["n_vars"], op.attrs["cond_graph"], op.attrs["body_graph"]
     init, extra = list(op.inputs[:n]), list(op.inputs[n:])
-    count = op.outputs[n]
-    wanted, (joint,), (vjp,) = _branch_vjps([body])
-    floats = joint.ct_outputs                        # loop variables that carry a gradient
-    into_extra = [i for i in wanted if i >= n]
+    joint = vjp_graph(body)
+    floats, wanted = joint.ct_outputs, joint.grad_inputs   # loop vars carrying a gradient
     if not floats or not wanted:
         return [None] * len(op.inputs)
+    # operands whose gradient the tape wants (OpView.wants): the others' accumulators, e.g.
+    # a dense gradient of a gathered-from input per iteration, are never built
+    wants = getattr(op, "wants", None) or (True,) * len(op.inputs)
+    into_extra = [i for i in wanted if i >= n and wants[i]]
+    fwd, bwd, _ = split(joint)
+    residuals = fwd.outputs[n:]
+    position = {v.id: j for j, v in enumerate(fwd.inputs)}
+    stacked = [r for r in residuals if position.get(r.id, 0) < n]   # operands are passed once
+    # the forward runs again to fill the stacks: its prints already ran in the While
+    fwd_graph = without_effects(Graph(fwd.inputs, fwd.nodes, fwd.outputs[:n] + stacked))
 
-    def state_after(k):
-        """The loop variables after ``k`` iterations, recomputed from the initial values."""
-        def step(j, *xs):
-            return [math.add(j, 1), *replay(body, list(xs) + extra)]
-        return while_loop(lambda j, *xs: math.less(j, k), step, [zeros(count.aval), *init])[1:]
+    ctx = TraceContext()
+    with ctx:
+        rows = {r.id: ctx.input(r.aval) for r in stacked}
+        ops_in = [ctx.input(v.aval) for v in body.inputs[n:]]
+        g = [ctx.input(body.outputs[i].aval) for i in floats]
+        acc = [ctx.input(body.inputs[i].aval) for i in into_extra]
+        res_in = [rows[r.id] if r.id in rows else ops_in[position[r.id] - n] for r in residuals]
+        got = dict(zip(wanted, replay(bwd, res_in + g), strict=True))
+        new = [got[i] if i in got else zeros(body.inputs[i].aval) for i in floats]
+        new += [math.add(a, got[i]) for a, i in zip(acc, into_extra, strict=True)]
+        ctx.graph.outputs = [ctx.value_of(x) for x in new]
+    bwd_graph = without_effects(ctx.graph)
 
-    def back(k, *acc):
-        g, gx = acc[:len(floats)], acc[len(floats):]
-        k = math.subtract(k, 1)
-        xs = state_after(k)
-        got = dict(zip(wanted, replay(vjp, list(xs) + extra + list(g)), strict=True))
-        g_new = [got[i] if i in got else zeros(init[i].aval) for i in floats]
-        gx_new = [math.add(a, got[i]) for a, i in zip(gx, into_extra, strict=True)]
-        return [k, *g_new, *gx_new]
-
-    start = [cts[i] if cts[i] is not None else zeros(init[i].aval) for i in floats]
-    out = while_loop(lambda k, *acc: math.greater(k, 0), back,
-                     [count, *start, *[zeros(extra[i - n].aval) for i in into_extra]])
-    result = [None] * len(op.inputs)
     # a loop variable's gradient after zero iterations is its own cotangent
-    for i, g in zip(floats, out[1:1 + len(floats)], strict=True):
-        result[i] = g
-    for i, g in zip(into_extra, out[1 + len(floats):], strict=True):
-        result[i] = g
+    start = [cts[i] if cts[i] is not None else zeros(init[i].aval) for i in floats]
+    start += [zeros(extra[i - n].aval) for i in into_extra]
+    out = apply("WhileGrad", init + extra + start,
+                {"cond_graph": cond, "fwd_graph": fwd_graph, "bwd_graph": bwd_graph,
+                 "n_vars": n, "n_extra": len(extra)})
+    result = [None] * len(op.inputs)
+    for i, gr in zip(floats + into_extra, out, strict=True):
+        result[i] = gr
+    return result
+
+
+def _expansion(attrs, inputs):
+    """WhileGrad's outputs computed with While ops only (no stacks): differentiable."""
+    n, n_extra = attrs["n_vars"], attrs["n_extra"]
+    cond, fwd, bwd = attrs["cond_graph"], attrs["fwd_graph"], attrs["bwd_graph"]
+    init, extra, carry = inputs[:n], inputs[n:n + n_extra], inputs[n + n_extra:]
+
+    def step(j, *xs):
+        return [math.add(j, 1), *replay(fwd, list(xs) + extra)[:n]]
+
+    count = while_loop(lambda j, *xs: replay(cond, list(xs) + extra)[0], step,
+                       [zeros_int(), *init])[0]
+
+    def back(k, *c):
+        k = math.subtract(k, 1)
+        xs = while_loop(lambda j, *xs: math.less(j, k), step, [zeros_int(), *init])[1:]
+        rows = replay(fwd, list(xs) + extra)[n:]
+        return [k, *replay(bwd, rows + extra + list(c))]
+
+    return while_loop(lambda k, *c: math.greater(k, 0), back, [count, *carry])[1:]
+
+
+def zeros_int():
+    return convert_to_tensor(0, dtype="int32")
+
+
+@gradient("WhileGrad", inputs="all")
+def _while_grad(op, *cts):
+    ctx = TraceContext()
+    with ctx:
+        ins = [ctx.input(v.aval) for v in op.inputs]
+        outs = _expansion(op.attrs, ins)
+        ctx.graph.outputs = [ctx.value_of(o) for o in outs]
+    wanted, (joint,), (vjp,) = _branch_vjps([ctx.graph])
+    if not wanted:
+        return [None] * len(op.inputs)
+    ct_in = [cts[i] if cts[i] is not None else zeros(op.outputs[i].aval) for i in joint.ct_outputs]
+    grads = replay(vjp, list(op.inputs) + ct_in)
+    result = [None] * len(op.inputs)
+    for i, gr in zip(wanted, grads, strict=True):
+        result[i] = gr
     return result

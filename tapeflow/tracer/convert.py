@@ -137,8 +137,8 @@ def _convert_code(code):
     except (OSError, TypeError):
         return None, "not converted: no source"
     source = "".join(lines)
-    if "while" not in source and "if" not in source:
-        return None, "not converted: no `while` or `if`"
+    if "while" not in source and "if" not in source and "for" not in source:
+        return None, "not converted: no `while`, `for` or `if`"
     indented = lines[0][:1] in (" ", "\t")
     # an indented def parses as the body of `if 1:`, so columns and string literals stay exact
     tree = ast.parse("if 1:\n" + source if indented else source)
@@ -146,8 +146,8 @@ def _convert_code(code):
     ast.increment_lineno(node, first - 1 - indented)
     if not isinstance(node, ast.FunctionDef) or node.name != code.co_name:
         return None, "not converted: the source found is not this function's"
-    if not any(isinstance(n, (ast.While, ast.If)) for n in ast.walk(node)):
-        return None, "not converted: no `while` or `if`"
+    if not any(isinstance(n, (ast.While, ast.For, ast.If)) for n in ast.walk(node)):
+        return None, "not converted: no `while`, `for` or `if`"
     node.decorator_list = []
     prefix = _hygienic_prefix(source)
     imports = _module_imports(code.co_filename)

@@ -154,6 +154,7 @@ class Rewriter(ast.NodeTransformer):
         self.super_ok = super_ok   # the function has the `__class__` cell of `super()`
         self.scopes = []           # _Scope per function around the node; None for a class
         self.loops = self.converted = 0   # statements seen / converted
+        self.fors = 0                     # `for` statements rewritten into `while`
 
     def visit_FunctionDef(self, node):
         in_class = bool(self.scopes) and self.scopes[-1] is None
@@ -185,6 +186,9 @@ class Rewriter(ast.NodeTransformer):
         k = self.converted
         self.converted += 1
         before, brk = self._flags(node, k)
+        if brk is not None and node.orelse:     # visited with the body: a converted `if` too
+            node.orelse = [ast.copy_location(ast.If(test=_not(brk), body=node.orelse, orelse=[]),
+                                             node.orelse[0])]
         names = _bound([node.test] + node.body)
         elsewhere = scope.loads - _loads(node)
         test_reads = _loads(node.test)
@@ -201,10 +205,46 @@ class Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         scope.converting.pop()
         after = node.orelse
-        if brk is not None and after:
-            after = [ast.copy_location(ast.If(test=_not(brk), body=after, orelse=[]), after[0])]
         node.orelse = []
         return self._converted(node, k, names, temps, declare, before, after)
+
+    def visit_For(self, node):
+        """``for`` -> the ``while`` over a ``pyfor`` iterator (see pyfor.py), then converted as
+        any ``while``: a Python iterable stays a Python loop, a tensor iteration a While."""
+        if not self.scopes or self.scopes[-1] is None:
+            return self.generic_visit(node)
+        k = self.fors
+        self.fors += 1
+        it, index = f"{self.prefix}iter_{k}", f"{self.prefix}index_{k}"
+
+        def name(n, store=False):
+            return ast.Name(id=n, ctx=ast.Store() if store else ast.Load())
+
+        def call(obj, method, *args):
+            return ast.Call(func=ast.Attribute(value=name(obj), attr=method, ctx=ast.Load()),
+                            args=list(args), keywords=[])
+        before = [ast.Assign(targets=[name(it, True)], value=self._rt("for_iter", self._iterable(node.iter)),
+                             type_comment=None),
+                  ast.Assign(targets=[name(index, True)], value=call(it, "start"), type_comment=None)]
+        body = [ast.Assign(targets=[node.target], value=call(it, "at", name(index)), type_comment=None),
+                ast.Assign(targets=[name(index, True)], type_comment=None,
+                           value=ast.BinOp(left=name(index), op=ast.Add(), right=ast.Constant(1)))]
+        loop = locate(ast.While(test=call(it, "more", name(index)), body=body + node.body,
+                                orelse=node.orelse), node)
+        out = self.visit_While(loop)
+        return [locate(s, node) for s in before] + (out if isinstance(out, list) else [out])
+
+    def _iterable(self, e):
+        """``range``/``enumerate``/``zip`` calls of a ``for``'s iterable (any module's
+        ``range``: ``tf.range`` too) through ``pyfor.iterable``, which decides at run time."""
+        f = e.func if isinstance(e, ast.Call) else None
+        fname = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        if fname not in ("range", "enumerate", "zip") or any(
+                isinstance(a, ast.Starred) for a in e.args) or any(w.arg is None for w in e.keywords):
+            return e
+        args = [self._iterable(a) for a in e.args] if fname != "range" else e.args
+        return ast.copy_location(ast.Call(func=self._rt("iterable", f, *args).func,
+                                          args=[f, *args], keywords=e.keywords), e)
 
     def _flags(self, node, k):
         """``break``/``continue`` of this loop -> flags (AutoGraph's way): the rest of a block

@@ -28,8 +28,9 @@ def _float32(samples):
 
 
 # Ops with graph attributes are whole programs, not one-node samples: CustomGradient is
-# compiled in test_programs.py, If and While (f32 and f64) in test_control_flow_programs.py.
-GRAPH_OPS = {"CustomGradient", "If", "While"}
+# compiled in test_programs.py, If and While (f32 and f64) in test_control_flow_programs.py,
+# WhileGrad (f32 and f64) in test_loop_grad_programs.py.
+GRAPH_OPS = {"CustomGradient", "If", "While", "WhileGrad"}
 # PrintV2 has no outputs to compare: tests/ops/test_print.py compiles it and checks its text.
 NO_OUTPUTS = {"PrintV2"}
 

@@ -20,6 +20,15 @@ def _loop(x, w):
     return tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, tf.sin(s) * w + s), (0, x))[1]
 
 
+def _loop_grad(x, w):
+    """A While's gradient inside the function: a WhileGrad, differentiated by the checker."""
+    with tf.GradientTape() as tape:
+        tape.watch([x, w])
+        y = tf.reduce_sum(_loop(x, w) ** 2)
+    gx, gw = tape.gradient(y, [x, w])
+    return tf.reduce_sum(gx * gx) + tf.reduce_sum(gw)
+
+
 R = np.random.default_rng(11)
 CASES = {
     "If": [
@@ -32,6 +41,10 @@ CASES = {
     "While": [
         Case(tf.function(_loop), [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (3,))],
              note="3 iterations, captured weight"),
+    ],
+    "WhileGrad": [
+        Case(tf.function(_loop_grad), [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (3,))], order=1,
+             note="the gradient of a 3-iteration loop, differentiated (second order of the loop)"),
     ],
 }
 NOT_DIFFERENTIABLE = []

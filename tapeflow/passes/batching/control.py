@@ -1,7 +1,7 @@
 """Batching rule of If: on a shared predicate, an If of the vectorized branches.
 
-A batched predicate (rows taking different branches) and While (rows running different
-trip counts) have no rule: they run as the reported loop over the batch.
+A batched predicate (rows taking different branches) and While or WhileGrad (rows running
+different trip counts) have no rule: they run as the reported loop over the batch.
 """
 from .registry import batching
 

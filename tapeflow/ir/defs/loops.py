@@ -1,0 +1,40 @@
+"""WhileGrad: the gradient of a While loop in linear time, as one op.
+
+``WhileGrad(*loop_vars, *operands, *carry)`` runs the loop forward from ``loop_vars``
+(``cond_graph`` as the While's condition; ``fwd_graph``: (loop vars, operands) -> (next loop
+vars, then the per-iteration values the body's gradient reads)), keeping those values in one
+stack per output (as TensorFlow's while_v2 accumulators), then runs ``bwd_graph``:
+(one iteration's stacked values, operands, carry) -> carry, once per iteration in reverse.
+Its outputs are the final carry: the loop variables' cotangents and the operands' summed
+gradients. The stacks never leave the op, so every tensor of the IR keeps a static type
+while the trip count is data: no dynamically-shaped stack value is needed.
+"""
+from ...errors import InferError
+from ..opdef import defop
+from .control import _avals, _check_inputs, _check_pred, _fmt
+
+
+def _while_grad(avals, cond_graph, fwd_graph, bwd_graph, n_vars, n_extra):
+    loop = tuple(avals[:n_vars + n_extra])
+    carry = tuple(avals[n_vars + n_extra:])
+    _check_inputs(cond_graph, loop, "the condition of WhileGrad")
+    _check_inputs(fwd_graph, loop, "the forward body of WhileGrad")
+    (pred,) = _avals(cond_graph) or (None,)
+    if pred is None:
+        raise InferError("the condition of WhileGrad returns nothing")
+    _check_pred(pred, "the condition of WhileGrad")
+    fwd_out = _avals(fwd_graph)
+    if fwd_out[:n_vars] != tuple(avals[:n_vars]):
+        raise InferError(f"the forward body of WhileGrad returns {_fmt(fwd_out[:n_vars])} for "
+                         f"loop variables {_fmt(avals[:n_vars])}")
+    _check_inputs(bwd_graph, fwd_out[n_vars:] + tuple(avals[n_vars:n_vars + n_extra]) + carry,
+                  "the backward body of WhileGrad")
+    if _avals(bwd_graph) != carry:
+        raise InferError(f"the backward body of WhileGrad returns {_fmt(_avals(bwd_graph))} "
+                         f"for a carry of {_fmt(carry)}")
+    return carry
+
+
+defop("WhileGrad", _while_grad, arity=None, multi_output=True,
+      attrs={"cond_graph": "graph", "fwd_graph": "graph", "bwd_graph": "graph",
+             "n_vars": "int", "n_extra": "int"})
