@@ -150,8 +150,10 @@ class WorkerError(RuntimeError):
 
 def _in_worker(t):
     """Compile ``t.graph`` in the worker process (into the disk cache): the worker's answer
-    (seconds, Numba's cache stats), or None if the graph could not be sent there (then the
-    caller compiles it in this process)."""
+    (seconds, Numba's cache stats), or None if the graph could not be sent there or is in the
+    disk cache already (then the caller compiles, or loads, it in this process)."""
+    if _on_disk(t.graph, t.name):
+        return None
     try:
         payload = json.dumps({"graph": codec.encode(t.graph, custom_gradients=False),
                               "name": t.name, "cache_dir": _cache_dir()})
@@ -173,6 +175,25 @@ def _in_worker(t):
     if not answer["ok"]:
         raise WorkerError(answer["error"])
     return answer
+
+
+def _on_disk(graph, name):
+    """Whether Numba's disk cache holds this graph's program: then loading it here (a few
+    tenths of a second) beats starting a worker that would load it too."""
+    # Numba's import cost: the compiler thread pays it, never the caller
+    from ..codegen import cache, generate
+    try:
+        gen = generate.generate(graph, name)
+    except Exception:   # noqa: BLE001 - not generated (interpreter fallback): cheap here
+        return True
+    stem = f"{gen.func_name}_{cache.program_key(gen.source)}"
+    folder = cache.cache_dir(_cache_dir())
+    try:
+        index = os.listdir(os.path.join(folder, "__pycache__"))
+    except OSError:
+        return False
+    return os.path.exists(os.path.join(folder, stem + ".py")) and any(
+        f.startswith(stem + ".") and f.endswith(".nbi") for f in index)
 
 
 def _cache_dir():

@@ -61,6 +61,8 @@ def test_first_calls_run_the_interpreter_then_the_compiled_program_takes_over(ti
     for a, b in zip(first, after, strict=True):
         assert _close(a.numpy(), b.numpy())
     assert os.listdir(tiered)                 # the worker wrote the shared disk cache
+    # so the next process loads it in its compiler thread, starting no worker
+    assert tiers._on_disk(cf._tiered.graph, cf.name)
 
 
 def test_jit_compile_true_waits_and_false_never_compiles(tiered):
