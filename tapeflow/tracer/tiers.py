@@ -17,6 +17,7 @@ How that thread gets the machine code is ``MECHANISM``:
   whole compile; in another process it stalls them only for the cache load.
   Both caches write under temporary names and rename, so a killed worker leaves no broken
   entry (at worst an orphaned temporary file, or no entry: the next compile redoes it).
+  A process exiting mid-compile leaves the worker to finish that compile into the cache.
 - ``"thread"``: the compiler thread compiles in this process (a graph the JSON codec cannot
   encode takes this path too).
 
@@ -30,7 +31,6 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 import warnings
 import queue
 
@@ -42,6 +42,8 @@ MECHANISM = "process"
 _jobs = queue.Queue()
 _thread = None
 _worker = None
+_unsent = set()     # Tiered jobs asked for and not yet handed to the worker (see _stop_worker)
+_send_lock = threading.Lock()
 _start_lock = threading.Lock()
 
 
@@ -57,7 +59,8 @@ class Tiered:
         self.interpreted = self.current = interpreted
         self.error = None            # why the compile failed, if it did
         self.seconds = None
-        self.ready = threading.Event()  # set when the compile finished, either way
+        self.ready = threading.Event()  # set when the compile finished (either way) and the
+        self._done = False              # listeners ran; _done: the outcome is known
         self._compile_here = compile_here   # (graph, name) -> Program, in this process
         self._listeners = []
         self._lock = threading.Lock()
@@ -73,7 +76,7 @@ class Tiered:
     def on_ready(self, listener):
         """Call ``listener(program)`` once the compiled program exists (now, if it does)."""
         with self._lock:
-            if not self.ready.is_set():
+            if not self._done:
                 self._listeners.append(listener)
                 return
         if self.error is None:
@@ -92,21 +95,24 @@ class Tiered:
             else:
                 self.error = error
             listeners, self._listeners = self._listeners, []
-            self.ready.set()
-        if error is not None:
+            self._done = True
+        if error is None:
+            for listener in listeners:
+                listener(program)
+        else:
             warnings.warn(f"tapeflow: the background compile of {self.name!r} failed, so it "
                           f"keeps running on the NumPy interpreter: {error}", TierWarning,
                           stacklevel=2)
             compile_log.record("failed", self.name, [v.aval for v in self.graph.inputs],
                                self.seconds, tier="interpreter", note=error)
-            return
-        for listener in listeners:
-            listener(program)
+        self.ready.set()
 
 
 def start(graph, name, interpreted, compile_here):
     """A ``Tiered`` running ``interpreted`` now, compiled in the background (see module doc)."""
     t = Tiered(graph, name, interpreted, compile_here)
+    with _start_lock:
+        _unsent.add(t)
     _ensure_thread()
     _jobs.put(t)
     return t
@@ -125,6 +131,8 @@ def _serve():
         t = _jobs.get()
         try:
             answer = _in_worker(t) if MECHANISM == "process" else None
+            with _start_lock:
+                _unsent.discard(t)
             if answer is None:
                 program = t._compile_here(t.graph, t.name)
             else:       # the worker compiled it into the disk cache: load it from there
@@ -139,7 +147,11 @@ def _serve():
             error = None
         except Exception as e:   # noqa: BLE001 - reported as the warning, the function goes on
             program, error = None, f"{type(e).__name__}: {e}"
-        t._finish(program, error)
+        try:
+            t._finish(program, error)
+        except Exception:   # noqa: BLE001 - a listener's bug must not stop later compiles
+            t.ready.set()
+            compile_log.LOGGER.exception("tier switch of %r failed", t.name)
 
 
 # -- the worker process ----------------------------------------------------------------------
@@ -155,16 +167,13 @@ def _in_worker(t):
     if _on_disk(t.graph, t.name):
         return None
     try:
-        payload = json.dumps({"graph": codec.encode(t.graph, custom_gradients=False),
-                              "name": t.name, "cache_dir": _cache_dir()})
+        payload = _payload(t)
     except Exception:   # noqa: BLE001 - not encodable: compile in this process instead
         return None
     w = _get_worker()
     try:
-        w.stdin.write(payload + "\n")
-        w.stdin.flush()
-        # Numba's import (about a second) overlaps the worker's compile instead of following it
-        from .. import codegen  # noqa: F401
+        _send(w, payload)
+        _unsent.discard(t)
         reply = w.stdout.readline()
     except (OSError, ValueError):
         reply = ""
@@ -196,6 +205,17 @@ def _on_disk(graph, name):
         f.startswith(stem + ".") and f.endswith(".nbi") for f in index)
 
 
+def _payload(t):
+    return json.dumps({"graph": codec.encode(t.graph, custom_gradients=False),
+                       "name": t.name, "cache_dir": _cache_dir()})
+
+
+def _send(w, payload):
+    with _send_lock:
+        w.stdin.write(payload + "\n")
+        w.stdin.flush()
+
+
 def _cache_dir():
     # the worker must write where this process will read, even if the variable changed
     return os.environ.get("TAPEFLOW_CACHE_DIR") or None
@@ -206,7 +226,10 @@ def _get_worker():
     if _worker is None or _worker.poll() is not None:
         _worker = subprocess.Popen(
             [sys.executable, "-c", "from tapeflow.tracer.tiers import worker_main; worker_main()"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+            # not our stderr: a worker finishing after we exit must not hold a pipe open
+            # that whoever ran us waits on (errors come back as answers)
+            stderr=subprocess.DEVNULL)
     return _worker
 
 
@@ -233,17 +256,27 @@ def worker_pid():
 
 @atexit.register
 def _stop_worker():
-    """End of input ends an idle worker; one still compiling is killed (safe, see above)."""
+    """At exit, compiles not yet done go to the worker, which finishes them into the disk
+    cache and exits at the end of its input: a short script still warms the cache for the
+    next process. Nothing waits for it."""
+    if MECHANISM != "process":
+        return
+    with _start_lock:
+        left = list(_unsent)
+    try:
+        for t in left:
+            _send(_get_worker(), _payload(t))
+    except Exception:   # noqa: BLE001, S110 - best effort at exit: the next process compiles
+        pass
     w = _worker
     if w is None:
         return
     try:
-        w.stdin.close()
-        w.wait(1)
-    except (OSError, subprocess.TimeoutExpired):
-        w.kill()
-        w.wait()
-    w.stdout.close()
+        w.stdin.close()   # (not stdout: the compiler thread may be blocked reading it)
+    except OSError:
+        pass
+    if w.poll() is None:
+        w.returncode = 0    # left to finish on its own: not a leak for Popen to warn about
 
 
 def worker_main():
@@ -260,7 +293,6 @@ def worker_main():
             prog = compile_graph(graph, job["name"], job["cache_dir"])
             answer = {"ok": True, "seconds": time.perf_counter() - t0, "stats": prog.stats()}
         except Exception as e:   # noqa: BLE001 - sent back to the parent as the reason
-            traceback.print_exc()
             answer = {"ok": False, "error": f"{type(e).__name__}: {e}"}
         out.write(json.dumps(answer) + "\n")
         out.flush()
