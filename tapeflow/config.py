@@ -1,6 +1,7 @@
 """``tapeflow.config``: TensorFlow's ``tf.config`` names that matter on one CPU."""
 from typing import NamedTuple
 
+from .tracer.compile_log import log_compiles, set_log_compiles
 from .tracer.function import functions_run_eagerly, run_functions_eagerly
 
 
@@ -26,4 +27,4 @@ def list_logical_devices(device_type=None):
 
 
 __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
-           "run_functions_eagerly", "functions_run_eagerly"]
+           "run_functions_eagerly", "functions_run_eagerly", "set_log_compiles", "log_compiles"]

@@ -22,6 +22,12 @@ def _choice(*options):
     return parse
 
 
+def _flag(text):
+    if text not in ("0", "1"):
+        raise ValueError
+    return text == "1"
+
+
 def _count(text):
     value = int(text)
     if value < 0:
@@ -52,6 +58,13 @@ SETTINGS = {
     "TAPEFLOW_COMPILE_TAPE_AFTER": Setting(
         "3", "a whole number >= 0", _count,
         "compile an eager tape's jacobian/gradient from this many calls on one structure (0: never)"),
+    "TAPEFLOW_TIERED": Setting(
+        "1", "1 or 0", _flag,
+        "1: a function's first calls run on the interpreter while Numba compiles in the "
+        "background; 0: calls wait for the compiled program (the tests use 0)"),
+    "TAPEFLOW_LOG_COMPILES": Setting(
+        "0", "1 or 0", _flag,
+        "1: print one line per trace, compile and tier switch (tapeflow.config.set_log_compiles)"),
     "TAPEFLOW_JACOBIAN_MODE": Setting(
         "auto", "auto, forward or reverse", _choice("auto", "forward", "reverse"),
         "jacobian mode: the one needing fewer seeds (auto), or forced where it is exact"),

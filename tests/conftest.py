@@ -6,6 +6,11 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+# Calls wait for the compiled program, so tests that assert compiled behaviour run it
+# (tiered execution would answer the first calls from the interpreter). Set before tapeflow
+# is imported; subprocesses inherit it. tests/tracer/test_tiers.py turns tiers on per test.
+os.environ.setdefault("TAPEFLOW_TIERED", "0")
+
 
 @pytest.fixture
 def rng():

@@ -20,7 +20,6 @@ interpreter's ``InvalidArgumentError`` (failures.py).
 import logging
 import re
 import threading
-import time
 import warnings
 
 import numba
@@ -146,9 +145,8 @@ def _compile(gen, path, key, graph):
                 dispatcher = getattr(mod, part.name)
                 sig = tuple(types[a] for a in part.args)
                 if sig not in dispatcher.overloads:      # else: compiled earlier in this process
-                    t0 = time.perf_counter()
+                    # a compile or a disk-cache load: tracer/backend.py logs which (stats())
                     dispatcher.compile(sig)
-                    log.debug("compiled %s in %.2f s", part.name, time.perf_counter() - t0)
                     dispatcher.disable_compile()
                 kernels.append(dispatcher)
                 if part.rets:

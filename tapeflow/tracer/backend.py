@@ -3,10 +3,18 @@
 The interpreter is the reference (and needs no compile time); ``numba`` is the
 product. ``TAPEFLOW_BACKEND=numpy`` or ``set_backend("numpy")`` selects the
 interpreter, e.g. to check graph semantics over thousands of programs quickly.
+
+With Numba, ``compile`` has three modes (``mode_for`` maps ``tf.function``'s
+``jit_compile`` to them): ``"compiled"`` waits for the Numba program, ``"interpreted"``
+never compiles, ``"tiered"`` returns at once a ``tiers.Tiered`` that runs the graph on
+the interpreter until its program, compiled in the background, takes over.
 """
+import time
+
 from .. import env
 from ..passes import FINAL, run_passes
 from ..runtime.interpret import run_graph
+from . import compile_log, tiers
 
 _backend = env.get("TAPEFLOW_BACKEND")
 
@@ -37,13 +45,37 @@ def optimize(graph):
     return run_passes(graph, FINAL, verify=True)
 
 
-def compile(graph, name="program"):
+def mode_for(jit_compile):
+    """``jit_compile``: True waits for the compiled program, False never compiles, None
+    (the default) is tiered unless ``TAPEFLOW_TIERED=0``."""
+    if jit_compile is None:
+        return "tiered" if env.get("TAPEFLOW_TIERED") else "compiled"
+    return "compiled" if jit_compile else "interpreted"
+
+
+def compile(graph, name="program", mode="compiled"):
     """A callable ``(*arrays) -> tuple of arrays`` for ``graph`` on the selected backend."""
     graph = optimize(graph)
-    if _backend == "numba":
-        try:
-            from ..codegen import compile_graph  # imports Numba: only when a program is compiled
-        except ImportError:
-            return Interpreted(graph)
-        return compile_graph(graph, name)
-    return Interpreted(graph)
+    if _backend != "numba" or mode == "interpreted":
+        return Interpreted(graph)
+    if mode == "tiered":
+        return tiers.start(graph, name, Interpreted(graph), compile_numba)
+    return compile_numba(graph, name)
+
+
+def compile_numba(graph, name, log=True):
+    """The Numba Program of an optimized graph (the interpreter if Numba is missing), logged."""
+    t0 = time.perf_counter()
+    try:
+        from ..codegen import compile_graph  # imports Numba: only when a program is compiled
+    except ImportError:
+        return Interpreted(graph)
+    prog = compile_graph(graph, name)
+    if log and compile_log.LOGGER.isEnabledFor(20):
+        stats = prog.stats()
+        cache = ("miss" if stats["cache_misses"] else "hit" if stats["cache_hits"] else
+                 "hit (in memory)" if prog.kernels else None)
+        compile_log.record("compile", name, [v.aval for v in graph.inputs],
+                           time.perf_counter() - t0, cache,
+                           "interpreter" if prog.fallback else "numba", prog.fallback)
+    return prog

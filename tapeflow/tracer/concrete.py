@@ -18,7 +18,7 @@ from ..runtime.interpret import replay
 from ..runtime.recorder import STATE, Entry
 from ..runtime.registry import GradRule
 from ..runtime.tensor import Variable, convert_to_tensor, wrap
-from . import backend
+from . import backend, compile_log, tiers
 from .autodiff import split, vjp_graph
 from .context import TraceContext, current
 from .fastcall import fast_caller
@@ -36,7 +36,8 @@ class ConcreteFunction:
     their new values are the trailing graph outputs.
     """
 
-    def __init__(self, graph, sources, out_template, n_out, assigned, name="function", binder=None):
+    def __init__(self, graph, sources, out_template, n_out, assigned, name="function", binder=None,
+                 jit_compile=None):
         self.graph = graph
         self.sources = sources
         self.out_template = out_template
@@ -44,7 +45,9 @@ class ConcreteFunction:
         self.assigned = assigned
         self.name = name
         self._binder = binder  # Python arguments -> the flat argument list (for __call__)
+        self.jit_compile = jit_compile  # True: wait for Numba; False: interpreter; None: tiered
         self._program = None
+        self._tiered = None    # the background compile while the interpreter tier runs
         self._specialized = {}
         self._unknown_dims = any(None in v.aval.shape for v in graph.inputs)
         self._joint = None
@@ -68,12 +71,39 @@ class ConcreteFunction:
 
     @property
     def program(self):
+        """What runs the graph: the compiled program, or (tiered, until it is ready) the
+        interpreter. The tier switch replaces ``_program`` and ``fast`` (``_install``), so a
+        compiled call checks nothing about tiers."""
         if self._program is None:
-            prog = backend.compile(self.graph, self.name)
-            if self.out_template is not None and not self.assigned and not self._unknown_dims:
-                self.fast = fast_caller(self, prog)
-            self._program = prog
+            with self._lock:
+                if self._program is None:
+                    prog = backend.compile(self.graph, self.name, backend.mode_for(self.jit_compile))
+                    if isinstance(prog, tiers.Tiered):
+                        self._tiered = prog
+                        self._install(prog.interpreted)
+                        prog.on_ready(self._switch)
+                    else:
+                        self._install(prog)
         return self._program
+
+    def _install(self, prog):
+        if self.out_template is not None and not self.assigned and not self._unknown_dims:
+            self.fast = fast_caller(self, prog)
+        self._program = prog
+
+    def _switch(self, prog):
+        """The tier switch: the compiled program replaces the interpreter (compiler thread)."""
+        self._install(prog)
+        t = self._tiered
+        compile_log.record("tier", self.name, [v.aval for v in self.graph.inputs], t.seconds,
+                           tier="numba", note="compiled in the background; replaces the interpreter")
+
+    def wait_compiled(self, timeout=None):
+        """Block until a background compile is done (tests, benchmarks); True if compiled."""
+        self.program
+        if self._tiered is not None:
+            self._tiered.ready.wait(timeout)
+        return self._program is not getattr(self._tiered, "interpreted", None)
 
     def run(self, arrays):
         """The program on NumPy values; graphs with unknown dims are specialised per input shape."""
@@ -83,7 +113,8 @@ class ConcreteFunction:
         prog = self._specialized.get(key)
         if prog is None:
             avals = [AVal(np.shape(a), D.as_dtype(np.asarray(a).dtype)) for a in arrays]
-            prog = self._specialized[key] = backend.compile(specialize(self.graph, avals), self.name)
+            prog = self._specialized[key] = backend.compile(
+                specialize(self.graph, avals), self.name, backend.mode_for(self.jit_compile))
         return prog(*arrays)
 
     # -- calling -------------------------------------------------------------------------
@@ -175,9 +206,9 @@ class ConcreteFunction:
             joint = self._build_joint()
             fwd_graph, bwd_graph, n_res = split(joint)
             fwd = ConcreteFunction(fwd_graph, self.sources, None, len(fwd_graph.outputs), [],
-                                   f"{self.name}_forward")
+                                   f"{self.name}_forward", jit_compile=self.jit_compile)
             bwd = ConcreteFunction(bwd_graph, None, None, len(bwd_graph.outputs), [],
-                                   f"{self.name}_backward")
+                                   f"{self.name}_backward", jit_compile=self.jit_compile)
             bwd.joint = joint
             self._tape_pair = (fwd, bwd, n_res)
         return self._tape_pair
@@ -192,7 +223,8 @@ class ConcreteFunction:
             joint = self._build_joint()
             g = joint.graph
             graph = Graph(g.inputs, g.nodes, g.outputs[joint.n_outputs:])
-            f = ConcreteFunction(graph, None, None, len(graph.outputs), [], f"{self.name}_vjp")
+            f = ConcreteFunction(graph, None, None, len(graph.outputs), [], f"{self.name}_vjp",
+                                 jit_compile=self.jit_compile)
             f.joint = joint
             self._full_vjp = f
         return self._full_vjp

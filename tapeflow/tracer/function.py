@@ -10,6 +10,7 @@ any size: one signature trace, specialised per concrete shape underneath.
 import functools
 import inspect
 import threading
+import time
 import warnings
 import weakref
 
@@ -20,6 +21,7 @@ from ..ir import dtypes as D
 from ..errors import user_frame
 from ..ir.opdef import AVal
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
+from . import compile_log
 from .concrete import ConcreteFunction
 from .context import DecisionLimitError, TraceContext
 from .control import explore
@@ -245,6 +247,7 @@ class Function:
                 self._fast[leaf_key(flat)] = concrete
 
     def _trace(self, ba, flat, labels, ckey, gkey):
+        reason = None
         if gkey not in self._general:
             if self._general:
                 reason = self._explain(gkey, labels)
@@ -293,6 +296,7 @@ class Function:
                 raise err.with_traceback(e.__traceback__) from None
 
         first = not self._concrete
+        t0 = time.perf_counter()
         ctx, result = explore(run, len(arg_positions),
                               lambda: TraceContext(allow_variable_creation=first))
         arg_inputs = {v.id: k for v, k in zip(ctx.graph.inputs, arg_positions)}
@@ -317,8 +321,11 @@ class Function:
                 sources.append(source_of(by_value[v.id]))
         concrete = ConcreteFunction(graph, sources, template, len(out_values),
                                     [source_of(v) for v in assigned], self.name,
-                                    binder=lambda a, k: self._keys(self._bind(a, k))[0])
+                                    binder=lambda a, k: self._keys(self._bind(a, k))[0],
+                                    jit_compile=self.jit_compile)
         self._concrete[ckey] = concrete
+        compile_log.record("trace", self.name, [v.aval for v in graph.inputs],
+                           time.perf_counter() - t0, note=reason and f"retraced: {reason}")
         return concrete
 
     def get_concrete_function(self, *args, **kwargs):
@@ -406,7 +413,14 @@ def functions_run_eagerly():
 
 def function(func=None, input_signature=None, jit_compile=None, reduce_retracing=False,
              experimental_relax_shapes=None, name=None):
-    """Decorator compiling ``func`` (TensorFlow's ``tf.function``); works on methods too."""
+    """Decorator compiling ``func`` (TensorFlow's ``tf.function``); works on methods too.
+
+    ``jit_compile``: ``None`` (the default) is tiered: a new signature's first calls run the
+    optimized graph on the NumPy interpreter while its Numba program compiles in a
+    background process, which takes over when ready (``TAPEFLOW_TIERED=0`` makes every call
+    wait instead); ``True`` waits for the Numba program; ``False`` never compiles (the
+    interpreter only). ``tapeflow.config.set_log_compiles(True)`` shows each trace, compile
+    and tier switch."""
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or experimental_relax_shapes
 

@@ -13,7 +13,9 @@ reverse. The program runs:
 - eagerly with no tape recording: on NumPy (``run_graph``), and, once the same recorded
   structure has been seen ``TAPEFLOW_COMPILE_TAPE_AFTER`` times (default 3; 0 turns it
   off), as a program compiled by the selected backend and cached by structure: eager
-  code gets compiled Jacobians ("compile a tape");
+  code gets compiled Jacobians ("compile a tape"). The compile is tiered (tiers.py): the
+  interpreter keeps answering until the program is ready, so eager code never pauses;
+  ``TAPEFLOW_TIERED=0`` waits instead;
 - inside ``tapeflow.function``, or while an outer tape records: through dispatch
   (``replay``), so the ops land in the traced graph or on the outer tape (Hessians).
 
@@ -42,7 +44,7 @@ from ..runtime.interpret import replay, run_graph
 from ..runtime.recorder import STATE
 from ..runtime.tensor import wrap
 from . import context
-from .backend import compile as compile_graph
+from .backend import compile as compile_graph, mode_for
 from .tape_graph import reverse_graph, saved_tensors, structure_key
 from .transpose import forward_graph
 
@@ -181,7 +183,8 @@ def _program(cached, rg):
     if rg.key is not None and after > 0:
         cached.hits += 1
         if cached.hits >= after:
-            cached.program = compile_graph(cached.vec.graph, "jacobian")
+            # tiered by default: the interpreter answers until the program is compiled
+            cached.program = compile_graph(cached.vec.graph, "jacobian", mode_for(None))
             return cached.program
     graph = cached.vec.graph
     return lambda *a: run_graph(graph, *a)
@@ -312,7 +315,8 @@ def compiled_gradient(rec, target_ids, flat_targets, source_ids, flat_sources, s
             return None
         if len(_GRADS) >= _MAX_PROGRAMS:
             _GRADS.pop(next(iter(_GRADS)))
-        hit = _GRADS[key] = (rg, compile_graph(rg.graph, "tape_gradient") if rg.graph.outputs else None)
+        program = compile_graph(rg.graph, "tape_gradient", mode_for(None)) if rg.graph.outputs else None
+        hit = _GRADS[key] = (rg, program)
         _GRAD_HITS.pop(key, None)
     rg, program = hit
     arrays = [np.ones(a.shape, a.dtype.np) if s is None else np.asarray(s._value, a.dtype.np)

@@ -1,0 +1,298 @@
+"""Tiered execution: the interpreter answers while Numba compiles in the background.
+
+``Tiered`` has a Program's calling convention and runs ``current``: the optimized graph on
+the NumPy interpreter until the compiled program is ready, then that program. Owners that
+keep a per-call fast path (ConcreteFunction) do not call through it: they register with
+``on_ready`` and swap their own program object when it fires, so a compiled call pays for
+no check that the compile has finished.
+
+Compiles run one at a time, in the order asked, on one daemon thread ("tapeflow-compiler").
+How that thread gets the machine code is ``MECHANISM``:
+
+- ``"process"`` (the default): a worker process (started once, on the first background
+  compile) decodes the graph from the IR's JSON, generates the same source and compiles it
+  into the shared disk cache (codegen/cache.py: keyed by the source's hash); the thread
+  then loads the program from that cache. Numba's compiler is Python code holding the GIL
+  for most of a compile: in a thread it stalls the caller's interpreter calls for the
+  whole compile; in another process it stalls them only for the cache load.
+  Both caches write under temporary names and rename, so a killed worker leaves no broken
+  entry (at worst an orphaned temporary file, or no entry: the next compile redoes it).
+  A process exiting mid-compile leaves the worker to finish that compile into the cache.
+- ``"thread"``: the compiler thread compiles in this process (a graph the JSON codec cannot
+  encode takes this path too).
+
+A compile that fails leaves the program on the interpreter and warns once, naming the
+program and the error.
+"""
+import atexit
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import warnings
+import queue
+
+from ..ir import codec
+from . import compile_log
+
+MECHANISM = "process"
+
+_jobs = queue.Queue()
+_thread = None
+_worker = None
+_unsent = set()     # Tiered jobs asked for and not yet handed to the worker (see _stop_worker)
+_send_lock = threading.Lock()
+_start_lock = threading.Lock()
+
+
+class TierWarning(RuntimeWarning):
+    """A background compile failed: the function keeps running on the interpreter."""
+
+
+class Tiered:
+    """A graph's program: ``current`` (the interpreter, then the compiled Program)."""
+
+    def __init__(self, graph, name, interpreted, compile_here):
+        self.graph, self.name = graph, name
+        self.interpreted = self.current = interpreted
+        self.error = None            # why the compile failed, if it did
+        self.seconds = None
+        self.ready = threading.Event()  # set when the compile finished (either way) and the
+        self._done = False              # listeners ran; _done: the outcome is known
+        self._compile_here = compile_here   # (graph, name) -> Program, in this process
+        self._listeners = []
+        self._lock = threading.Lock()
+        self._started = time.perf_counter()
+
+    def __call__(self, *args):
+        return self.current(*args)
+
+    @property
+    def tier(self):
+        return "interpreter" if self.current is self.interpreted else "numba"
+
+    def on_ready(self, listener):
+        """Call ``listener(program)`` once the compiled program exists (now, if it does)."""
+        with self._lock:
+            if not self._done:
+                self._listeners.append(listener)
+                return
+        if self.error is None:
+            listener(self.current)
+
+    def wait(self, timeout=None):
+        """The compiled program (or the interpreter, if the compile failed)."""
+        self.ready.wait(timeout)
+        return self.current
+
+    def _finish(self, program, error):
+        with self._lock:
+            self.seconds = time.perf_counter() - self._started
+            if error is None:
+                self.current = program
+            else:
+                self.error = error
+            listeners, self._listeners = self._listeners, []
+            self._done = True
+        if error is None:
+            for listener in listeners:
+                listener(program)
+        else:
+            warnings.warn(f"tapeflow: the background compile of {self.name!r} failed, so it "
+                          f"keeps running on the NumPy interpreter: {error}", TierWarning,
+                          stacklevel=2)
+            compile_log.record("failed", self.name, [v.aval for v in self.graph.inputs],
+                               self.seconds, tier="interpreter", note=error)
+        self.ready.set()
+
+
+def start(graph, name, interpreted, compile_here):
+    """A ``Tiered`` running ``interpreted`` now, compiled in the background (see module doc)."""
+    t = Tiered(graph, name, interpreted, compile_here)
+    with _start_lock:
+        _unsent.add(t)
+    _ensure_thread()
+    _jobs.put(t)
+    return t
+
+
+def _ensure_thread():
+    global _thread
+    with _start_lock:
+        if _thread is None or not _thread.is_alive():
+            _thread = threading.Thread(target=_serve, name="tapeflow-compiler", daemon=True)
+            _thread.start()
+
+
+def _serve():
+    while True:
+        t = _jobs.get()
+        try:
+            answer = _in_worker(t) if MECHANISM == "process" else None
+            with _start_lock:
+                _unsent.discard(t)
+            if answer is None:
+                program = t._compile_here(t.graph, t.name)
+            else:       # the worker compiled it into the disk cache: load it from there
+                t0 = time.perf_counter()
+                program = t._compile_here(t.graph, t.name, log=False)
+                stats = answer["stats"]
+                compile_log.record(
+                    "compile", t.name, [v.aval for v in t.graph.inputs], answer["seconds"],
+                    "miss" if stats["cache_misses"] else "hit",
+                    "interpreter" if program.fallback else "numba",
+                    f"background process; loaded here in {time.perf_counter() - t0:.2f} s")
+            error = None
+        except Exception as e:   # noqa: BLE001 - reported as the warning, the function goes on
+            program, error = None, f"{type(e).__name__}: {e}"
+        try:
+            t._finish(program, error)
+        except Exception:   # noqa: BLE001 - a listener's bug must not stop later compiles
+            t.ready.set()
+            compile_log.LOGGER.exception("tier switch of %r failed", t.name)
+
+
+# -- the worker process ----------------------------------------------------------------------
+
+class WorkerError(RuntimeError):
+    """The compile worker process failed to compile a graph, or died."""
+
+
+def _in_worker(t):
+    """Compile ``t.graph`` in the worker process (into the disk cache): the worker's answer
+    (seconds, Numba's cache stats), or None if the graph could not be sent there or is in the
+    disk cache already (then the caller compiles, or loads, it in this process)."""
+    if _on_disk(t.graph, t.name):
+        return None
+    try:
+        payload = _payload(t)
+    except Exception:   # noqa: BLE001 - not encodable: compile in this process instead
+        return None
+    w = _get_worker()
+    try:
+        _send(w, payload)
+        _unsent.discard(t)
+        reply = w.stdout.readline()
+    except (OSError, ValueError):
+        reply = ""
+    if not reply:
+        _drop_worker(w)
+        raise WorkerError(f"the compile worker process exited ({_exit_reason(w)})")
+    answer = json.loads(reply)
+    if not answer["ok"]:
+        raise WorkerError(answer["error"])
+    return answer
+
+
+def _on_disk(graph, name):
+    """Whether Numba's disk cache holds this graph's program: then loading it here (a few
+    tenths of a second) beats starting a worker that would load it too."""
+    # Numba's import cost: the compiler thread pays it, never the caller
+    from ..codegen import cache, generate
+    try:
+        gen = generate.generate(graph, name)
+    except Exception:   # noqa: BLE001 - not generated (interpreter fallback): cheap here
+        return True
+    stem = f"{gen.func_name}_{cache.program_key(gen.source)}"
+    folder = cache.cache_dir(_cache_dir())
+    try:
+        index = os.listdir(os.path.join(folder, "__pycache__"))
+    except OSError:
+        return False
+    return os.path.exists(os.path.join(folder, stem + ".py")) and any(
+        f.startswith(stem + ".") and f.endswith(".nbi") for f in index)
+
+
+def _payload(t):
+    return json.dumps({"graph": codec.encode(t.graph, custom_gradients=False),
+                       "name": t.name, "cache_dir": _cache_dir()})
+
+
+def _send(w, payload):
+    with _send_lock:
+        w.stdin.write(payload + "\n")
+        w.stdin.flush()
+
+
+def _cache_dir():
+    # the worker must write where this process will read, even if the variable changed
+    return os.environ.get("TAPEFLOW_CACHE_DIR") or None
+
+
+def _get_worker():
+    global _worker
+    if _worker is None or _worker.poll() is not None:
+        _worker = subprocess.Popen(
+            [sys.executable, "-c", "from tapeflow.tracer.tiers import worker_main; worker_main()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+            # not our stderr: a worker finishing after we exit must not hold a pipe open
+            # that whoever ran us waits on (errors come back as answers)
+            stderr=subprocess.DEVNULL)
+    return _worker
+
+
+def _drop_worker(w):
+    global _worker
+    if _worker is w:
+        _worker = None
+    try:
+        w.kill()
+        w.wait(5)
+    except Exception:   # noqa: BLE001, S110 - it is gone either way
+        pass
+
+
+def _exit_reason(w):
+    code = w.poll()
+    return "still running" if code is None else f"exit status {code}"
+
+
+def worker_pid():
+    """The compile worker's process id, or None (for tests that kill it)."""
+    return None if _worker is None else _worker.pid
+
+
+@atexit.register
+def _stop_worker():
+    """At exit, compiles not yet done go to the worker, which finishes them into the disk
+    cache and exits at the end of its input: a short script still warms the cache for the
+    next process. Nothing waits for it."""
+    if MECHANISM != "process":
+        return
+    with _start_lock:
+        left = list(_unsent)
+    try:
+        for t in left:
+            _send(_get_worker(), _payload(t))
+    except Exception:   # noqa: BLE001, S110 - best effort at exit: the next process compiles
+        pass
+    w = _worker
+    if w is None:
+        return
+    try:
+        w.stdin.close()   # (not stdout: the compiler thread may be blocked reading it)
+    except OSError:
+        pass
+    if w.poll() is None:
+        w.returncode = 0    # left to finish on its own: not a leak for Popen to warn about
+
+
+def worker_main():
+    """The worker: one JSON job per input line, one JSON answer per output line."""
+    out = sys.stdout
+    sys.stdout = sys.stderr       # nothing else may write to the answer channel
+    # the compiler is imported here, in the worker only (Numba's import cost)
+    from ..codegen import compile_graph
+    for line in sys.stdin:
+        job = json.loads(line)
+        t0 = time.perf_counter()
+        try:
+            graph = codec.decode(job["graph"])
+            prog = compile_graph(graph, job["name"], job["cache_dir"])
+            answer = {"ok": True, "seconds": time.perf_counter() - t0, "stats": prog.stats()}
+        except Exception as e:   # noqa: BLE001 - sent back to the parent as the reason
+            answer = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
