@@ -329,7 +329,10 @@ class Function:
 
     def lower(self, *args, **kwargs):
         """Every compilation stage for these arguments (see tracer.lower.Lowered)."""
-        return Lowered(self.get_concrete_function(*args, **kwargs))
+        concrete = self.get_concrete_function(*args, **kwargs)
+        if not args and not kwargs and self.input_signature is not None:
+            args = tuple(self.input_signature)
+        return Lowered(concrete, arg_names=self._keys(self._bind(args, kwargs))[1])
 
     def experimental_get_tracing_count(self):
         return len(self._general)
