@@ -117,6 +117,11 @@ class Function:
         self._bound_by_id = {}
         functools.update_wrapper(self, python_function)
 
+    def __repr__(self):
+        n = len(self._concrete)
+        return (f"<tapeflow.function {self.name}{self._signature}: {n} "
+                f"trace{'' if n == 1 else 's'}>")
+
     # -- methods ---------------------------------------------------------------------------
     def __get__(self, instance, owner=None):
         if instance is None:
