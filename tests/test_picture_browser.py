@@ -14,8 +14,6 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 import tapeflow as tf
 from tapeflow import cli
 

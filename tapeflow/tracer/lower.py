@@ -118,9 +118,8 @@ class Lowered:
 
     def input_names(self):
         """A label per graph input: the argument's name, a variable's name, or 'captured i'."""
-        out = []
-        for i, (kind, what) in enumerate(self.concrete.sources or [("arg", i)] * len(
-                self.concrete.graph.inputs)):
+        out, n = [], len(self.concrete.graph.inputs)
+        for i, (kind, what) in enumerate(self.concrete.sources or [("arg", k) for k in range(n)]):
             if kind == "arg":
                 known = self.arg_names and what < len(self.arg_names)
                 out.append(self.arg_names[what] if known else f"arg {what}")

@@ -20,6 +20,11 @@ from .lower import GRAPH_STAGES, STAGES
 
 # what runs under a tape comes right after the trace: it is what a reader came to see
 PAGE_ORDER = ("traced", "forward", "program", "min-cut", "joint")
+# A figure with more nodes is not drawn in the page (its text is): Graphviz takes seconds for
+# a 2000-node chain, and many minutes for the forward and backward of a 500-op chain (5500
+# nodes with crossing residual edges).
+MAX_PAGE_NODES = 1000
+TIMEOUT = 300
 
 
 class GraphvizError(RuntimeError):
@@ -32,7 +37,12 @@ def svg(dot_text):
     if exe is None:
         raise GraphvizError("Graphviz's 'dot' is not installed (e.g. apt-get install graphviz); "
                             "--format dot prints the graph without it")
-    r = subprocess.run([exe, "-Tsvg"], input=dot_text.encode(), capture_output=True, timeout=120)
+    try:
+        r = subprocess.run([exe, "-Tsvg"], input=dot_text.encode(), capture_output=True,
+                           timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise GraphvizError(f"Graphviz's dot took over {TIMEOUT} s to lay the graph out; "
+                            f"--format dot prints it, or pick a smaller --stage") from None
     if r.returncode != 0:
         raise GraphvizError(f"dot failed: {r.stderr.decode(errors='replace').strip()}")
     return r.stdout.decode()
@@ -93,13 +103,21 @@ def page(lowered, stages=None, title=None):
     title = title or f"{lowered.concrete.name}({', '.join(lowered.input_names())})"
     details, sections, nav = {}, [], []
     for fig in figures:
+        sid = f"stage-{fig.stage}"
+        texts = lowered.stages(["forward", "backward"] if fig.stage == "forward" else [fig.stage])
+        size = sum(len(p.graph.nodes) for p in fig.parts)
+        nav.append(f'<a href="#{sid}">{html.escape(fig.heading)}</a>')
+        if size > MAX_PAGE_NODES:
+            sections.append(
+                f'<section class="stage" id="{sid}"><h2>{html.escape(fig.heading)}</h2>'
+                f'<p class="hint">{size} nodes: too many to lay out here (at most '
+                f'{MAX_PAGE_NODES}); <code>--format svg --stage {fig.stage}</code> draws it, '
+                f'slowly.</p>{_text_block(texts, open_=True)}</section>')
+            continue
         details.update(_details(fig))
         expanded = _inline(svg(fig.dot(lines=True)), fig.stage)
         grouped = any(p.groups for p in fig.parts)
         collapsed = _inline(svg(fig.dot(lines=True, collapse=True)), fig.stage + "-c") if grouped else ""
-        texts = lowered.stages(["forward", "backward"] if fig.stage == "forward" else [fig.stage])
-        sid = f"stage-{fig.stage}"
-        nav.append(f'<a href="#{sid}">{html.escape(fig.heading)}</a>')
         sections.append(
             f'<section class="stage" id="{sid}"><h2>{html.escape(fig.heading)}</h2>'
             f'<div class="figure expanded">{expanded}</div>'
@@ -149,7 +167,8 @@ _PAGE = """<!DOCTYPE html>
 """
 
 _STYLE = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 0; padding: 0 26rem 2rem 1.5rem; color: #202124; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 0; padding: 0 26rem 2rem 1.5rem;
+       color: #202124; }
 header { position: sticky; top: 0; background: #fff; border-bottom: 1px solid #dadce0; padding: .5rem 0; z-index: 1; }
 h1 { font-size: 1.2rem; margin: .2rem 0; } h2 { font-size: 1.05rem; margin: 1.2rem 0 .4rem; }
 nav a { margin-right: .3rem; } .legend { margin: .2rem 0; color: #5f6368; }
