@@ -46,3 +46,25 @@ def test_a_stage_list_picks_what_the_page_draws():
     need("dot")
     text = page(lowered(), ["traced"])
     assert 'id="stage-traced"' in text and "stage-forward" not in text
+
+
+def test_inputs_are_named_after_arguments_variables_and_captures():
+    v, c = tf.Variable([1.0, 2.0], name="v"), tf.constant([3.0, 4.0])
+
+    @tf.function
+    def f(xs, y):
+        return tf.reduce_sum(xs[0] * v * c + xs[1] * y)
+
+    low = f.lower([tf.zeros([2]), tf.zeros([2])], tf.zeros([2]))
+    assert low.input_names() == ["xs[0]", "xs[1]", "y", "variable v:0", "captured 4"]
+    _, bwd, _ = low.concrete.tape_pair()
+    assert type(low)(bwd).input_names()[:2] == ["arg 0", "arg 1"]   # no sources: positions
+
+
+def test_a_figure_too_big_to_lay_out_is_text(monkeypatch):
+    need("dot")
+    from tapeflow.tracer import picture
+    monkeypatch.setattr(picture, "MAX_PAGE_NODES", 5)
+    text = page(lowered(), ["traced", "forward"])
+    # the traced graph (4 nodes) is drawn, the forward and backward (4 + 9) are text
+    assert "13 nodes: too many to lay out here (at most 5)" in text and text.count("<svg") == 1
