@@ -3,6 +3,7 @@
 examples:
   tapeflow dump examples/mlp_step.py:loss --spec 'f32[4,3]' --spec 'f32[3,2]' --passes --source
   tapeflow dump examples/mlp_step.py:loss --spec 'f32[4,3]' --spec 'f32[3,2]' --format dot
+  tapeflow dump examples/mlp_step.py:loss --spec 'f32[4,3]' --spec 'f32[3,2]' --format html -o graph.html
   tapeflow inspect SAVED_DIR
   tapeflow dump --saved SAVED_DIR:NAME
 
@@ -21,7 +22,8 @@ import numpy as np
 import tapeflow as tf
 from tapeflow.saved_model.inspect import describe
 from tapeflow.saved_model.loaded import find_function
-from tapeflow.tracer.lower import STAGES
+from tapeflow.tracer.lower import GRAPH_STAGES, STAGES
+from tapeflow.tracer.picture import GraphvizError, page, svg
 
 _DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
            "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
@@ -129,14 +131,48 @@ def cmd_dump(args):
         if not isinstance(fn, tf.tracer.Function):
             fn = tf.function(fn)
         call_args = _concrete_args(args.spec)
+    _check_format(args)
     try:
         lowered = fn.lower(*call_args)
-        text = lowered.dot() if args.format == "dot" else lowered.as_text(
-            passes=args.passes, source=args.source, stages=args.stage or None, diff=args.diff)
+        if args.format == "text":
+            text = lowered.as_text(passes=args.passes, source=args.source,
+                                   stages=args.stage or None, diff=args.diff, lines=args.lines)
+        elif args.format == "html":
+            text = page(lowered, args.stage)
+        else:
+            text = lowered.dot(args.stage or ("traced",), lines=args.lines)
+            text = svg(text) if args.format == "svg" else text
+    except GraphvizError as e:
+        raise UsageError(str(e)) from e
     except Exception as e:
         raise UsageError(f"tracing {args.target} failed: {_describe(e)}") from e
-    print(text)
+    _write(text, args.output)
     return 0
+
+
+def _check_format(args):
+    """What a picture cannot show is a usage error, not silently dropped."""
+    if args.format == "text":
+        return
+    extra = [flag for flag in ("passes", "source", "diff") if getattr(args, flag)]
+    if extra:
+        raise UsageError(f"--{extra[0]} is for --format text (--format {args.format} draws graphs)")
+    if args.format in ("dot", "svg"):
+        text_only = [s for s in args.stage or () if s not in GRAPH_STAGES]
+        if text_only:
+            raise UsageError(f"stage {text_only[0]!r} is text, not a graph; --format "
+                             f"{args.format} draws: {', '.join(GRAPH_STAGES)}")
+
+
+def _write(text, path):
+    if path in (None, "-"):
+        print(text)
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror}") from e
 
 
 def cmd_inspect(args):
@@ -193,7 +229,13 @@ def parser():
                    help="show only this stage (repeatable): " + "; ".join(
                        f"{name}: {what}" for name, what in STAGES.items()))
     d.add_argument("--diff", action="store_true", help="show each pass as a diff of the graph before it")
-    d.add_argument("--format", choices=("text", "dot"), default="text")
+    d.add_argument("--lines", action="store_true",
+                   help="annotate each node with the user's file:line that traced it")
+    d.add_argument("--format", choices=("text", "dot", "svg", "html"), default="text",
+                   help="text: the IR (default); dot: Graphviz text of the graph stages "
+                        "(default the traced one); svg: that laid out by Graphviz's dot; html: "
+                        "one self-contained page drawing every stage")
+    d.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     d.set_defaults(func=cmd_dump)
     i = sub.add_parser("inspect", help="signatures, functions, ops, variables and custom gradients "
                                        "of a saved program")

@@ -7,6 +7,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow import cli
+from tools import need
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"
@@ -122,16 +123,22 @@ def _run(*argv, **kw):
                           cwd=ROOT, env={"TAPEFLOW_BACKEND": "numpy", "PATH": "/usr/bin:/bin"}, **kw)
 
 
-def test_python_dash_m_version_and_help_examples_run():
+def test_python_dash_m_version_and_help_examples_run(tmp_path):
     r = _run("--version")
     assert r.returncode == 0 and r.stdout.strip() == f"tapeflow {tf.__version__}"
     examples = [line.strip().split()[1:] for line in cli.__doc__.splitlines()
                 if line.strip().startswith("tapeflow dump examples/")]
-    assert len(examples) == 2
+    assert len(examples) == 3
+    need("dot")   # the html example lays its graphs out with Graphviz
     for argv in examples:
-        r = _run(*[a.strip("'") for a in argv])
+        argv = [a.strip("'") for a in argv]
+        written = None
+        if "-o" in argv:   # write into tmp_path, not the checkout
+            k = argv.index("-o") + 1
+            written = argv[k] = str(tmp_path / argv[k])
+        r = _run(*argv)
         assert r.returncode == 0, r.stderr
-        assert r.stderr == "" and r.stdout
+        assert r.stderr == "" and (r.stdout or pathlib.Path(written).read_text())
 
 
 def test_quiet_on_a_closed_pipe():
@@ -173,3 +180,41 @@ def dump_one_stage(capsys, target, stage, *extra):
     assert cli.main(["dump", target, "--spec", "f32[3]", "--spec", "f32[3]", "--stage", stage,
                      *extra]) == 0
     return capsys.readouterr().out
+
+
+# -- pictures: --format dot / svg / html, --lines ------------------------------------------------
+
+def test_lines_annotate_the_text_dump_with_the_users_lines(capsys):
+    out = dump(capsys, "--stage", "traced", "--stage", "program", "--lines")
+    assert out.count("mlp_step.py:10") == 4 and out.count("mlp_step.py:11") == 4
+    assert "c:f32[4,2] = MatMul[transpose_a=False transpose_b=False] a b  # " in out
+
+
+def test_dot_honours_stage_and_marks_residuals_and_fused_loops(capsys):
+    out = dump(capsys, "--format", "dot", "--stage", "forward")
+    assert out.startswith('digraph "forward and backward (what runs under a tape)" {')
+    assert "subgraph cluster_f_ {" in out and "subgraph cluster_b_ {" in out
+    assert "subgraph cluster_f_g0 {" in out   # the forward's fused loop: Relu Mul Mean
+    residuals = [ln for ln in out.splitlines() if 'label="residual ' in ln and "->" in ln]
+    assert len(residuals) == 3 and all("dashed" in ln and "constraint=false" in ln for ln in residuals)
+    assert 'f_in0 [label="x\\na: f32[4,3]"' in out and 'label="grad w"' in out
+    both = dump(capsys, "--format", "dot", "--stage", "traced", "--stage", "program")
+    assert both.count("digraph") == 1 and "cluster_stage0" in both and "cluster_stage1" in both
+
+
+def test_pictures_refuse_what_they_cannot_show(capsys):
+    assert "is text, not a graph" in fails(capsys, "dump", EXAMPLE, *SPECS, "--format", "dot",
+                                            "--stage", "source")
+    assert "--passes is for --format text" in fails(capsys, "dump", EXAMPLE, *SPECS, "--format",
+                                                    "html", "--passes")
+    assert "cannot write" in fails(capsys, "dump", EXAMPLE, *SPECS, "-o", "/no/such/dir/x.txt")
+
+
+def test_svg_and_html_are_written_to_a_file(capsys, tmp_path):
+    need("dot")
+    assert cli.main(["dump", EXAMPLE, *SPECS, "--format", "svg", "-o", str(tmp_path / "g.svg")]) == 0
+    svg = (tmp_path / "g.svg").read_text()
+    assert "<svg" in svg and 'id="t_n0"' in svg and capsys.readouterr().out == ""
+    assert cli.main(["dump", EXAMPLE, *SPECS, "--format", "html", "-o", str(tmp_path / "g.html")]) == 0
+    page = (tmp_path / "g.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 5

@@ -55,6 +55,16 @@ class GradientTape:
         self._watched_variables = ()
         self._freed_rec = None
 
+    def __repr__(self):
+        rec = self._rec if self._rec is not None else self._freed_rec
+        ops = 0 if rec is None else len(rec.entries)
+        watched = 0 if rec is None else sum(1 for i in rec.tensor_op.values() if i == -1)
+        variables = 0 if rec is None else len(rec.variables)
+        state = ("recording" if self._recording else
+                 "used up" if self._freed_rec is not None and self._rec is None else "not recording")
+        return (f"<GradientTape persistent={self._persistent}, {state}: {ops} ops recorded, "
+                f"{watched - variables} tensors and {variables} variables watched>")
+
     # -- context -------------------------------------------------------------------
     def __enter__(self):
         self._push()

@@ -11,6 +11,7 @@ names assigned in order of appearance so dumps are stable and testable as text:
       in (d) }
 """
 import itertools
+import os
 
 import numpy as np
 
@@ -75,6 +76,12 @@ class Graph:
     def __str__(self):
         return print_graph(self)
 
+    def __repr__(self):
+        """A summary (the whole program is ``str(graph)``): inputs, node count, outputs."""
+        ins = " ".join(aval_str(v.aval) for v in self.inputs)
+        outs = " ".join(aval_str(v.aval) for v in self.outputs)
+        return f"<Graph ({ins}) -> ({outs}), {len(self.nodes)} nodes>"
+
 
 class VerifyError(Exception):
     pass
@@ -130,9 +137,19 @@ def _names():
             yield "".join(letters)
 
 
-def _attr_str(k, v):
+def line_str(node):
+    """The user's ``file:line`` that traced ``node`` (relative to the current directory when
+    inside it), or '' when unknown."""
+    if not node.line:
+        return ""
+    filename, lineno = node.line
+    rel = os.path.relpath(filename) if os.path.isabs(filename) else filename
+    return f"{filename if rel.startswith('..') else rel}:{lineno}"
+
+
+def _attr_str(k, v, lines=False):
     if isinstance(v, Graph):
-        v = "\n      ".join(print_graph(v).split("\n"))
+        v = "\n      ".join(print_graph(v, lines).split("\n"))
     elif isinstance(v, D.DType):
         v = v.name
     elif isinstance(v, tuple):
@@ -142,16 +159,17 @@ def _attr_str(k, v):
     return f"{k}={v}"
 
 
-def node_line(node, name, elide_graphs=False):
+def node_line(node, name, elide_graphs=False, lines=False):
     """One node as the printer shows it (``c:f32[3] = Mul a b``); ``name(value)`` names values.
 
-    ``elide_graphs`` prints graph-valued attributes as ``<Graph>`` so the line stays one line.
+    ``elide_graphs`` prints graph-valued attributes as ``<Graph>`` so the line stays one line;
+    ``lines`` annotates the nodes of graph-valued attributes with their user lines.
     """
     outs = " ".join(f"{name(v)}:{aval_str(v.aval)}" for v in node.outputs)
     if node.op == "Const":
         val = np.asarray(node.attrs["value"])
         return f"{outs} = " + (f"Const {val.item()!r}" if val.size == 1 else f"Const <{val.size} values>")
-    attrs = " ".join(f"{k}=<Graph>" if elide_graphs and isinstance(v, Graph) else _attr_str(k, v)
+    attrs = " ".join(f"{k}=<Graph>" if elide_graphs and isinstance(v, Graph) else _attr_str(k, v, lines)
                      for k, v in sorted(node.attrs.items()))
     args = " ".join(name(v) for v in node.inputs)
     return f"{outs} = " + f"{node.op}{'[' + attrs + ']' if attrs else ''} {args}".rstrip()
@@ -167,8 +185,10 @@ def value_names(graph):
     return names
 
 
-def print_graph(graph):
-    """The compact, deterministic text form (names in order of first appearance)."""
+def print_graph(graph, lines=False):
+    """The compact, deterministic text form (names in order of first appearance).
+
+    ``lines``: end each node with ``# file:line``, the user's line that traced it (when known)."""
     gen, names = _names(), {}
 
     def name(v):
@@ -177,7 +197,10 @@ def print_graph(graph):
         return names[v.id]
 
     head = " ".join(f"{name(v)}:{aval_str(v.aval)}" for v in graph.inputs)
-    lines = [f"{{ lambda {head} ; let"]
-    lines += [f"    {node_line(node, name)}" for node in graph.nodes]
-    lines.append(f"  in ({' '.join(name(v) for v in graph.outputs)}) }}")
-    return "\n".join(lines)
+    out = [f"{{ lambda {head} ; let"]
+    for node in graph.nodes:
+        text = f"    {node_line(node, name, lines=lines)}"
+        out.append(f"{text}  # {line_str(node)}" if lines and node.line else text)
+    out.append(f"  in ({' '.join(name(v) for v in graph.outputs)}) }}")
+    return "\n".join(out)
+

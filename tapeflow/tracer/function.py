@@ -119,6 +119,11 @@ class Function:
         self._bound_by_id = {}
         functools.update_wrapper(self, python_function)
 
+    def __repr__(self):
+        n = len(self._concrete)
+        return (f"<tapeflow.function {self.name}{self._signature}: {n} "
+                f"trace{'' if n == 1 else 's'}>")
+
     # -- methods ---------------------------------------------------------------------------
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -339,7 +344,10 @@ class Function:
 
     def lower(self, *args, **kwargs):
         """Every compilation stage for these arguments (see tracer.lower.Lowered)."""
-        return Lowered(self.get_concrete_function(*args, **kwargs))
+        concrete = self.get_concrete_function(*args, **kwargs)
+        if not args and not kwargs and self.input_signature is not None:
+            args = tuple(self.input_signature)
+        return Lowered(concrete, arg_names=self._keys(self._bind(args, kwargs))[1])
 
     def experimental_get_tracing_count(self):
         return len(self._general)

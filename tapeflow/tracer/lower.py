@@ -1,13 +1,21 @@
-"""``function(...).lower(*args)``: every stage of compiling a function, as text.
+"""``function(...).lower(*args)``: every stage of compiling a function, as text or graphs.
 
 The same object backs ``tapeflow dump``: the traced graph, the graph after each
 pass, the joint graph, the min-cut partition, the forward and backward programs a tape
 runs as they run (after the final passes, with the residuals and the bytes they keep),
 the vectorized jacobians and the generated Numba source of each program.
+
+``figures`` gives the stages that are graphs as ``Figure``s (the graphs with their argument
+names, residual links, fused loop groups and generated code lines), which ``dot`` draws as
+Graphviz text and ``tracer/picture.py`` as an HTML page.
 """
 import difflib
+from dataclasses import dataclass, field
 
-from ..ir.dot import to_dot
+from ..codegen.emitter import Unsupported
+from ..codegen.fusion import Group, plan
+from ..codegen.generate import generate
+from ..ir.dot import INPUT, RESIDUAL, cluster, document, link, statements
 from ..ir.graph import aval_str, print_graph
 from ..ir.shapes import num_elements
 from ..passes import FINAL, partition, run_passes
@@ -33,23 +41,108 @@ STAGES = {
     "source": "the generated Numba source of each program that runs",
 }
 DEFAULT_STAGES = ("traced", "jacobians", "forward", "backward")
+# the stages that are graphs (the others are text only: the passes, jacobians, the source)
+GRAPH_STAGES = ("traced", "program", "joint", "min-cut", "forward", "backward")
+
+
+@dataclass
+class Part:
+    """One graph of a figure, with what a drawing shows besides the graph itself.
+
+    ``prefix``: the ids of its drawn nodes (see ``ir/dot.py``); ``arg_names``/``out_names``:
+    labels per input/output; ``input_style``: {input index: (label, style)} (residuals);
+    ``skip_outputs``: outputs drawn as links to another part instead; ``groups``: the fused
+    loops [(label, [node index])]; ``code``: {node index: [(line number, generated line)]};
+    ``lines``: whether its nodes' ``Node.line`` is the user's line (see ``DERIVED``).
+    """
+    title: str
+    graph: object
+    prefix: str
+    arg_names: list = None
+    out_names: list = None
+    input_style: dict = field(default_factory=dict)
+    skip_outputs: tuple = ()
+    groups: list = field(default_factory=list)
+    code: dict = field(default_factory=dict)
+    lines: bool = True
+
+
+# Stages whose graphs are rebuilt from the traced one (the joint by replaying it under a tape,
+# and the forward/backward split of that): their nodes' ``line`` is where the rebuild was
+# called from, not the user's line of the op, so dumps do not print it.
+DERIVED = ("joint", "min-cut", "forward", "backward")
+
+
+@dataclass
+class Figure:
+    """A stage as graphs: ``parts`` side by side; ``links`` [(part, output, part, input,
+    label)] join one part's outputs to another's inputs (a forward's residuals)."""
+    stage: str
+    heading: str
+    parts: list
+    links: list = field(default_factory=list)
+
+    def statements(self, lines=False, collapse=False):
+        """(Graphviz statements of the parts, the link edges between them); ``collapse``
+        draws each fused loop as one node."""
+        drawn = [statements(p.graph, p.prefix, p.arg_names, p.out_names, lines and p.lines,
+                            p.groups, collapse, p.input_style, p.skip_outputs) for p in self.parts]
+        if len(drawn) == 1:
+            stmts = drawn[0].stmts
+        else:
+            stmts = [s for p, d in zip(self.parts, drawn, strict=True)
+                     for s in cluster(p.prefix, p.title, d.stmts)]
+        links = [link(drawn[a].producers[o], drawn[b].inputs[i], label)
+                 for a, o, b, i, label in self.links]
+        return stmts, links
+
+    def dot(self, lines=False, collapse=False):
+        """Graphviz text of this figure alone."""
+        stmts, links = self.statements(lines, collapse)
+        return document(self.heading, stmts + links)
 
 
 class Lowered:
-    """The stages of one ConcreteFunction; each computes on demand (see ``STAGES``)."""
+    """The stages of one ConcreteFunction; each computes on demand (see ``STAGES``).
 
-    def __init__(self, concrete):
+    ``arg_names``: the Python name of each flat argument (``x``, ``xs[1]``), when known."""
+
+    def __init__(self, concrete, arg_names=None):
         self.concrete = concrete
+        self.arg_names = arg_names
+
+    def __repr__(self):
+        g = self.concrete.graph
+        return (f"<Lowered {self.concrete.name}({', '.join(self.input_names())}): "
+                f"{len(g.nodes)} traced nodes, {len(g.outputs)} outputs; stages: {', '.join(STAGES)}>")
+
+    def input_names(self):
+        """A label per graph input: the argument's name, a variable's name, or 'captured i'."""
+        out, n = [], len(self.concrete.graph.inputs)
+        for i, (kind, what) in enumerate(self.concrete.sources or [("arg", k) for k in range(n)]):
+            if kind == "arg":
+                known = self.arg_names and what < len(self.arg_names)
+                out.append(self.arg_names[what] if known else f"arg {what}")
+            elif kind == "var":
+                out.append(f"variable {getattr(what, 'name', '?')}")
+            else:
+                out.append(f"captured {i}")
+        return out
 
     @property
     def traced(self):
         return print_graph(self.concrete.graph)
 
-    def passes(self):
-        """[(pass name, printed graph after it)] for the program a plain call runs."""
-        dump = []
-        run_passes(self.concrete.graph, FINAL, dump=dump)
-        return dump
+    def passes(self, lines=False):
+        """[(pass name, printed graph after it)] for the program a plain call runs; ``lines``:
+        each node with its user line."""
+        graph = self.concrete.graph
+        out = [("input", print_graph(graph, lines))]
+        for item in FINAL:   # one pass at a time: the graph after each, not only its text
+            dump = []
+            graph = run_passes(graph, [item], dump=dump)
+            out.append((dump[-1][0], print_graph(graph, lines)))
+        return out
 
     @property
     def optimized(self):
@@ -82,44 +175,135 @@ class Lowered:
         return [(f"{mode} mode, {v.report()}", print_graph(v.graph))
                 for mode, v in REPORTS.get(self.concrete.graph, [])]
 
-    def dot(self):
-        return to_dot(self.concrete.graph, self.concrete.name)
+    def dot(self, stages=("traced",), lines=False, collapse=False):
+        """Graphviz text of the graph stages ``stages`` (each figure a cluster of one digraph)."""
+        figures = self.figures(stages)
+        if len(figures) == 1:
+            return figures[0].dot(lines, collapse)
+        stmts, links = [], []
+        for k, f in enumerate(figures):   # several: each in a cluster, links at the top level
+            body, more = f.statements(lines, collapse)
+            stmts += cluster(f"stage{k}", f.heading, body)
+            links += more
+        return document(self.concrete.name, stmts + links)
 
-    def stages(self, names=DEFAULT_STAGES, diff=False):
+    # -- the stages as graphs -----------------------------------------------------------------
+
+    def figures(self, names=GRAPH_STAGES):
+        """[Figure] for the graph stages in ``names`` (forward and backward are one figure)."""
+        out, names = [], [n for n in GRAPH_STAGES if n in names]
+        for name in names:
+            if name == "backward" and "forward" in names:
+                continue
+            out += getattr(self, "_figure_" + name.replace("-", "_"))()
+        return out
+
+    def _outputs(self, graph):
+        n = len(graph.outputs)
+        return ["output"] if n == 1 else [f"output {i}" for i in range(n)]
+
+    def _figure_traced(self):
+        g = self.concrete.graph
+        return [Figure("traced", f"traced: {self.concrete.name}",
+                       [Part("traced", g, "t_", self.input_names(), self._outputs(g))])]
+
+    def _figure_program(self):
+        g = backend.optimize(self.concrete.graph)
+        part = Part("program", g, "p_", self.input_names(), self._outputs(g))
+        _codegen(part, self.concrete.name)
+        return [Figure("program", "program (a plain call)", [part])]
+
+    def _grad_labels(self, graph_outputs):
+        """(cotangent input labels, gradient output labels) of this function's backward."""
+        g, names = self.concrete.graph, self.input_names()
+        outs = self._outputs(g)
+        cts = [f"grad of {outs[i]}" for i, v in enumerate(g.outputs) if v.aval.dtype.is_floating]
+        grads = [f"grad {names[i]}" for i, v in enumerate(g.inputs) if v.aval.dtype.is_floating]
+        return cts, grads if len(grads) == graph_outputs else None
+
+    def _figure_joint(self):
+        why = self._no_gradient()
+        if why:
+            return []
+        joint = self.concrete.joint()
+        cts, grads = self._grad_labels(len(joint.graph.outputs) - joint.n_outputs)
+        g = joint.graph
+        return [Figure("joint", "joint (forward + backward)", [Part(
+            "joint", g, "j_", self.input_names() + cts,
+            self._outputs(self.concrete.graph) + (grads or [f"grad {i}" for i in range(
+                len(g.outputs) - joint.n_outputs)]), lines=False)])]
+
+    def _pair(self, stage, heading, fwd, bwd, n_res, prefix, name):
+        """A forward and its backward side by side, each residual a link between them."""
+        n_out = len(fwd.outputs) - n_res
+        names = self._outputs(self.concrete.graph)
+        cts, grads = self._grad_labels(len(bwd.outputs))
+        style = {j: (f"residual {j}", RESIDUAL) for j in range(n_res)}
+        style.update({n_res + i: (label, INPUT) for i, label in enumerate(cts)})
+        f = Part("forward", fwd, prefix + "f_", self.input_names(),
+                 names[:n_out] + [f"residual {j}" for j in range(n_res)],
+                 skip_outputs=tuple(range(n_out, n_out + n_res)), lines=False)
+        b = Part("backward", bwd, prefix + "b_", None, grads, input_style=style, lines=False)
+        if name:
+            _codegen(f, f"{name}_forward")
+            _codegen(b, f"{name}_backward")
+        links = [(0, n_out + j, 1, j, f"residual {j}: {_bytes(v.aval)} B")
+                 for j, v in enumerate(fwd.outputs[n_out:])]
+        return Figure(stage, heading, [f, b], links)
+
+    def _figure_forward(self):
+        if self._no_gradient():
+            return []
+        fwd, bwd, n_res = self._tape_graphs()
+        return [self._pair("forward", "forward and backward (what runs under a tape)",
+                           fwd, bwd, n_res, "", self.concrete.name)]
+
+    _figure_backward = _figure_forward
+
+    def _figure_min_cut(self):
+        if self._no_gradient():
+            return []
+        joint = self.concrete.joint()
+        fwd, bwd, info = partition(joint.graph, joint.n_primals, joint.n_outputs)
+        return [self._pair("min-cut", f"min-cut: {len(info)} residuals, {info.total_bytes} bytes",
+                           fwd, bwd, len(info), "m_", None)]
+
+    def stages(self, names=DEFAULT_STAGES, diff=False, lines=False):
         """[(heading, text)] for the stages ``names`` (in ``STAGES`` order); ``diff``: the
-        passes as unified diffs against the graph before each."""
+        passes as unified diffs against the graph before each; ``lines``: each node with the
+        user's ``file:line`` (not in the stages rebuilt from the trace, see ``DERIVED``)."""
         unknown = set(names) - set(STAGES)
         if unknown:
             raise ValueError(f"unknown stage {sorted(unknown)[0]!r}; stages: {', '.join(STAGES)}")
         out = []
         for name in (n for n in STAGES if n in names):
-            out += getattr(self, "_stage_" + name.replace("-", "_"))(diff)
+            out += getattr(self, "_stage_" + name.replace("-", "_"))(diff, lines)
         return out
 
-    def as_text(self, passes=False, source=False, stages=None, diff=False):
+    def as_text(self, passes=False, source=False, stages=None, diff=False, lines=False):
         """The stages as one text: the default ones, plus the passes and the source if asked."""
         if stages is None:
             stages = DEFAULT_STAGES + (("passes",) if passes else ()) + (("source",) if source else ())
         return "\n".join(f"== {heading}\n{text}" if text else f"== {heading}"
-                         for heading, text in self.stages(stages, diff))
+                         for heading, text in self.stages(stages, diff, lines))
 
     # -- one method per stage: [(heading, text)] ---------------------------------------------
 
-    def _stage_traced(self, diff):
-        return [(f"traced: {self.concrete.name}", self.traced)]
+    def _stage_traced(self, diff, lines):
+        return [(f"traced: {self.concrete.name}", print_graph(self.concrete.graph, lines))]
 
-    def _stage_passes(self, diff):
+    def _stage_passes(self, diff, lines):
         out, previous = [], None
-        for name, text in self.passes():
+        for name, text in self.passes(lines):
             if previous is not None and text != previous:
                 out.append((f"after {name}", _diff(previous, text, name) if diff else text))
             previous = text
         return out or [("passes: none changed the graph", "")]
 
-    def _stage_program(self, diff):
-        return [("program (a plain call)", self.optimized)]
+    def _stage_program(self, diff, lines):
+        return [("program (a plain call)", self.passes(lines)[-1][1] if lines else self.optimized)]
 
-    def _stage_jacobians(self, diff):
+    def _stage_jacobians(self, diff, lines):
         return [(f"vectorized jacobian {k}: {report}", text)
                 for k, (report, text) in enumerate(self.vectorized())]
 
@@ -133,11 +317,11 @@ class Lowered:
             return "no gradient program: no floating-point input reaches a floating-point output"
         return None
 
-    def _stage_joint(self, diff):
+    def _stage_joint(self, diff, lines):
         why = self._no_gradient()
         return [(why, "")] if why else [("joint (forward + backward)", print_graph(self.concrete.joint().graph))]
 
-    def _stage_min_cut(self, diff):
+    def _stage_min_cut(self, diff, lines):
         why = self._no_gradient()
         if why:
             return [(why, "")]
@@ -147,7 +331,7 @@ class Lowered:
         return [("min-cut forward", fwd), ("min-cut backward", bwd),
                 (f"min-cut residuals: {len(info)}, {info.total_bytes} bytes", "\n".join(lines))]
 
-    def _stage_forward(self, diff):
+    def _stage_forward(self, diff, lines):
         why = self._no_gradient()
         if why:
             return [(why, "")]
@@ -155,18 +339,37 @@ class Lowered:
         return [("forward (outputs + residuals)", fwd),
                 (f"residuals: {len(lines)}, {total} bytes", "\n".join(f"   {ln}" for ln in lines))]
 
-    def _stage_backward(self, diff):
+    def _stage_backward(self, diff, lines):
         if self._no_gradient():
             return []
         return [("backward (residuals + cotangents)", self.tape_programs()[1])]
 
-    def _stage_source(self, diff):
+    def _stage_source(self, diff, lines):
         out = [(f"generated source: {self.concrete.name} (a plain call)", self.source())]
         if not self._no_gradient():
             fwd, bwd, _ = self.concrete.tape_pair()
             for what, fn in (("forward", fwd), ("backward", bwd)):
                 out.append((f"generated source: {what}", _source(backend.compile(fn.graph, fn.name))))
         return out
+
+
+def _codegen(part, name):
+    """The fused loop groups of ``part``'s program and the generated lines of each node, as
+    the Numba backend generates them (generating is cheap: nothing is compiled)."""
+    index = {id(n): k for k, n in enumerate(part.graph.nodes)}
+    try:
+        steps = plan(part.graph)
+        generated = generate(part.graph, name)
+    except (Unsupported, KeyError):   # an op without a template: the interpreter runs it
+        return
+    for step in steps:
+        if isinstance(step, Group):
+            nodes = sorted(index[id(n)] for n in step.members + step.reductions)
+            part.groups.append((f"fused loop over {list(step.shape)}", nodes))
+    source = generated.source.split("\n")
+    for lineno, node in sorted(generated.line_nodes.items()):
+        if id(node) in index:
+            part.code.setdefault(index[id(node)], []).append((lineno, source[lineno - 1]))
 
 
 def _source(program):
