@@ -55,6 +55,9 @@ SETTINGS = {
     "TAPEFLOW_JACOBIAN_MODE": Setting(
         "auto", "auto, forward or reverse", _choice("auto", "forward", "reverse"),
         "jacobian mode: the one needing fewer seeds (auto), or forced where it is exact"),
+    "TAPEFLOW_LOAD_BUDGET_MB": Setting(
+        "1024", "a number of MiB > 0", _megabytes,
+        "memory one tf.saved_model.load may take (arrays, graphs, parsed JSON), checked before allocating"),
     "TAPEFLOW_JACOBIAN_BUDGET_MB": Setting(
         "256", "a number of MiB > 0", _megabytes,
         "memory one chunk of a vectorized jacobian's seeds may take"),
