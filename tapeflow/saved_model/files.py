@@ -36,6 +36,7 @@ class Directory:
             raise SavedModelError(root, "is not a directory (a saved program is a directory)")
         self.root = os.path.realpath(root)
         self.shown = root  # the name the user gave, for messages
+        self.referrer = None  # the file whose names are being resolved (the manifest), for messages
 
     def charge(self, nbytes, name, what):
         """Count ``nbytes`` against the load's budget; SavedModelError naming ``name`` past it."""
@@ -49,10 +50,12 @@ class Directory:
 
     def path_of(self, name, what="file"):
         """The checked absolute path of ``name``, a relative name read from the manifest."""
+        # a bad name is the fault of the file that holds it (the manifest), not a path to show first
+        at = self.where(self.referrer) if self.referrer else self.shown
         if not isinstance(name, str) or not name or len(name) > limits.MAX_NAME:
-            raise SavedModelError(self.shown, f"{what} name {name!r:.80} is not a file name")
+            raise SavedModelError(at, f"{what} name {name!r:.80} is not a file name")
         if not _NAME.fullmatch(name):
-            raise SavedModelError(self.where(name), f"{what} name {name!r:.80} is not a plain relative "
+            raise SavedModelError(at, f"{what} name {name!r:.80} is not a plain relative "
                                   f"name inside the directory (absolute, '..', hidden or odd characters)")
         path = self.root
         for part in name.split("/"):
@@ -215,11 +218,13 @@ def json_depth(value):
 
 
 def _no_duplicates(pairs):
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"duplicate key {k!r:.60}")
-        out[k] = v
+    out = dict(pairs)           # in C; a duplicate shows as a shorter dict
+    if len(out) != len(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise ValueError(f"duplicate key {k!r:.60}")
+            seen.add(k)
     return out
 
 

@@ -98,6 +98,7 @@ class _Loader:
 
     def run(self):
         m = self.dir.read_json(MANIFEST, "manifest")
+        self.dir.referrer = MANIFEST     # every file name from here on is read from the manifest
         where = self.dir.where(MANIFEST)
         try:
             return self._manifest(m)
