@@ -15,24 +15,27 @@ from .ir.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float6
 from .runtime.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor
 from .autodiff.tape import GradientTape, UnconnectedGradients
 from .autodiff.custom_gradient import RegisterGradient, custom_gradient, gradient_override_map
-from .runtime.stack import name_scope
+from .runtime.recorder import executing_eagerly, init_scope
+from .runtime.stack import device, name_scope
 from .ops.creation import *  # noqa: F401,F403
 from .ops.math import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.array import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.clip import *  # noqa: F401,F403
+from .ops.io import print  # noqa: F401,A001
 from . import math, nn, linalg  # noqa: E402
 from .runtime.module import Module  # noqa: E402
 from . import tracer  # noqa: E402
 from .tracer import TensorSpec, function  # noqa: E402
+from .tracer.transforms import grad, value_and_grad  # noqa: E402
 from .tracer.control import cond, while_loop  # noqa: E402
 from .tracer.backend import set_backend  # noqa: E402
-from . import keras  # noqa: E402
-from .keras import initializers, layers, optimizers  # noqa: E402,F401
+from . import config, dtypes, keras  # noqa: E402,F401
+from .keras import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 
 # ``tapeflow.layers`` *is* ``tapeflow.keras.layers`` (and so on), as TensorFlow's short names.
-for _name in ("layers", "optimizers", "initializers"):
+for _name in ("layers", "optimizers", "initializers", "losses", "metrics"):
     _sys.modules[f"{__name__}.{_name}"] = getattr(keras, _name)
 
 from ._version import __version__  # noqa: E402

@@ -23,6 +23,11 @@ class InvalidArgumentError(OpError, ValueError):
     """
 
 
+class InternalError(OpError):
+    """TensorFlow's ``tf.errors.InternalError``: what its tape raises inside a function when a
+    recorded op's gradient function returns the wrong number of gradients."""
+
+
 class InferError(Exception):
     """Raised by shape/dtype inference; dispatch turns it into ``InvalidArgumentError``."""
 

@@ -11,6 +11,7 @@ import functools
 import inspect
 
 from .. import _nest
+from ..ir.graph import Graph, Value
 from ..runtime.dispatch import apply
 from ..runtime.recorder import STATE, Entry, current_trace
 from ..runtime.registry import GRADS, USER_GRADS, GradRule
@@ -137,9 +138,28 @@ def _input_grads(grad_fn, upstream, variables, arg_count):
         input_grads, variable_grads = grad_fn(*upstream), []
     flat_grads = _nest.flatten(input_grads)
     if len(flat_grads) != arg_count:
-        raise ValueError(f"custom_gradient function expected to return {arg_count} gradients, but "
-                         f"returned {len(flat_grads)} instead.")
+        raise GradientCountError(arg_count, len(flat_grads))
     return flat_grads + list(variable_grads)
+
+
+class GradientCountError(ValueError):
+    """grad_fn returned the wrong number of gradients (TensorFlow's ValueError eagerly)."""
+
+    def __init__(self, expected, got):
+        super().__init__(f"custom_gradient function expected to return {expected} gradients, but "
+                         f"returned {got} instead.")
+        self.expected, self.got = expected, got
+
+
+class FailedGradient(Graph):
+    """The ``grad`` of a traced custom_gradient whose grad_fn returned the wrong number of
+    gradients: as in TensorFlow the error is raised only when a gradient through the call is
+    computed (autodiff/grads/custom.py), not while the function is traced. A graph of no
+    gradients (its mask is all False), so printing and saving see an ordinary node."""
+
+    def __init__(self, avals, error):
+        super().__init__([Value(a) for a in avals], [], [])
+        self.error = error
 
 
 def _record_traced(trace, result, grad_fn, flat_args, variables, flat_result, inputs):
@@ -151,7 +171,11 @@ def _record_traced(trace, result, grad_fn, flat_args, variables, flat_result, in
         mask.extend(g is not None for g in flat)
         return [g for g in flat if g is not None]
 
-    graph, captured = trace.trace_graph(grads, [r.aval for r in flat_result])
+    try:
+        graph, captured = trace.trace_graph(grads, [r.aval for r in flat_result])
+    except GradientCountError as e:
+        graph, captured = FailedGradient([r.aval for r in flat_result], e), []
+        mask[:] = [False] * len(inputs)
     outs = apply("CustomGradient", inputs + captured + flat_result,
                  {"grad": graph, "n_in": len(inputs), "n_cap": len(captured), "mask": tuple(mask)})
     return _nest.pack_sequence_as(result, list(outs))

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _nest
 from ..errors import user_line
 from ..ops import array
-from ..runtime.recorder import STATE, Entry, Recorder
+from ..runtime.recorder import STATE, Entry, Recorder, current_trace
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 from . import explain as _explain
 from .backprop import Plan, flat_ids, zeros
@@ -224,10 +224,7 @@ class GradientTape:
         unconnected = UnconnectedGradients(unconnected_gradients)
         if self._rec is None:
             raise RuntimeError(_NON_PERSISTENT)
-        if not experimental_use_pfor and not self._persistent:
-            raise RuntimeError("GradientTape must be created with persistent=True to compute the "
-                               "jacobian with eager execution enabled and with experimental_use_pfor "
-                               "set to False.")
+        _check_loop_jacobian(self, experimental_use_pfor, "jacobian")
         flat_sources = _nest.flatten(sources)
         source_ids = flat_ids(flat_sources, "sources")
         target = _target_tensor(target, "jacobian")
@@ -265,10 +262,7 @@ class GradientTape:
         """
         if self._rec is None:
             raise RuntimeError(_NON_PERSISTENT)
-        if not experimental_use_pfor and not self._persistent:
-            raise RuntimeError("GradientTape must be created with persistent=True to compute the "
-                               "batch_jacobian with eager execution enabled and with "
-                               "experimental_use_pfor set to False.")
+        _check_loop_jacobian(self, experimental_use_pfor, "batch_jacobian")
         target = _target_tensor(target, "batch_jacobian")
         if not isinstance(source, (Tensor, Variable)) and not hasattr(source, "aval"):
             raise TypeError(f"batch_jacobian: source must be a Tensor or Variable, got "
@@ -325,6 +319,16 @@ def _one_hot_column(batch, n, j, dtype):
     a = np.zeros((batch, n), dtype.np)
     a[:, j] = 1
     return wrap(a)
+
+
+def _check_loop_jacobian(tape, use_pfor, what):
+    """TensorFlow's check: a jacobian by a loop of gradients (no pfor) on a non-persistent tape
+    works only inside a function, which traces the loop's one gradient (the tape is then used
+    up, as by ``gradient``); eagerly it would need the record once per row."""
+    if not use_pfor and not tape._persistent and current_trace() is None:
+        raise RuntimeError(f"GradientTape must be created with persistent=True to compute the "
+                           f"{what} with eager execution enabled and with experimental_use_pfor "
+                           f"set to False.")
 
 
 def _seeded_rows(rec, target, source_ids, flat_sources, unconnected, seed_fn, n):

@@ -6,8 +6,9 @@ elementwise chains fused into loops (``fusion``, ``loops``), fast vectorizable f
 transcendentals (``fastmath``), and an on-disk cache keyed by the source's hash
 (``cache``) so a second process reuses Numba's compiled code. See program.py.
 
-The names below are imported on first use: ``codegen.calls`` (the generated Python call
-path, used by the interpreter backend too) must not pull in Numba.
+The names below are imported on first use, so importing a codegen module that does not
+compile (``failures``, which the tracer's call path uses on every backend) does not pull in
+Numba.
 """
 import importlib
 

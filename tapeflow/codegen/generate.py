@@ -42,7 +42,7 @@ HEADER = """\
 {graph}
 import math
 import numpy as np
-from numba import njit, prange
+from numba import njit, objmode, prange
 from tapeflow.codegen import fastmath as fm, rt
 
 __tapeflow_generated__ = True   # errors.user_frame: these frames are not the user's line
@@ -308,8 +308,11 @@ def _tuple(items):
 
 
 def _decorator(em, b, e):
-    flags = ['cache=True', 'error_model="numpy"', 'fastmath={"reassoc"}', 'nogil=True']
-    if any("prange(" in em.lines[k][1] for k in range(b, e)):
+    lines = [em.lines[k][1] for k in range(b, e)]
+    # a part that leaves Numba (tf.print's objmode block) needs the GIL anyway
+    flags = ['cache=True', 'error_model="numpy"', 'fastmath={"reassoc"}',
+             f'nogil={not any(line.startswith("with objmode(") for line in lines)}']
+    if any("prange(" in line for line in lines):
         flags.append("parallel=True")
     return f"@njit({', '.join(flags)})"
 

@@ -72,7 +72,7 @@ class Program:
         self.source, self.cache_path = source, cache_path
         self.kernels, self.fallback = list(kernels), fallback
         self._call = call
-        # for callers that pin argument types themselves (codegen.calls): the single kernel's
+        # for callers that pin argument types themselves (tracer/fastcall.py): the single kernel's
         # compiled entry point taking (inputs..., consts...), or None; what each output is
         self.entry, self.consts, self.out_kinds = None, [], None
 

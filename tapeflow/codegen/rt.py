@@ -7,6 +7,7 @@ source stays readable and the semantics live in one tested place. They are ordin
 import numpy as np
 from numba import njit, types
 
+from ..runtime.printing import print_values  # noqa: F401  (PrintV2's template calls it in objmode)
 from .blas import gemm
 
 _JIT = dict(cache=True, error_model="numpy", nogil=True)

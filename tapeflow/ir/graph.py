@@ -137,6 +137,8 @@ def _attr_str(k, v):
         v = v.name
     elif isinstance(v, tuple):
         v = "(" + ",".join(str(x) for x in v) + ")"
+    elif isinstance(v, str) and not v.isidentifier():
+        v = repr(v)   # one line, and a space or bracket in it cannot be read as syntax
     return f"{k}={v}"
 
 

@@ -24,6 +24,7 @@ from ..ops import nn as N
 from ..ops import reduce as R
 from ..runtime import stack
 from . import initializers
+from .node import any_keras_tensor, symbolic_call
 from ..runtime.module import Module
 from ..runtime.tensor import STATE_paused, Tensor, TensorShape, Variable, convert_to_tensor
 
@@ -205,6 +206,13 @@ class Layer(Module):
         self._dtype = D.as_dtype(dtype or D.float32)
         self._autocast = kwargs.get("autocast", True)
         self._input_spec = None
+        # Keras 3 still accepts these on a Sequential's first layer (with a warning).
+        shape = kwargs.get("input_shape")
+        if kwargs.get("input_dim") is not None:
+            shape = (kwargs["input_dim"],)
+        if kwargs.get("batch_input_shape") is not None:
+            shape = tuple(kwargs["batch_input_shape"])[1:]
+        self._input_shape_arg = tuple(shape) if shape is not None else None
         self.built = False
 
     # -- tracking ------------------------------------------------------------------------
@@ -327,9 +335,24 @@ class Layer(Module):
             p.assign(np.asarray(w, dtype=p.dtype.np))
 
     # -- weights ---------------------------------------------------------------------------
-    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
-                   trainable=None, constraint=None, **kwargs):
-        """A new variable of this layer, named in the current scope ('dense/kernel:0' inside call)."""
+    _KERAS3_ADD_WEIGHT = ("shape", "initializer", "dtype", "trainable", "autocast", "regularizer",
+                          "constraint")
+
+    def add_weight(self, *args, **kwargs):
+        """A new variable of this layer, named in the current scope ('dense/kernel:0' inside call).
+
+        Keras 3 takes ``shape`` first (``add_weight((3, 4), "zeros")``), Keras 2 ``name``
+        first (``add_weight("kernel", (3, 4))``); a string first argument means the latter.
+        """
+        if args and args[0] is not None and not isinstance(args[0], str):
+            kwargs.update(zip(self._KERAS3_ADD_WEIGHT, args))
+            args = ()
+        kwargs.pop("autocast", None)
+        kwargs.pop("aggregation", None)
+        return self._add_weight(*args, **kwargs)
+
+    def _add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
+                    trainable=None, constraint=None):
         if regularizer is not None or constraint is not None:
             raise NotImplementedError("tapeflow layers do not support regularizers or constraints yet")
         dtype = D.as_dtype(dtype or self._dtype)
@@ -399,11 +422,14 @@ class Layer(Module):
         if self.built:
             return
         shapes = _nest.map_structure(lambda x: TensorShape(x.shape), inputs)
+        self._build_input_shape = shapes
         with STATE_paused():  # Keras builds in an init_scope: tapes see no build ops
             self.build(shapes)
         self.built = True
 
     def __call__(self, *args, **kwargs):
+        if any_keras_tensor((args, kwargs)):  # building a functional model: record, don't run
+            return symbolic_call(self, args, kwargs)
         if args:
             inputs, args = args[0], args[1:]
         elif "inputs" in kwargs:

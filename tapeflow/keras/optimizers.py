@@ -1,4 +1,4 @@
-"""Keras optimizers (TF 2.11+ ``tf.keras.optimizers``): ``SGD`` and ``Adam``.
+"""Keras optimizers (TF 2.11+ ``tf.keras.optimizers``): ``SGD``, ``Adam`` and ``RMSprop``.
 
 Updates are the Keras formulas op for op in the variable's dtype (so float32
 results match TensorFlow's bit for bit where the ops do), applied with
@@ -95,6 +95,7 @@ class Optimizer:
         if self._built:
             return
         self._index = {v._id: i for i, v in enumerate(var_list)}
+        self._built_variables = list(var_list)
         self._build_slots(list(var_list))
         self._built = True
 
@@ -149,6 +150,16 @@ class Optimizer:
                 self.update_step(g, v)
             self._iterations.assign_add(1)
         return self._iterations
+
+    def apply(self, grads, trainable_variables=None):
+        """Keras 3's form: ``apply(grads, variables)``; without variables, those it was built for."""
+        if trainable_variables is None:
+            if not self._built:
+                raise ValueError("When passing `grads` without `variables`, the optimizer must already "
+                                 "be built on a list of variables. Call `optimizer.build("
+                                 "trainable_variables)` first.")
+            trainable_variables = self._built_variables
+        return self.apply_gradients(zip(grads, trainable_variables))
 
     def update_step(self, gradient, variable):
         raise NotImplementedError
@@ -255,7 +266,46 @@ class Adam(Optimizer):
                 "epsilon": self.epsilon, "amsgrad": self.amsgrad}
 
 
-_BY_NAME = {"sgd": SGD, "adam": Adam}
+class RMSprop(Optimizer):
+    """RMSprop as Keras 3 writes it: a moving mean of squared gradients, optional momentum and centering."""
+
+    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
+                 name="rmsprop", **kwargs):
+        super().__init__(name, learning_rate, **kwargs)
+        self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, centered
+
+    def _build_slots(self, var_list):
+        self._velocities = [self.add_variable_from_reference(v, "velocity") for v in var_list]
+        self._momentums = ([self.add_variable_from_reference(v, "momentum") for v in var_list]
+                           if self.momentum > 0 else [])
+        self._average_gradients = ([self.add_variable_from_reference(v, "average_gradient")
+                                    for v in var_list] if self.centered else [])
+
+    def update_step(self, gradient, variable):
+        lr = M.cast(self._learning_rate, variable.dtype)
+        velocity = self._slot(self._velocities, variable)
+        rho = self.rho
+        velocity.assign(M.add(M.multiply(rho, velocity), M.multiply(1 - rho, M.square(gradient))))
+        if self.centered:
+            average_grad = self._slot(self._average_gradients, variable)
+            average_grad.assign(M.add(M.multiply(rho, average_grad), M.multiply(1 - rho, gradient)))
+            denominator = M.add(M.subtract(velocity, M.square(average_grad)), self.epsilon)
+        else:
+            denominator = M.add(velocity, self.epsilon)
+        increment = M.truediv(M.multiply(lr, gradient), M.sqrt(denominator))
+        if self.momentum > 0:
+            momentum = self._slot(self._momentums, variable)
+            momentum.assign(M.add(M.multiply(self.momentum, momentum), increment))
+            variable.assign_sub(momentum)
+        else:
+            variable.assign_sub(increment)
+
+    def get_config(self):
+        return {**super().get_config(), "rho": self.rho, "momentum": self.momentum,
+                "epsilon": self.epsilon, "centered": self.centered}
+
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
 
 
 def get(identifier, **kwargs):
@@ -267,4 +317,4 @@ def get(identifier, **kwargs):
     raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
 
 
-__all__ = ["Optimizer", "SGD", "Adam", "get"]
+__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "get"]

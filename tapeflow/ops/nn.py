@@ -79,11 +79,13 @@ def gelu(features, approximate=False, name=None):
     x = _tensor(features)
     if not x.dtype.is_floating:
         raise ValueError(f"`features.dtype` must be a floating point tensor. Received: features.dtype={x.dtype}")
+    # The constants are Python floats, which take x's dtype: TensorFlow's
+    # ``cast(1.4142135623730951, dtype)`` rounds through float32 first and leaves a float64
+    # gelu 3.7e-9 off; float64 stays exact here.
     if approximate:
-        coeff = math.cast(0.044715, x.dtype)
-        inner = 0.7978845608028654 * (x + coeff * math.pow(x, 3))
+        inner = 0.7978845608028654 * (x + 0.044715 * math.pow(x, 3))
         return 0.5 * x * (1.0 + math.tanh(inner))
-    return 0.5 * x * (1.0 + math.erf(x / math.cast(1.4142135623730951, x.dtype)))
+    return 0.5 * x * (1.0 + math.erf(x / 1.4142135623730951))
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):

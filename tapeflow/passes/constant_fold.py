@@ -22,7 +22,7 @@ MAX_ELEMENTS = 100_000
 
 def constant_fold(graph, max_elements=MAX_ELEMENTS):
     def rule(node, inputs, new):
-        if node.op == "Const" or not is_pure(node.op) or node.op not in KERNELS:
+        if node.op == "Const" or not is_pure(node) or node.op not in KERNELS:
             return KEEP
         arrays = [new.const_array(v) for v in inputs]
         if any(a is None for a in arrays):

@@ -27,7 +27,7 @@ def cse(graph):
     for node in graph.nodes:
         inputs = [env.get(v.id, v) for v in node.inputs]
         key = None
-        if is_pure(node.op):
+        if is_pure(node):
             ids = [v.id for v in inputs]
             if node.op in OPS and OPS[node.op].commutative:
                 ids.sort()

@@ -50,7 +50,7 @@ def recomputable(node):
     twice.
     """
     opdef = OPS.get(node.op)
-    if opdef is None or not is_pure(node.op):
+    if opdef is None or not is_pure(node):
         return False
     if opdef.kind == "elementwise" or opdef.moves_data:
         return True

@@ -107,12 +107,16 @@ def nbytes(aval):
     return None if n is None else n * aval.dtype.size
 
 
-def is_pure(op):
-    """Ops with no effects: safe to merge, drop or evaluate at compile time.
+def is_pure(node):
+    """A node with no effects: safe to merge, drop or evaluate at compile time.
 
-    ``OpDef.pure``: every op registered today is pure; an op defined with ``pure=False``
-    (e.g. a future random or stateful op) is left alone by DCE, CSE and constant folding,
-    and never recomputed by the partitioner. ``Const`` and ops of no OpDef count as pure.
+    ``OpDef.pure`` says it of an op (``PrintV2`` is not); an If or While is pure only if the
+    graphs it runs are (a print inside a branch must run when the branch does). ``Const``
+    and ops of no OpDef count as pure. Impure nodes are left alone by DCE, CSE and constant
+    folding, and never recomputed by the partitioner.
     """
-    opdef = OPS.get(op)
-    return opdef is None or opdef.pure
+    opdef = OPS.get(node.op)
+    if opdef is not None and not opdef.pure:
+        return False
+    return all(is_pure(inner) for value in node.attrs.values() if isinstance(value, Graph)
+               for inner in value.nodes)

@@ -18,8 +18,9 @@ only calls these methods on the innermost one, ``current_trace()``:
 - ``add_op(name, tensors, attrs, out_avals)``: dispatch's one hook. The op added to the
   graph being traced, its symbolic outputs returned; or None for an op the trace lets run
   now (ops on constants made inside it).
-- ``read_variable(var)``, ``assign_variable(var, tensor)``, ``on_variable_created(var)``:
-  what a Variable does inside a trace.
+- ``read_variable(var)``, ``variable_value(var)`` (the value an assign_add updates, not a
+  read), ``assign_variable(var, tensor)``, ``on_variable_created(var)``: what a Variable
+  does inside a trace.
 - ``trace_graph(fn, avals)``: ``fn`` traced on symbolic inputs into a graph of its own (a
   custom gradient's ``grad_fn``); returns the graph and the tensors its extra inputs take.
 """
@@ -96,6 +97,26 @@ class _State(threading.local):
 
 
 STATE = _State()
+
+
+class init_scope:
+    """``tf.init_scope``: run the block eagerly, outside any trace being built and unseen by any
+    tape (TensorFlow lifts it out of function-building graphs and pauses gradient tapes), e.g.
+    to create a variable's initial value once inside a ``function``."""
+
+    def __enter__(self):
+        self._saved = STATE.tapes, STATE.var_watchers, STATE.traces
+        STATE.tapes, STATE.var_watchers, STATE.traces = [], [], []
+        return self
+
+    def __exit__(self, *exc):
+        STATE.tapes, STATE.var_watchers, STATE.traces = self._saved
+        return False
+
+
+def executing_eagerly():
+    """False while a ``function`` is being traced on this thread, as ``tf.executing_eagerly``."""
+    return not STATE.traces
 
 
 def current_trace():

@@ -20,3 +20,12 @@ def name_scope(name):
         yield current_name_scope()
     finally:
         scopes.pop()
+
+
+@contextlib.contextmanager
+def device(device_name):
+    """``tf.device``: tapeflow runs on the CPU only, so every device name places ops there, as
+    TensorFlow's soft placement does for a device the machine lacks."""
+    if device_name is not None and not isinstance(device_name, str):
+        raise TypeError(f"device name must be a string or None, got {type(device_name).__name__}")
+    yield

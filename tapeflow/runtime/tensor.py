@@ -9,7 +9,7 @@ import itertools
 
 import numpy as np
 
-from ..errors import user_line
+from ..errors import InvalidArgumentError, user_line
 from ..ir import dtypes as D
 from ..ir.opdef import AVal
 from .recorder import STATE, Entry, current_trace
@@ -306,6 +306,28 @@ class Variable(_Operators):
     value = read
     read_value = read
 
+    def _check_update(self, d, op):
+        """TensorFlow's Assign{Add,Sub}VariableOp takes a delta of the variable's own shape (no
+        broadcasting): InvalidArgumentError when it runs eagerly, ValueError from shape
+        inference in a function."""
+        shape = tuple(d.shape)
+        if len(shape) == self._value.ndim and all(
+                a is None or a == b for a, b in zip(shape, self._value.shape)):
+            return
+        if current_trace() is not None:
+            raise ValueError(f"Shapes must be equal: cannot update variable {self.name} of shape "
+                             f"{list(self._value.shape)} with a value of shape {list(d.shape)} "
+                             f"[at {user_line()}]")
+        raise InvalidArgumentError(f"{op}: Cannot update variable with shape "
+                                   f"{list(self._value.shape)} using a Tensor with shape "
+                                   f"{list(d.shape)}, shapes must be equal. [at {user_line()}]")
+
+    def _current(self):
+        """The value an assign_add/assign_sub updates: not a read (TensorFlow's
+        AssignAddVariableOp reads nothing a tape or a gradient sees)."""
+        ctx = current_trace()
+        return Tensor(self._value) if ctx is None else ctx.variable_value(self)
+
     def numpy(self):
         v = self._value
         return v.copy() if isinstance(v, np.ndarray) else v
@@ -334,16 +356,18 @@ class Variable(_Operators):
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         d = convert_to_tensor(delta, dtype=self.dtype)
+        self._check_update(d, "AssignAddVariableOp")
         if current_trace() is not None or not isinstance(d, Tensor):
             with STATE_paused():
-                return self._set(self.read() + d, "assign_add to")
+                return self._set(self._current() + d, "assign_add to")
         return self._set(wrap(np.asarray(self._value + d._value, dtype=self._value.dtype)), "assign_add to")
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         d = convert_to_tensor(delta, dtype=self.dtype)
+        self._check_update(d, "AssignSubVariableOp")
         if current_trace() is not None or not isinstance(d, Tensor):
             with STATE_paused():
-                return self._set(self.read() - d, "assign_sub to")
+                return self._set(self._current() - d, "assign_sub to")
         return self._set(wrap(np.asarray(self._value - d._value, dtype=self._value.dtype)), "assign_sub to")
 
     def __bool__(self):

@@ -16,6 +16,7 @@ import shutil
 import numpy as np
 
 from ..ir import codec
+from .._version import __version__
 from ..runtime.module import Module
 from ..runtime.tensor import Tensor, Variable
 from ..tracer.concrete import Const, OutRef
@@ -289,17 +290,11 @@ def save(obj, export_dir, signatures=None, options=None):
                          f"or a tapeflow.function")
     sigs = _signature_functions(obj, signatures, w)
     manifest = {
-        "format": FORMAT, "format_version": FORMAT_VERSION, "tapeflow_version": _version(),
+        "format": FORMAT, "format_version": FORMAT_VERSION, "tapeflow_version": __version__,
         "custom_gradients": w.custom_gradients, "root": root, "objects": objects,
         "signatures": sigs, "functions": w.function_records,
         "variables": [], "constants": []}
     _write(export_dir, manifest, w)
-
-
-def _version():
-    # The version is defined in tapeflow/__init__.py, the layer above this one; read it when saving.
-    import tapeflow
-    return tapeflow.__version__
 
 
 def _write(export_dir, manifest, w):

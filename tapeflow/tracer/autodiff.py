@@ -7,7 +7,9 @@ compiled and eager gradients agree by construction (values, None pattern).
 ``split`` then cuts the joint graph into a forward program (outputs + residuals)
 and a backward program (residuals + cotangents -> gradients).
 """
+from ..errors import InternalError
 from ..ir.graph import Graph
+from ..autodiff.custom_gradient import GradientCountError
 from ..runtime.interpret import replay
 from ..autodiff.tape import GradientTape
 from .context import TraceContext
@@ -42,8 +44,15 @@ def vjp_graph(graph):
         out_values = [ctx.value_of(o) for o in outs]  # before the gradient phase begins
         n_forward_nodes = len(ctx.graph.nodes)
         targets = [outs[i] for i in ct_outputs]
-        grads = (tape.gradient(targets, [primals[i] for i in wrt], output_gradients=cts) if targets
-                 else [None] * len(wrt))
+        try:
+            grads = (tape.gradient(targets, [primals[i] for i in wrt], output_gradients=cts)
+                     if targets else [None] * len(wrt))
+        except InternalError as e:
+            # a custom_gradient returning the wrong number of gradients: TensorFlow's gradient
+            # of a function graph raises ValueError, its tape inside a function InternalError
+            if isinstance(e.__cause__, GradientCountError):
+                raise e.__cause__ from None
+            raise
     g = ctx.graph
     g.outputs = out_values
     grad_inputs = []

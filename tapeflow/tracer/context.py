@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import user_line, user_position
 from ..ir.graph import Graph, Value
+from ..ir.opdef import OPS
 from ..ops import math
 from ..runtime.recorder import STATE, current_trace
 from ..runtime.tensor import Tensor, Variable, _next_id, convert_to_tensor
@@ -24,6 +25,10 @@ class DecisionLimitError(TracingError):
 current = current_trace    # the innermost TraceContext this thread is building, or None
 
 
+class ConditionError(TracingError, ValueError):
+    """A condition that is not a scalar (TensorFlow raises ValueError)."""
+
+
 def as_tensor(x):
     """``x`` as a tensor of the current trace or eager code (a Variable is read)."""
     if isinstance(x, (Tensor, SymbolicTensor)):
@@ -38,7 +43,7 @@ def predicate(x, what):
     ``what`` names it in the error for a non-scalar."""
     x = as_tensor(x)
     if x.aval.shape != ():
-        raise TracingError(f"{what} must be a scalar, got shape {list(x.shape)} (at {user_line()})")
+        raise ConditionError(f"{what} must be a scalar, got shape {list(x.shape)} (at {user_line()})")
     if not x.dtype.is_bool:
         x = math.not_equal(x, 0)
     return x
@@ -105,9 +110,10 @@ class TraceContext:
         return v
 
     def add_op(self, name, tensors, attrs, out_avals):
-        """Dispatch's hook: add op ``name`` to the graph; its symbolic outputs, or None for an
-        op on constants made inside the trace (it runs now: constant folding)."""
-        if all(isinstance(t, Tensor) and t._id >= self.first_id for t in tensors):
+        """Dispatch's hook: add op ``name`` to the graph; its symbolic outputs, or None for a
+        pure op on constants made inside the trace (it runs now: constant folding). An op with
+        effects (``tf.print``) is always traced: it must happen when the program runs."""
+        if OPS[name].pure and all(isinstance(t, Tensor) and t._id >= self.first_id for t in tensors):
             return None
         node = self.graph.add(name, [self.value_of(t) for t in tensors], attrs, out_avals)
         node.line = user_position()
@@ -145,21 +151,50 @@ class TraceContext:
         return d
 
     # -- variables -----------------------------------------------------------------
+    # TensorFlow's ReadVariableOp and Assign*VariableOp: every read of a variable, before or
+    # after an assign, passes its gradient to the variable itself (here: the graph input it was
+    # captured as, its "handle"), and an assign passes none to the value assigned. So the state
+    # after an assign is stop_gradient(value), and a read of it is a CustomGradient node that
+    # returns that state and sends its gradient to the handle (``_read_after_assign``).
     def capture_variable(self, var):
+        """The variable's handle: the graph input its gradient flows to (made on first use)."""
         if var._id not in self.var_inputs:
             v = Value(var.aval)
             self.graph.inputs.append(v)
             self.owned.add(v.id)
             self.var_inputs[var._id] = (var, v)
-            self.var_state[var._id] = v
-        return self.var_state[var._id]
+            self.var_state.setdefault(var._id, v)
+        return self.var_inputs[var._id][1]
+
+    def variable_value(self, var):
+        """The variable's current value as a tensor with no gradient path of its own (what an
+        assign_add adds to, or a loop carries)."""
+        self.capture_variable(var)
+        return SymbolicTensor(self.var_state[var._id])
 
     def read_variable(self, var):
-        return SymbolicTensor(self.capture_variable(var))
+        handle = self.capture_variable(var)
+        state = self.var_state[var._id]
+        return SymbolicTensor(handle if state is handle else self._read_after_assign(handle, state))
+
+    def _read_after_assign(self, handle, state):
+        reads = self.__dict__.setdefault("_reads", {})
+        key = (handle.id, state.id)
+        if key not in reads:
+            attrs = {"grad": _identity_grad(state.aval), "n_in": 1, "n_cap": 0, "mask": (True,)}
+            node = self.graph.add("CustomGradient", [handle, state], attrs, [state.aval])
+            node.line = user_position()
+            self.owned.add(node.outputs[0].id)
+            reads[key] = node.outputs[0]
+        return reads[key]
 
     def assign_variable(self, var, tensor):
         self.capture_variable(var)
-        self.var_state[var._id] = self.value_of(tensor)
+        value = self.value_of(tensor)
+        node = self.graph.add("StopGradient", [value], {}, [value.aval])
+        node.line = user_position()
+        self.owned.add(node.outputs[0].id)
+        self.var_state[var._id] = node.outputs[0]
         self.assigned.setdefault(var._id, var)
 
     def on_variable_created(self, var):
@@ -168,6 +203,18 @@ class TraceContext:
                              f"non-first call (at {user_line()}). Create variables once, e.g. guarded "
                              f"by `if self.v is None:`, or outside the function.")
         self.created_variables.append(var)
+
+
+_IDENTITY_GRADS = {}
+
+
+def _identity_grad(aval):
+    """The gradient graph of a read after an assign: the upstream gradient, unchanged."""
+    g = _IDENTITY_GRADS.get(aval)
+    if g is None:
+        dy = Value(aval)
+        g = _IDENTITY_GRADS[aval] = Graph([dy], [], [dy])
+    return g
 
 
 __all__ = ["TraceContext", "DecisionLimitError", "current", "as_tensor", "predicate", "MAX_DECISIONS"]

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _nest
 from ..errors import user_line
-from ..ir.graph import Graph, Value
+from ..ir.graph import Graph, Node, Value
 from ..ops import creation, math
 from ..runtime.dispatch import apply
 from ..runtime.interpret import apply_node
@@ -49,9 +49,9 @@ class SubTrace:
 
         def run(ctx):
             args = [ctx.input(a) for a in arg_avals]
-            # the last len(carried) args are the values of these variables: reads see them
+            # the last len(carried) args are the values of these variables: reads see them,
+            # and send their gradient to the variable read outside the loop (an operand)
             for var, arg in zip(carried, args[len(args) - len(carried):]):
-                ctx.var_inputs[var._id] = (var, arg.value)
                 ctx.var_state[var._id] = arg.value
             return fn(*args)
 
@@ -95,10 +95,15 @@ def _unify(traces):
         for v in tr.ctx.graph.inputs[tr.n_args:]:
             slots[index[tr.key(v)[0]]] = v
         slots = [s if s is not None else Value(x.aval) for s, x in zip(slots, operands)]
-        finals = [tr.ctx.var_state[vid] if vid in tr.ctx.assigned else slots[index[("v", vid)]]
-                  for vid in assigned]
-        graphs.append(Graph(tr.ctx.graph.inputs[:tr.n_args] + slots, tr.ctx.graph.nodes,
-                            tr.outs + finals))
+        nodes, finals = list(tr.ctx.graph.nodes), []
+        for vid in assigned:
+            if vid in tr.ctx.assigned:
+                finals.append(tr.ctx.var_state[vid])
+            else:   # unchanged on this side, and, as any assigned value, no gradient path
+                nodes.append(Node("StopGradient", [slots[index[("v", vid)]]], {},
+                                  [slots[index[("v", vid)]].aval]))
+                finals.append(nodes[-1].outputs[0])
+        graphs.append(Graph(tr.ctx.graph.inputs[:tr.n_args] + slots, nodes, tr.outs + finals))
     return operands, list(assigned.values()), graphs
 
 
@@ -222,7 +227,8 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None):
                 raise TracingError(f"{what} from "
                                    f"{_aval(old.aval)} to {_aval(x.aval)} (at {user_line()}); "
                                    f"loop variables keep their shape and dtype")
-        return ([math.add(xs[0], 1)] if counted else []) + new + [v.read() for v in carried]
+        return ([math.add(xs[0], 1)] if counted else []) + new + [current().variable_value(v)
+                                                                  for v in carried]
 
     # Variables the loop assigns are carried as extra loop variables: found by tracing,
     # then traced again with their reads bound to the loop's own values.
@@ -240,6 +246,9 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None):
         carried += new.values()
     operands, _, (gc, gb) = _unify(traces)
     n_vars = n_user + len(carried)
+    # A carried variable starts as a read, like any loop variable (TensorFlow's loops carry the
+    # variable's handle: its gradient is zeros, not None, once the loop's gradient runs); reads
+    # inside the loop send their gradient to the variable read outside, an operand.
     outs = apply("While", flat + [v.read() for v in carried] + [_outside(x) for x in operands],
                  {"cond_graph": gc, "body_graph": gb, "n_vars": n_vars})
     for var, value in zip(carried, outs[n_user:n_vars], strict=True):
@@ -342,7 +351,7 @@ def merge(paths, n_args, make_ctx):
             if ("v", vid) not in env:
                 env[("v", vid)] = top.read_variable(var)
         flat = _combine(paths, 0, env, 0, kinds, list(assigned))
-        n = len(kinds)
+        n = sum(kind[0] == "tensor" for kind in kinds)    # _path_outputs skips Python leaves
         for vid, t in zip(assigned, flat[n:], strict=True):
             top.assign_variable(assigned[vid], t)
         leaves, it = [], iter(flat[:n])
@@ -422,7 +431,8 @@ def _path_outputs(p, env, kinds, assigned):
             outs.append(creation.fill(aval.shape, convert_to_tensor(leaf[1], dtype=aval.dtype)))
     for vid in assigned:
         state = p.ctx.var_state.get(vid) if vid in p.ctx.assigned else None
-        outs.append(env[p.key[state.id]] if state is not None else env[("v", vid)])
+        outs.append(env[p.key[state.id]] if state is not None
+                    else math.stop_gradient(env[("v", vid)]))   # unchanged: no gradient path
     return outs
 
 

@@ -14,7 +14,7 @@ evaluations), and since it is built of While and If ops it is differentiable aga
 """
 from ..autodiff.backprop import zeros
 from ..ops import math
-from ..passes.dce import dce
+from ..passes.dce import without_effects
 from ..runtime.dispatch import apply
 from ..runtime.interpret import replay
 from ..runtime.registry import gradient
@@ -39,7 +39,7 @@ def _padded(joint, wanted):
         got = dict(zip(joint.grad_inputs, outs[joint.n_outputs:], strict=True))
         grads = [got[i] if i in got else zeros(joint.graph.inputs[i].aval) for i in wanted]
         ctx.graph.outputs = [ctx.value_of(g) for g in grads]
-    return dce(ctx.graph)
+    return without_effects(ctx.graph)
 
 
 @gradient("If", inputs="all")

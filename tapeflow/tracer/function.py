@@ -233,6 +233,8 @@ class Function:
     def _call(self, args, kwargs):
         """The general path: bind, key, trace on a miss, call. Once a call with positional
         tensor arguments succeeds, a generated ``__call__`` serves calls of that structure."""
+        if _EAGER.on:
+            return self.python_function(*args, **kwargs)
         ba = self._bind(args, kwargs)
         flat, labels, ckey, gkey = self._keys(ba)
         concrete = self._concrete.get(ckey)
@@ -251,8 +253,9 @@ class Function:
         if structure is None:
             return
         with self._lock:
-            if self._fast_structure is None:
+            if self._fast_structure is None and not _EAGER.on:
                 self._fast_structure = structure
+                _WITH_FAST_PATH.add(self)
                 call = function_caller(structure, self._fast.get, Function._call)
                 self.__class__ = type("Function", (Function,), {"__call__": call, "__slots__": ()})
             if structure == self._fast_structure:
@@ -390,6 +393,32 @@ def _outputs(ctx, result):
         else:
             leaves.append(Const(leaf))
     return _nest.pack_sequence_as(result, leaves), out_values
+
+
+class _Eager:
+    on = False
+
+
+_EAGER = _Eager()                    # tf.config.run_functions_eagerly
+_WITH_FAST_PATH = weakref.WeakSet()  # Functions with a generated __call__ (undone when eager)
+
+
+def run_functions_eagerly(run_eagerly):
+    """``tf.config.run_functions_eagerly``: calls of every ``function`` run its Python body
+    eagerly (no trace, no compile) until turned off again, the way to debug a function with
+    print and pdb."""
+    _EAGER.on = bool(run_eagerly)
+    if _EAGER.on:
+        for fn in list(_WITH_FAST_PATH):
+            with fn._lock:
+                fn.__class__, fn._fast_structure = Function, None
+                fn._fast.clear()
+        _WITH_FAST_PATH.clear()
+
+
+def functions_run_eagerly():
+    """``tf.config.functions_run_eagerly``."""
+    return _EAGER.on
 
 
 def function(func=None, input_signature=None, jit_compile=None, reduce_retracing=False,

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import _nest
 from ..autodiff.tape import CREATED
+from ..passes.rewrite import is_pure
 from ..runtime.recorder import STATE
 from ..runtime.tensor import Tensor, convert_to_tensor
 from .context import current, predicate
@@ -124,7 +125,8 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
         plan = _plan(runs, names, temps)
         _outputs(plan, traces, runs["then"][-1], runs["else"][-1])
         results = []
-        if traces["then"].outs or traces["then"].ctx.assigned or traces["else"].ctx.assigned:
+        if traces["then"].outs or any(t.ctx.assigned or not all(map(is_pure, t.ctx.graph.nodes))
+                                      for t in traces.values()):      # tf.print in a branch
             results = emit_if(cond_pred, traces["then"], traces["else"])
     finally:
         for n, v in zip(names, entry):

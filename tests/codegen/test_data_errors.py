@@ -88,7 +88,7 @@ def test_the_error_names_the_line_inside_the_function_that_traced_the_op(engine)
 
 
 def test_a_compiled_scalar_program_reports_through_its_fast_path(engine):
-    """All-scalar programs are called through Numba's entry point once warm (codegen.calls)."""
+    """All-scalar programs are called through Numba's entry point once warm (tracer/fastcall.py)."""
     f = tf.function(lambda a, b: tf.math.floordiv(a, b))
     a, b, zero = tf.constant(7), tf.constant(2), tf.constant(0)
     assert int(f(a, b)) == 3 and int(f(a, b)) == 3          # warm: the generated fast caller

@@ -32,9 +32,10 @@ def test_softmax_axes(op, ref, data, shape):
     check_gradients(lambda t: op(t, axis=axis) * t, x, order=2)
 
 
-# TF's gelu builds these with tf.cast(python float, dtype): via float32 even for float64 inputs.
-F32_SQRT2 = float(np.float32(1.4142135623730951))
-F32_COEFF = float(np.float32(0.044715))
+# TF's gelu builds its constants with tf.cast(python float, dtype), via float32 even for
+# float64 inputs (3.7e-9 off); tapeflow's keep float64 exact (issue 18 N1).
+SQRT2 = 1.4142135623730951
+COEFF = 0.044715
 ACTIVATIONS = {
     "relu": (tf.nn.relu, lambda x: np.maximum(x, 0)),
     "relu6": (tf.nn.relu6, lambda x: np.clip(x, 0, 6)),
@@ -43,9 +44,9 @@ ACTIVATIONS = {
     "leaky_relu": (tf.nn.leaky_relu, lambda x: np.where(x > 0, x, 0.2 * x)),
     "softplus": (tf.nn.softplus, lambda x: np.logaddexp(0, x)),
     "softsign": (tf.nn.softsign, lambda x: x / (1 + np.abs(x))),
-    "gelu": (tf.nn.gelu, lambda x: 0.5 * x * (1 + special.erf(x / F32_SQRT2))),
+    "gelu": (tf.nn.gelu, lambda x: 0.5 * x * (1 + special.erf(x / SQRT2))),
     "gelu_tanh": (lambda x: tf.nn.gelu(x, approximate=True),
-                  lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + F32_COEFF * x ** 3)))),
+                  lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + COEFF * x ** 3)))),
 }
 
 

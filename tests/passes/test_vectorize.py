@@ -139,6 +139,17 @@ def test_identity_seeds_stay_diagonal_through_linear_ops():
     np.testing.assert_allclose(gx, np.einsum("bi,ji->ibj", d, w), rtol=1e-12)
 
 
+def test_print_in_a_vectorized_program_prints_the_stacked_values(capsys):
+    """TensorFlow's pfor prints the stacked (batched) values once, not once per row."""
+    import sys
+    graph = trace(lambda x: (tf.print("x:", x, output_stream=sys.stdout), x * 2.0)[1], [np.ones(2)])
+    x = np.arange(B * 2.0).reshape(B, 2)
+    vec = vectorize(graph, [True], B, warn=False)
+    np.testing.assert_array_equal(run_graph(vec.graph, x)[0], 2 * x)
+    assert capsys.readouterr().out == "x: [[0 1]\n [2 3]\n [4 5]]\n"
+    COVERED.add("PrintV2")
+
+
 def test_every_rule_was_checked():
     """Runs after the parametrized test (same module, in order): no rule goes unchecked."""
     if len(COVERED) < 10:

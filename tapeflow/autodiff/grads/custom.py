@@ -5,6 +5,7 @@ graph (``SaveOptions(experimental_custom_gradients=False)``), in another process
 than the one that saved it, has none: differentiating it raises TensorFlow's
 ``LookupError``.
 """
+from ...errors import InternalError
 from ...runtime.interpret import replay
 from ...runtime.registry import gradient
 
@@ -17,6 +18,11 @@ def _custom(op, *upstream):
                           "CustomGradient): it comes from a saved program saved without custom "
                           "gradients; save with tapeflow.saved_model.SaveOptions("
                           "experimental_custom_gradients=True) to keep them")
+    error = getattr(op.attrs["grad"], "error", None)   # custom_gradient.FailedGradient
+    if error is not None:
+        # what TensorFlow's tape raises inside a function (through one, vjp_graph says ValueError)
+        raise InternalError(f"Recorded operation 'CustomGradient' returned {error.got} "
+                            f"gradients; expected {error.expected}: {error}") from error
     captured = list(op.inputs[n_in:n_in + n_cap])
     grads = iter(replay(op.attrs["grad"], list(upstream) + captured))
     result = [next(grads) if has else None for has in mask]

@@ -1,2 +1,2 @@
 """Op definitions by family; importing this package registers every OpDef."""
-from . import array, control, custom, linalg, math, nn, reduce  # noqa: F401
+from . import array, control, custom, io, linalg, math, nn, reduce  # noqa: F401

@@ -1,2 +1,2 @@
 """NumPy kernels by family; importing this package fills ``registry.KERNELS``."""
-from . import array, control, custom, linalg, math, nn, reduce  # noqa: F401
+from . import array, control, custom, io, linalg, math, nn, reduce  # noqa: F401

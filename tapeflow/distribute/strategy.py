@@ -1,0 +1,314 @@
+"""``DaskStrategy``: tapeflow functions and their gradients over data on a Dask cluster.
+
+One step (``value_and_grad``):
+
+1. the function's saved program is on every worker already (sent once as a task holding
+   its bytes, replicated, named by its content hash; each worker loads it once);
+2. the parameters are scattered once, broadcast to every worker;
+3. each worker runs the chunks it holds (``tasks="worker"``) or one task per chunk
+   (``tasks="chunk"``): the gradient program on the chunk, times its weight (SUM: 1,
+   MEAN: rows / total rows);
+4. the reduction tree (``tree.py``: fixed by the number of chunks, ``split_every`` children
+   per node, added in chunk order) brings one result to the client: the bytes of one
+   gradient, not one per chunk, and the same bits wherever the chunks were.
+"""
+import enum
+import itertools
+import uuid
+
+import numpy as np
+from distributed import wait
+
+import tapeflow as tf
+
+from . import tree, worker
+from .data import DistributedDataset
+from .program import program_bytes
+
+
+class ReduceOp(enum.Enum):
+    """TensorFlow's ``tf.distribute.ReduceOp``. ``MEAN`` is the mean over data *rows*: each
+    chunk's value is weighted by its rows, so a per-chunk mean of a per-row loss reduces to the
+    mean over all rows whatever the chunking (TensorFlow's per-replica mean, when all replicas
+    have equal batches, is the same number)."""
+    SUM = "SUM"
+    MEAN = "MEAN"
+
+
+class PerReplica:
+    """Per-chunk values, still on the cluster (``futures``: one per chunk, each a tuple of
+    arrays). ``values`` fetches them (one transfer per chunk: for inspection, not steps)."""
+
+    def __init__(self, futures, rows, single):
+        self.futures, self.rows, self._single = list(futures), tuple(rows), single
+
+    @property
+    def values(self):
+        out = [f.result() for f in self.futures]
+        return [_to_tensors(v, self._single) for v in out]
+
+    def __len__(self):
+        return len(self.futures)
+
+    def __repr__(self):
+        return f"PerReplica({len(self.futures)} chunks, rows={list(self.rows)})"
+
+
+def _to_tensors(arrays, single):
+    ts = [tf.constant(a) for a in arrays]
+    return ts[0] if single else ts
+
+
+def _as_list(params):
+    if isinstance(params, (list, tuple)):
+        return list(params), False
+    return [params], True
+
+
+def _numpy(x):
+    if isinstance(x, (tf.Tensor, tf.Variable)):
+        return np.asarray(x.numpy())
+    return np.asarray(x)
+
+
+class DaskStrategy:
+    """Runs tapeflow functions chunk by chunk on a ``dask.distributed`` cluster.
+
+    ``client``: a ``distributed.Client`` (its workers must import the same tapeflow).
+    ``split_every``: children per node of the reduction tree (Dask's name, default 8).
+    ``tasks``: ``"worker"`` (default): per step, one task per worker runs the chunks it holds
+    and sends back only the subtrees of the reduction tree it completed, then one task finishes
+    the tree — Dask's per-task overhead (milliseconds) is paid per worker, not per chunk;
+    ``"chunk"``: one task per chunk and one per tree node (finer load balancing and work
+    stealing, more overhead). Both give the same bits: the tree depends on the chunks only.
+    The functions given to ``run``, ``value_and_grad``, ``gradient`` and
+    ``hessian_vector_product`` take the parameters first, then one argument per data
+    argument of the dataset: ``fn(w, b, x, y)``; they must be traceable by
+    ``tapeflow.function`` and return a scalar (``run``: a tensor or a list of tensors).
+    """
+
+    def __init__(self, client, split_every=8, tasks="worker"):
+        if split_every < 2:
+            raise ValueError("split_every must be at least 2")
+        if tasks not in ("worker", "chunk"):
+            raise ValueError(f"tasks must be 'worker' or 'chunk', not {tasks!r}")
+        self.tasks = tasks
+        self.client = client
+        self.split_every = int(split_every)
+        self._programs = {}
+        self._token = uuid.uuid4().hex[:8]
+        self._steps = itertools.count()
+        self.last_step = {}
+
+    @property
+    def num_replicas_in_sync(self):
+        return len(self.client.scheduler_info(n_workers=-1)["workers"])
+
+    # -- data -------------------------------------------------------------------------------
+    def experimental_distribute_dataset(self, data, names=None):
+        """``data``: a Dask array, a list of NumPy shards, or a tuple of those (one per data
+        argument, same rows). The chunks are persisted on the workers."""
+        if isinstance(data, DistributedDataset):
+            return data
+        return DistributedDataset(self.client, data, names)
+
+    # -- programs ---------------------------------------------------------------------------
+    def program(self, fn, params, dataset):
+        """(content hash, future of the program's files on every worker (loaded once where it
+        is made, to fail early on the cluster), their bytes, whether
+        ``fn`` returns a list) for ``fn`` over
+        parameters shaped like ``params`` and the dataset's data arguments. Cached: a second
+        step sends nothing."""
+        ps, _ = _as_list(params)
+        pspecs = tuple((tuple(_numpy(p).shape), _numpy(p).dtype.str) for p in ps)
+        ckey = (fn, pspecs, dataset.specs, frozenset(dataset.rows))
+        hit = self._programs.get(ckey)
+        if hit is not None:
+            return hit
+        info = {}
+        traced = _trace(fn, pspecs, dataset, info)
+        key, files = program_bytes(traced)
+        # a task holding the bytes, not scattered data: if every worker holding the program
+        # dies, Dask recomputes it from the task (scattered data would be lost for good);
+        # then replicated to every worker, as a broadcast scatter would be
+        fut = self.client.submit(worker.program_value, key, files, key=f"tapeflow-program-{key}",
+                                 pure=False)
+        wait([fut])
+        if fut.status == "error":
+            fut.result()
+        self.client.replicate([fut])
+        self._programs[ckey] = (key, fut, sum(len(b) for b in files.values()),
+                                info.get("returns_list", False))
+        return self._programs[ckey]
+
+    # -- TensorFlow's vocabulary ------------------------------------------------------------
+    def run(self, fn, args=(), dataset=None):
+        """``fn(*args, *chunk)`` on every chunk of ``dataset``: a ``PerReplica`` of futures."""
+        dataset = self.experimental_distribute_dataset(dataset)
+        ps, _ = _as_list(list(args))
+        _, prog, _, returns_list = self.program(fn, ps, dataset)
+        pfut = self._scatter_params(ps)
+        step = self._step_key("run")
+        futs = [self.client.submit(worker.call_chunk, prog, pfut, dataset.meta(i), *chunk,
+                                   key=f"{step}-{i}", pure=False)
+                for i, chunk in enumerate(dataset.chunks)]
+        return PerReplica(futs, dataset.rows, not returns_list)
+
+    def reduce(self, reduce_op, value, axis=None):
+        """Tree reduction of a ``PerReplica`` over its chunks (SUM, or MEAN over rows)."""
+        if axis is not None:
+            raise NotImplementedError("reduce(..., axis=...) is not supported; axis=None only")
+        reduce_op = ReduceOp(reduce_op.value if isinstance(reduce_op, ReduceOp) else reduce_op)
+        total = float(sum(value.rows))
+        weights = [1.0] * len(value.rows) if reduce_op is ReduceOp.SUM else \
+            [r / total for r in value.rows]
+        out = self._tree(value.futures, weights, self._step_key("reduce")).result()
+        return _to_tensors(out, value._single)
+
+    # -- gradients --------------------------------------------------------------------------
+    def value_and_grad(self, fn, params, dataset, reduce_op=ReduceOp.MEAN):
+        """(value, gradients w.r.t. ``params``) of ``fn(*params, *chunk)`` reduced over the
+        chunks. ``params``: a tensor/variable/array or a list of them (gradients likewise;
+        an unconnected parameter gets zeros)."""
+        dataset = self.experimental_distribute_dataset(dataset)
+        ps, single = _as_list(params)
+        _, prog, nbytes, _ = self.program(fn, ps, dataset)
+        pfut = self._scatter_params(ps)
+        out = self._step("grad", prog, pfut, None, dataset, self._weights(reduce_op, dataset))
+        self._account(ps, out, nbytes, dataset)
+        value, grads = tf.constant(out[0]), [tf.constant(g) for g in out[1:]]
+        return value, grads[0] if single else grads
+
+    def gradient(self, fn, params, dataset, reduce_op=ReduceOp.MEAN):
+        return self.value_and_grad(fn, params, dataset, reduce_op)[1]
+
+    def hessian_vector_product(self, fn, params, vector, dataset, reduce_op=ReduceOp.MEAN):
+        """H v, H the Hessian of the reduced ``fn`` w.r.t. ``params`` (same structure as
+        ``vector``), by nested tapes over the loaded program on each chunk."""
+        dataset = self.experimental_distribute_dataset(dataset)
+        ps, single = _as_list(params)
+        vs, _ = _as_list(vector)
+        if len(vs) != len(ps):
+            raise ValueError(f"{len(vs)} vector parts for {len(ps)} parameters")
+        _, prog, _, _ = self.program(fn, ps, dataset)
+        pfut = self._scatter_params(ps)
+        vfut = self._scatter_params(vs)
+        out = self._step("hvp", prog, pfut, vfut, dataset, self._weights(reduce_op, dataset))
+        out = [tf.constant(a) for a in out]
+        return out[0] if single else out
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _step(self, kind, prog, pfut, vfut, dataset, weights):
+        """One reduction over the dataset's chunks: the root's tuple of arrays."""
+        step = self._step_key(kind)
+        n, k = dataset.num_chunks, self.split_every
+        if self.tasks == "chunk":
+            self._sent_subtrees = n         # every leaf is a task's result
+            if kind == "grad":
+                leaves = [self.client.submit(worker.value_and_grad_chunk, prog, pfut,
+                                             dataset.meta(i), weights[i], *chunk,
+                                             key=f"{step}-{i}", pure=False)
+                          for i, chunk in enumerate(dataset.chunks)]
+            else:
+                leaves = [self.client.submit(worker.hvp_chunk, prog, pfut, vfut, dataset.meta(i),
+                                             weights[i], *chunk, key=f"{step}-{i}", pure=False)
+                          for i, chunk in enumerate(dataset.chunks)]
+            return self._tree(leaves, None, step).result()
+        parts, placement = [], self._placement(dataset)
+        self._sent_subtrees = sum(tree.subtree_count(idx, n, k) for idx in placement.values())
+        for g, (addr, idx) in enumerate(sorted(placement.items())):
+            flat = [f for i in idx for f in dataset.chunks[i]]
+            parts.append(self.client.submit(
+                worker.group, kind, prog, pfut, vfut, n, k, [dataset.meta(i) for i in idx],
+                [weights[i] for i in idx], len(dataset.specs), *flat,
+                key=f"{step}-group{g}", pure=False,
+                workers=[addr] if addr else None, allow_other_workers=True))
+        return self.client.submit(worker.finish, n, k, *parts, key=f"{step}-finish",
+                                  pure=False).result()
+
+    def _placement(self, dataset):
+        """{worker address: indices of the chunks it holds} (by each chunk's first array; a
+        chunk Dask holds nowhere yet goes to a task the scheduler places)."""
+        firsts = [chunk[0] for chunk in dataset.chunks]
+        wait(firsts)
+        who = self.client.who_has(firsts)
+        groups = {}
+        for i, f in enumerate(firsts):
+            holders = sorted(who.get(f.key, ()))
+            groups.setdefault(holders[0] if holders else "", []).append(i)
+        return groups
+
+    def _weights(self, reduce_op, dataset):
+        reduce_op = ReduceOp(reduce_op.value if isinstance(reduce_op, ReduceOp) else reduce_op)
+        if reduce_op is ReduceOp.SUM:
+            return [1.0] * dataset.num_chunks
+        total = float(dataset.num_rows)
+        return [r / total for r in dataset.rows]
+
+    def _scatter_params(self, ps):
+        arrays = tuple(_numpy(p) for p in ps)
+        return self.client.scatter([arrays], broadcast=True, hash=False)[0]
+
+    def _step_key(self, what):
+        return f"tapeflow-{what}-{self._token}-{next(self._steps)}"
+
+    def _tree(self, futures, weights, step):
+        """Fixed-shape tree over chunk order: groups of ``split_every`` consecutive values."""
+        level, depth = list(futures), 0
+        first = True
+        while len(level) > 1 or first:
+            groups = [level[i:i + self.split_every] for i in range(0, len(level), self.split_every)]
+            new = []
+            for g, group in enumerate(groups):
+                w = weights[g * self.split_every:(g + 1) * self.split_every] if first and \
+                    weights is not None else None
+                new.append(self.client.submit(worker.tree_sum, w, *group,
+                                              key=f"{step}-sum{depth}-{g}", pure=False))
+            level, first, depth = new, False, depth + 1
+        return level[0]
+
+    def _account(self, ps, out, program_nbytes, dataset):
+        """Bytes of one step, for the scaling estimate (docs/distribute.md)."""
+        result_bytes = int(sum(np.asarray(a).nbytes for a in out))
+        self.last_step = {
+            "chunks": dataset.num_chunks, "tasks": self.tasks,
+            "param_bytes": int(sum(_numpy(p).nbytes for p in ps)),
+            "result_bytes": result_bytes,
+            # values leaving the chunk tasks toward the root (subtrees of the tree), at most
+            "reduction_bytes": int(self._sent_subtrees * result_bytes),
+            "program_bytes": int(program_nbytes)}
+
+
+def _signature(pspecs, dataset, rows=None):
+    params = [tf.TensorSpec(list(shape), tf.as_dtype(np.dtype(dt)))
+              for shape, dt in pspecs]
+    data = [tf.TensorSpec([rows, *tail], tf.as_dtype(np.dtype(dt)))
+            for _, tail, dt in dataset.specs]
+    return params, data
+
+
+def _wrapper(fn, info):
+    def program(params, data):
+        out = fn(*params, *data)
+        info["returns_list"] = isinstance(out, (list, tuple))
+        return out
+    return program
+
+
+def _trace(fn, pspecs, dataset, info):
+    """A ``tapeflow.function`` of (params, data) with a trace for the dataset's chunks.
+
+    First one trace with unknown rows (``TensorSpec([None, ...])``: the loaded program is
+    specialised to each chunk's rows on the worker); if the function cannot be traced with
+    unknown rows, one trace per distinct chunk size."""
+    python_fn = getattr(fn, "python_function", fn)
+    try:
+        sig = list(_signature(pspecs, dataset))
+        traced = tf.function(_wrapper(python_fn, info), input_signature=sig)
+        traced.get_concrete_function(*sig)
+        return traced
+    except Exception:
+        traced = tf.function(_wrapper(python_fn, info))
+        for rows in sorted(set(dataset.rows)):
+            traced.get_concrete_function(*_signature(pspecs, dataset, rows))
+        return traced

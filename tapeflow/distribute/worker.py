@@ -1,0 +1,162 @@
+"""What runs on a Dask worker: one chunk through the loaded program, and the tree's sums.
+
+Everything here is a module-level function, so Dask sends a reference (``module.name``),
+not a pickled closure; the program itself arrives as data (``program.load_program``).
+Every result is a tuple of NumPy arrays. A leaf multiplies its results by the chunk's weight
+(1 for SUM, rows/total for MEAN) so the tree only adds; each sum adds its children in chunk
+order, so the result depends on the chunking alone, never on which worker ran what.
+"""
+import numpy as np
+
+import tapeflow as tf
+
+from .errors import ChunkError
+from . import program as _program
+from . import tree
+from .program import load_program
+
+
+def check_chunk(meta, arrays):
+    """Each array of chunk ``meta`` must have the rows and the trailing shape and dtype the
+    program was built for; the error names the chunk, its rows and the argument."""
+    index, start, stop, specs = meta["index"], meta["start"], meta["stop"], meta["specs"]
+    if len(arrays) != len(specs):
+        raise ChunkError(f"chunk {index} (rows {start}:{stop}) has {len(arrays)} arrays; "
+                         f"the program takes {len(specs)} data arguments")
+    out = []
+    for a, (name, tail, dtype) in zip(arrays, specs, strict=True):
+        got = np.asarray(a)
+        want = (stop - start, *tail)
+        if got.shape != want or got.dtype != np.dtype(dtype):
+            raise ChunkError(
+                f"chunk {index} (rows {start}:{stop}) of data argument {name!r}: expected "
+                f"{np.dtype(dtype).name}{list(want)}, got {got.dtype.name}{list(got.shape)}")
+        out.append(got)
+    return out
+
+
+def _constants(arrays):
+    return [tf.constant(a) for a in arrays]
+
+
+def _scaled(arrays, weight):
+    if weight == 1.0:
+        return tuple(arrays)
+    return tuple(np.asarray(a * np.asarray(weight, a.dtype)) for a in arrays)
+
+
+def program_value(key, files):
+    """The program's travelling form, loaded here once on the way (a bad program fails now)."""
+    load_program(key, files)
+    return key, files
+
+
+def call_chunk(program, params, meta, *arrays):
+    """The program's outputs on one chunk, flattened to a tuple of arrays."""
+    fn = load_program(*program)
+    data = check_chunk(meta, arrays)
+    out = fn(_constants(params), _constants(data))
+    leaves = list(out) if isinstance(out, (list, tuple)) else [out]
+    return tuple(np.asarray(t.numpy()) for t in leaves)
+
+
+def _traced(fn):
+    """The gradient and the Hessian-vector product of the loaded program ``fn``, each as a
+    ``tapeflow.function`` of our own (the tape inside, the loaded program inlined), so a chunk
+    runs one compiled program instead of a forward and a backward program and the tape's
+    bookkeeping between them. Traced once per chunk shape on each worker."""
+    def value_and_grad(params, data):
+        with tf.GradientTape() as tape:
+            tape.watch(params)
+            value = fn(params, data)
+        grads = tape.gradient(value, params)
+        return value, [tf.zeros_like(p) if g is None else g
+                       for g, p in zip(grads, params, strict=True)]
+
+    def hvp(params, vector, data):
+        with tf.GradientTape() as outer:
+            outer.watch(params)
+            with tf.GradientTape() as inner:
+                inner.watch(params)
+                value = fn(params, data)
+            grads = inner.gradient(value, params)
+            terms = [tf.reduce_sum(g * v) for g, v in zip(grads, vector, strict=True)
+                     if g is not None]
+            dot = tf.add_n(terms) if terms else None
+        hv = outer.gradient(dot, params) if dot is not None else [None] * len(params)
+        return [tf.zeros_like(p) if h is None else h for h, p in zip(hv, params, strict=True)]
+    return tf.function(value_and_grad), tf.function(hvp)
+
+
+_traced_cache = {}
+
+
+def _gradient_fns(key, fn):
+    with _program._lock:
+        hit = _traced_cache.get(key)
+        if hit is None:
+            hit = _traced_cache[key] = _traced(fn)
+        return hit
+
+
+def _value_and_grad(fns, params, data):
+    value, grads = fns[0](_constants(params), _constants(data))
+    return [value.numpy(), *(g.numpy() for g in grads)]
+
+
+def _hvp(fns, params, vector, data):
+    return [h.numpy() for h in fns[1](_constants(params), _constants(vector), _constants(data))]
+
+
+def _leaf(kind, fns, params, vector, meta, weight, arrays):
+    data = check_chunk(meta, arrays)
+    out = _value_and_grad(fns, params, data) if kind == "grad" else \
+        _hvp(fns, params, vector, data)
+    return _scaled(out, weight)
+
+
+def _fns(program):
+    return _gradient_fns(program[0], load_program(*program))
+
+
+def value_and_grad_chunk(program, params, meta, weight, *arrays):
+    """(value, d value / d params...) on one chunk, times ``weight``."""
+    return _leaf("grad", _fns(program), params, None, meta, weight, arrays)
+
+
+def hvp_chunk(program, params, vector, meta, weight, *arrays):
+    """The Hessian of the value w.r.t. params, times ``vector``, on one chunk, times ``weight``."""
+    return _leaf("hvp", _fns(program), params, vector, meta, weight, arrays)
+
+
+def group(kind, program, params, vector, n, k, metas, weights, n_args, *flat):
+    """Several chunks held by this worker, one after the other; returns the largest subtrees
+    of the reduction tree made of them alone (``tree.complete_nodes``), so only those cross
+    the network."""
+    fns = _fns(program)
+    leaves = {}
+    for c, (meta, weight) in enumerate(zip(metas, weights, strict=True)):
+        arrays = flat[c * n_args:(c + 1) * n_args]
+        leaves[meta["index"]] = _leaf(kind, fns, params, vector, meta, weight, arrays)
+    return tree.complete_nodes(leaves, n, k)
+
+
+def finish(n, k, *parts):
+    """The root of the reduction tree from the workers' subtrees."""
+    merged = {}
+    for p in parts:
+        merged.update(p)
+    return tree.root(merged, n, k)
+
+
+def tree_sum(weights, *parts):
+    """Sum of ``weights[i] * parts[i]`` (weights None: plain sum), left to right: one node of
+    the tree when every chunk is a task of its own."""
+    if weights is not None:
+        parts = [_scaled(p, w) for p, w in zip(parts, weights, strict=True)]
+    return tree.add(parts)
+
+
+def loaded_programs():
+    """(programs loaded in this process, their keys): for tests and the dashboard's curious."""
+    return _program.loads["count"], _program.cached_keys()

@@ -1,0 +1,117 @@
+"""Keras tensors: the symbolic values a functional model is written with.
+
+``Input(shape=(3,))`` is a ``KerasTensor`` of shape ``(None, 3)``. Calling a
+layer on Keras tensors runs nothing on data: the layer is built from the
+input shapes (batch dimension ``None``, as Keras builds it) and the call is
+recorded as a ``Node`` (layer, arguments with their Keras tensors, outputs).
+``Model(inputs, outputs)`` later replays the nodes between them on real
+tensors (models.py).
+
+The output shapes come from one call of the built layer on zeros with the
+unknown dimensions set to 1 (tapes paused, the layer's weights restored
+afterwards, so a BatchNormalization in training mode keeps its statistics);
+an output's first axis is ``None`` again when the inputs' batch axis was.
+Keras 3 traces ``compute_output_spec`` symbolically instead; the shapes agree
+for layers whose output dims do not depend on the batch size.
+"""
+import itertools
+
+import numpy as np
+
+from .. import _nest
+from ..ir import dtypes as D
+from ..runtime import stack
+from ..runtime.tensor import STATE_paused, TensorShape, convert_to_tensor
+
+_tensor_ids = itertools.count()
+_node_ids = itertools.count()
+
+
+class KerasTensor:
+    """A symbolic value of known dtype and (partly known) shape, made by ``Input`` or a layer call."""
+
+    def __init__(self, shape, dtype="float32", name=None, node=None, index=0):
+        self.shape = TensorShape(shape)
+        self.dtype = D.as_dtype(dtype)
+        number = next(_tensor_ids)
+        self.name = name or (f"keras_tensor_{number}" if number else "keras_tensor")
+        self.node, self.index = node, index
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __repr__(self):
+        return (f"<KerasTensor shape={tuple(self.shape)}, dtype={self.dtype.name}, sparse=False, "
+                f"ragged=False, name={self.name}>")
+
+    def __bool__(self):
+        raise TypeError("A KerasTensor is symbolic: it's a placeholder for a shape and a dtype. It "
+                        "doesn't have any actual numerical value. You cannot convert it to a bool.")
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError(f"A KerasTensor cannot be used as input to a tapeflow op: {self!r}. Use it "
+                        f"only as the input of a Keras layer or a Model.")
+
+    def numpy(self):
+        self.__array__()
+
+
+class Node:
+    """One recorded layer call: ``outputs = layer(*args, **kwargs)`` on Keras tensors."""
+
+    def __init__(self, layer, args, kwargs, outputs):
+        self.id = next(_node_ids)
+        self.layer, self.args, self.kwargs = layer, args, kwargs
+        self.outputs = outputs
+
+    @property
+    def input_tensors(self):
+        return [t for t in _nest.flatten((self.args, self.kwargs)) if isinstance(t, KerasTensor)]
+
+    @property
+    def output_tensors(self):
+        return [t for t in _nest.flatten(self.outputs) if isinstance(t, KerasTensor)]
+
+
+def any_keras_tensor(structure):
+    return any(isinstance(t, KerasTensor) for t in _nest.flatten(structure))
+
+
+def _placeholder(t):
+    shape = tuple(1 if d is None else int(d) for d in t.shape)
+    return convert_to_tensor(np.zeros(shape, dtype=t.dtype.np))
+
+
+def symbolic_call(layer, args, kwargs):
+    """``layer(*args, **kwargs)`` on Keras tensors: build, infer the outputs, record a Node."""
+    keras_inputs = [t for t in _nest.flatten((args, kwargs)) if isinstance(t, KerasTensor)]
+    inputs = args[0] if args else kwargs.get("inputs")
+    if not layer.built:
+        if layer.input_spec is not None:
+            layer.input_spec.check(layer.name, inputs)
+        with stack.name_scope(layer.name):
+            layer._maybe_build(inputs)
+    saved = [(w, w.numpy()) for w in layer.weights]
+    concrete_args, concrete_kwargs = _nest.map_structure(
+        lambda t: _placeholder(t) if isinstance(t, KerasTensor) else t, (args, kwargs))
+    with STATE_paused():
+        values = layer(*concrete_args, **concrete_kwargs)
+    for w, value in saved:
+        w.assign(value)
+    batch_unknown = any(t.shape and t.shape[0] is None for t in keras_inputs)
+    counter = itertools.count()
+    node = Node(layer, args, kwargs, None)
+
+    def symbolic(value):
+        shape = list(value.shape)
+        if batch_unknown and shape:
+            shape[0] = None
+        return KerasTensor(shape, value.dtype, node=node, index=next(counter))
+
+    node.outputs = _nest.map_structure(symbolic, values)
+    layer._keras_output_shape = node.outputs.shape if isinstance(node.outputs, KerasTensor) else None
+    return node.outputs
+
+
+__all__ = ["KerasTensor", "Node", "any_keras_tensor", "symbolic_call"]

@@ -1,0 +1,392 @@
+"""``compile``/``fit``/``evaluate``/``predict`` (Keras 3's ``Trainer``) on NumPy arrays.
+
+``fit`` runs ``train_step`` once per batch, compiled with ``tapeflow.function``
+(a ``GradientTape`` around the forward pass and the loss, then
+``optimizer.apply_gradients``, then the metrics' ``update_state``): the
+variables it reads are captured and its assigns (weights, optimizer slots,
+metric totals) written back, so a step is one compiled program. A last batch
+smaller than the others is one more trace. Before the first step the model is
+run once eagerly on the first batch (``training=False``, tapes paused) so that
+every variable exists before tracing: the layers' weights, the optimizer's
+slots and the metrics' totals; Keras 3 builds the same things symbolically.
+
+Logs are what Keras 3 reports: the loss is a ``Mean`` weighted by batch size
+(so an epoch's loss is the mean over samples of the per-batch losses), each
+compiled metric is a running mean over the epoch, the keys are sorted, and
+validation logs are prefixed ``val_``. ``validation_split`` takes the last
+fraction of the arrays, before shuffling, as Keras does.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from .. import _nest
+from .. import random as _random
+from ..autodiff.tape import GradientTape
+from ..ir import dtypes as D
+from ..runtime.tensor import STATE_paused, convert_to_tensor
+from ..tracer import function as _function
+from . import callbacks as callbacks_module
+from . import losses as losses_module
+from . import metrics as metrics_module
+from . import optimizers as optimizers_module
+
+
+# -- compiled loss and metrics -----------------------------------------------------------
+
+def _loss_object(identifier):
+    loss = losses_module.get(identifier)
+    if isinstance(loss, losses_module.Loss):
+        return loss
+    name = identifier if isinstance(identifier, str) else getattr(loss, "__name__", None)
+    return losses_module.LossFunctionWrapper(loss, name=name)
+
+
+def _is_binary_or_sparse_categorical(y_true, y_pred):
+    binary = y_pred.shape[-1] == 1
+    sparse = len(y_true.shape) < len(y_pred.shape) or (y_true.shape[-1] == 1 and y_pred.shape[-1] > 1)
+    return binary, sparse
+
+
+def _metric_object(identifier, y_true, y_pred):
+    """Keras 3's ``compile_utils.get_metric``: 'accuracy' picks binary/sparse/categorical by shapes."""
+    if str(identifier).lower() in ("accuracy", "acc"):
+        binary, sparse = _is_binary_or_sparse_categorical(y_true, y_pred)
+        cls = (metrics_module.BinaryAccuracy if binary else
+               metrics_module.SparseCategoricalAccuracy if sparse else metrics_module.CategoricalAccuracy)
+        metric = cls(name=str(identifier))
+    else:
+        metric = metrics_module.get(identifier)
+    if not isinstance(metric, metrics_module.Metric):
+        metric = metrics_module.MeanMetricWrapper(metric)
+    if isinstance(identifier, str):
+        metric.name = identifier
+    return metric
+
+
+class CompileMetrics(metrics_module.Metric):
+    """The metrics given to ``compile``, made on first use (their kind may depend on shapes)."""
+
+    def __init__(self, metrics):
+        super().__init__(name="compile_metrics")
+        if not isinstance(metrics, (list, tuple)):
+            metrics = [metrics]
+        self._identifiers, self.metrics, self.built = list(metrics), [], False
+
+    def build(self, y_true, y_pred):
+        self.metrics = [_metric_object(m, y_true, y_pred) for m in self._identifiers]
+        self.built = True
+
+    @property
+    def variables(self):
+        return [v for m in self.metrics for v in m.variables]
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        for m in self.metrics:
+            m.update_state(y_true, y_pred, sample_weight=sample_weight)
+
+    def result(self):
+        return {m.name: m.result() for m in self.metrics}
+
+    def reset_state(self):
+        for m in self.metrics:
+            m.reset_state()
+
+
+# -- data ---------------------------------------------------------------------------------
+
+def _array(x):
+    """NumPy array of a leaf; float64 data becomes float32 (Keras's floatx), as Keras 3 does."""
+    a = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+    return a.astype(np.float32) if a.dtype == np.float64 else a
+
+
+def _arrays(structure):
+    return None if structure is None else _nest.map_structure(_array, structure)
+
+
+def _num_samples(structure):
+    sizes = {int(a.shape[0]) for a in _nest.flatten(structure) if a is not None}
+    if len(sizes) != 1:
+        raise ValueError(f"Data cardinality is ambiguous. Make sure all arrays contain the same "
+                         f"number of samples. Received sizes: {sorted(sizes)}")
+    return sizes.pop()
+
+
+def _take(structure, index):
+    return None if structure is None else _nest.map_structure(lambda a: convert_to_tensor(a[index]), structure)
+
+
+def _batches(data, batch_size, shuffle=False):
+    """(step, batch) pairs over ``data`` (a tuple of array structures), the last batch partial."""
+    n = _num_samples([d for d in data if d is not None])
+    order = None
+    if shuffle:
+        order = np.argsort(_random.uniform((n,), dtype=D.float64).numpy(), kind="stable")
+    for step in range(math.ceil(n / batch_size)):
+        index = slice(step * batch_size, min(n, (step + 1) * batch_size))
+        if order is not None:
+            index = order[index]
+        yield step, tuple(_take(d, index) for d in data)
+
+
+def _unpack(data):
+    x, y, sample_weight = (tuple(data) + (None, None))[:3]
+    return x, y, sample_weight
+
+
+def _pythonify(logs):
+    """Sorted Python floats, nested dicts (a ``compile_metrics`` result) flattened, as Keras 3."""
+    out = {}
+    for k, v in sorted(logs.items()):
+        if isinstance(v, dict):
+            out.update(_pythonify(v))
+        else:
+            out[k] = float(np.asarray(v.numpy() if hasattr(v, "numpy") else v))
+    return out
+
+
+def _split(data, validation_split):
+    n = _num_samples([d for d in data if d is not None])
+    at = int(math.floor(n * (1.0 - validation_split)))
+    if at == 0 or at == n:
+        raise ValueError(f"Training data contains {n} samples, which is not sufficient to split it "
+                         f"into a validation and training set as specified by "
+                         f"`validation_split={validation_split}`. Either provide more data, or a "
+                         f"different value for the `validation_split` argument.")
+
+    train = tuple(None if d is None else _nest.map_structure(lambda a: a[:at], d) for d in data)
+    val = tuple(None if d is None else _nest.map_structure(lambda a: a[at:], d) for d in data)
+    return train, val
+
+
+# -- the Trainer mixin ---------------------------------------------------------------------
+
+class Trainer:
+    """What ``Model`` adds to a layer for training: Keras 3's compile/fit/evaluate/predict."""
+
+    compiled = False
+    optimizer = None
+    _compile_loss = None
+    _compile_metrics = None
+    _loss_tracker = None
+    train_function = test_function = predict_function = None
+
+    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
+                weighted_metrics=None, run_eagerly=False, steps_per_execution=1, jit_compile="auto",
+                auto_scale_loss=True):
+        if loss_weights is not None or weighted_metrics is not None:
+            raise NotImplementedError("tapeflow's compile has no loss_weights or weighted_metrics yet")
+        self.optimizer = optimizers_module.get(optimizer)
+        self._compile_loss = _loss_object(loss) if loss is not None else None
+        self.loss = loss
+        self._compile_metrics = CompileMetrics(metrics) if metrics is not None else None
+        self._loss_tracker = metrics_module.Mean(name="loss")
+        self.run_eagerly = run_eagerly
+        self.stop_training = False
+        self.compiled = True
+        self.train_function = self.test_function = self.predict_function = None
+
+    # -- metrics ---------------------------------------------------------------------------
+    @property
+    def metrics(self):
+        out = []
+        if self.compiled:
+            out.append(self._loss_tracker)
+            if self._compile_metrics is not None:
+                out.append(self._compile_metrics)
+        return out
+
+    @property
+    def metrics_names(self):
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    def get_metrics_result(self):
+        results = {}
+        for m in self.metrics:
+            r = m.result()
+            results.update(r if isinstance(r, dict) else {m.name: r})
+        return results
+
+    def _get_metrics_result_or_logs(self, logs):
+        """The metrics' results, unless a custom step returned other keys: then its last logs."""
+        results = self.get_metrics_result()
+        if isinstance(logs, dict) and set(logs) == set(results):
+            return results
+        return logs
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        if self._compile_loss is None:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        return self._compile_loss(y, y_pred, sample_weight)
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None):
+        if self._compile_metrics is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    # -- steps -----------------------------------------------------------------------------
+    def train_step(self, data):
+        x, y, sample_weight = _unpack(data)
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=True)
+        self._loss_tracker.update_state(loss, sample_weight=_nest.flatten(x)[0].shape[0])
+        trainable = self.trainable_weights
+        if trainable:
+            gradients = tape.gradient(loss, trainable)
+            self.optimizer.apply_gradients(zip(gradients, trainable))
+        else:
+            warnings.warn("The model does not have any trainable weights.", stacklevel=2)
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+
+    def test_step(self, data):
+        x, y, sample_weight = _unpack(data)
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=False)
+        self._loss_tracker.update_state(loss, sample_weight=_nest.flatten(x)[0].shape[0])
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+
+    def predict_step(self, data):
+        x, _, _ = _unpack(data)
+        return self(x, training=False)
+
+    def _compiled(self, step):
+        return step if getattr(self, "run_eagerly", False) else _function(step)
+
+    def make_train_function(self):
+        if self.train_function is None:
+            self.train_function = self._compiled(self.train_step)
+        return self.train_function
+
+    def make_test_function(self):
+        if self.test_function is None:
+            self.test_function = self._compiled(self.test_step)
+        return self.test_function
+
+    def make_predict_function(self):
+        if self.predict_function is None:
+            self.predict_function = self._compiled(self.predict_step)
+        return self.predict_function
+
+    def _build_for(self, data):
+        """Make every variable the steps use before they are traced (see the module docstring)."""
+        x, y, _ = _unpack(data)
+        metrics_pending = self._compile_metrics is not None and not self._compile_metrics.built
+        if not self.built or metrics_pending:
+            with STATE_paused():
+                y_pred = self(x, training=False)
+            if metrics_pending and y is not None:
+                self._compile_metrics.build(y, y_pred)
+        if self.optimizer is not None:
+            self.optimizer.build(self.trainable_weights)
+
+    def _assert_compiled(self, method):
+        if not self.compiled:
+            raise ValueError(f"You must call `compile()` before using the model. (`{method}()`)")
+
+    # -- fit / evaluate / predict ----------------------------------------------------------
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_batch_size=None, validation_freq=1):
+        self._assert_compiled("fit")
+        if class_weight is not None or steps_per_epoch is not None or validation_steps is not None:
+            raise NotImplementedError("tapeflow's fit has no class_weight, steps_per_epoch or "
+                                      "validation_steps yet")
+        batch_size = batch_size or 32
+        data = (_arrays(x), _arrays(y), _arrays(sample_weight))
+        if validation_split and validation_data is None:
+            data, validation_data = _split(data, validation_split)
+        steps = math.ceil(_num_samples([d for d in data if d is not None]) / batch_size)
+        callbacks = callbacks_module.CallbackList(callbacks, add_history=True, add_progbar=verbose != 0,
+                                                  model=self, verbose=verbose, epochs=epochs, steps=steps)
+        first = next(_batches(data, batch_size))[1]
+        self._build_for(first)
+        train_function = self.make_train_function()
+        self.stop_training = False
+        callbacks.on_train_begin()
+        raw, training_logs = {}, None
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            callbacks.on_epoch_begin(epoch)
+            for step, batch in _batches(data, batch_size, shuffle=bool(shuffle)):
+                callbacks.on_train_batch_begin(step)
+                raw = train_function(tuple(b for b in batch if b is not None))
+                callbacks.on_train_batch_end(step, _pythonify(raw))
+                if self.stop_training:
+                    break
+            epoch_logs = _pythonify(self._get_metrics_result_or_logs(raw))
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                val_x, val_y, val_weight = _unpack(validation_data)
+                val_logs = self.evaluate(val_x, val_y, sample_weight=val_weight,
+                                         batch_size=validation_batch_size or batch_size, verbose=0,
+                                         return_dict=True, _callbacks=callbacks)
+                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+            callbacks.on_epoch_end(epoch, epoch_logs)
+            training_logs = epoch_logs
+            if self.stop_training:
+                break
+        callbacks.on_train_end(logs=training_logs)
+        return callbacks.history
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
+                 callbacks=None, return_dict=False, _callbacks=None):
+        self._assert_compiled("evaluate")
+        if steps is not None:
+            raise NotImplementedError("tapeflow's evaluate has no steps yet")
+        batch_size = batch_size or 32
+        data = (_arrays(x), _arrays(y), _arrays(sample_weight))
+        if _callbacks is None:
+            steps = math.ceil(_num_samples([d for d in data if d is not None]) / batch_size)
+            _callbacks = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
+                                                       verbose=verbose, epochs=1, steps=steps)
+        self._build_for(next(_batches(data, batch_size))[1])
+        test_function = self.make_test_function()
+        _callbacks.on_test_begin()
+        self.reset_metrics()
+        logs = {}
+        for step, batch in _batches(data, batch_size):
+            _callbacks.on_test_batch_begin(step)
+            logs = test_function(tuple(b for b in batch if b is not None))
+            _callbacks.on_test_batch_end(step, _pythonify(logs))
+        logs = _pythonify(self._get_metrics_result_or_logs(logs))
+        _callbacks.on_test_end(logs)
+        if return_dict:
+            return logs
+        return self._flatten_metrics_in_order(logs)
+
+    def _flatten_metrics_in_order(self, logs):
+        names = []
+        for m in self.metrics:
+            names += [s.name for s in m.metrics] if isinstance(m, CompileMetrics) else [m.name]
+        results = [logs[n] for n in names if n in logs] + [logs[k] for k in sorted(logs) if k not in names]
+        return results[0] if len(results) == 1 else results
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        if steps is not None:
+            raise NotImplementedError("tapeflow's predict has no steps yet")
+        batch_size = batch_size or 32
+        data = (_arrays(x),)
+        steps = math.ceil(_num_samples(data) / batch_size)
+        callbacks = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
+                                                  verbose=verbose, epochs=1, steps=steps)
+        predict_function = self.make_predict_function()
+        callbacks.on_predict_begin()
+        outputs = []
+        for step, batch in _batches(data, batch_size):
+            callbacks.on_predict_batch_begin(step)
+            out = predict_function(batch)
+            outputs.append(_nest.map_structure(lambda t: np.asarray(t.numpy()), out))
+            callbacks.on_predict_batch_end(step, {"outputs": out})
+        callbacks.on_predict_end()
+        leaves = [_nest.flatten(o) for o in outputs]
+        return _nest.pack_sequence_as(outputs[0], [np.concatenate(parts) for parts in zip(*leaves)])
+
+
+__all__ = ["Trainer", "CompileMetrics"]

@@ -1,0 +1,55 @@
+"""``tf.print``: print tensors' values when the code runs (eagerly now; in a function, each call).
+
+The Python values and the structure of the arguments are formatted once, into a template
+with one field per tensor; the tensors are formatted when the print runs (``PrintV2``).
+"""
+import sys
+
+from .. import _nest
+from ..runtime.dispatch import apply
+from ..runtime.tensor import Tensor, Variable
+
+
+class _Field:
+    """A tensor's place in the printed structure: ``str()`` of the structure shows a field."""
+
+    def __repr__(self):
+        return "\x00"
+
+
+def _stream_name(stream):
+    if stream is sys.stderr or stream is None:
+        return "stderr"
+    if stream is sys.stdout:
+        return "stdout"
+    raise ValueError(f"tapeflow.print: output_stream must be sys.stderr or sys.stdout, got {stream!r}")
+
+
+def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001
+    """Print ``inputs`` as TensorFlow does: tensors by their values (``summarize`` entries
+    from each end of an axis; -1 for all), strings as they are, other Python values and
+    structures as Python prints them with the tensors' values in place. ``output_stream``:
+    ``sys.stderr`` (the default, as in TensorFlow) or ``sys.stdout``."""
+    tensors = []
+
+    def field(x):
+        if isinstance(x, (Tensor, Variable)) or hasattr(x, "aval"):
+            tensors.append(x)
+            return _Field()
+        return x
+
+    parts = []
+    for item in inputs:
+        if isinstance(item, str):
+            parts.append(item.replace("{", "{{").replace("}", "}}"))
+        else:
+            shown = _nest.map_structure(field, item)
+            text = "\x00" if isinstance(shown, _Field) else str(shown)
+            parts.append(text.replace("{", "{{").replace("}", "}}").replace("\x00", "{}"))
+    template = str(sep).replace("{", "{{").replace("}", "}}").join(parts) + \
+        str(end).replace("{", "{{").replace("}", "}}")
+    apply("PrintV2", tensors, {"template": template, "summarize": int(summarize),
+                               "stream": _stream_name(output_stream)})
+
+
+__all__ = ["print"]

@@ -1,0 +1,132 @@
+"""tapeflow's layers, checked from the imports: no cycles, no upward imports, no hidden ones.
+
+Each layer imports only the layers below it. Where a lower layer needs a capability of a
+higher one (the If/While gradient rules, the tape's vectorized jacobian), the higher layer
+registers it into a table of the lower one, as JAX's control-flow module registers ``cond``'s
+rules. An import inside a function body must say why on its line or the line above
+(an optional dependency, import cost), so no such import hides a cycle.
+"""
+import ast
+import pathlib
+
+import networkx as nx
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "tapeflow"
+
+# Lowest first. A module belongs to the first prefix that matches it.
+LAYERS = [
+    ("base", ["tapeflow.errors", "tapeflow._nest", "tapeflow.env", "tapeflow._version"]),
+    ("ir", ["tapeflow.ir"]),
+    ("runtime core", ["tapeflow.runtime"]),
+    ("ops", ["tapeflow.ops", "tapeflow.random"]),
+    ("autodiff", ["tapeflow.autodiff"]),
+    ("passes", ["tapeflow.passes"]),
+    ("codegen", ["tapeflow.codegen"]),
+    ("tracer", ["tapeflow.tracer"]),
+    ("saved_model", ["tapeflow.saved_model"]),
+    ("keras", ["tapeflow.keras"]),
+    ("namespaces", ["tapeflow.math", "tapeflow.nn", "tapeflow.linalg", "tapeflow.debugging",
+                    "tapeflow.config", "tapeflow.dtypes",
+                    "tapeflow.testing", "tapeflow"]),
+    ("cli", ["tapeflow.cli", "tapeflow.__main__"]),
+]
+
+# (importer, imported): the upward imports we accept, each with the reason.
+ALLOWED_UPWARD = {
+}
+
+
+def _modules():
+    mods = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        mods[".".join(parts)] = path
+    return mods
+
+
+MODULES = _modules()
+
+
+def layer_of(module):
+    for index, (_, prefixes) in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return index
+    raise AssertionError(f"{module} is in no layer; add it to LAYERS")
+
+
+def _targets(module, path, node):
+    """The tapeflow modules an import statement names (a package's module for `from pkg import x`
+    when x is not a submodule)."""
+    if isinstance(node, ast.Import):
+        names = [a.name for a in node.names]
+    else:
+        base = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+        if node.level:
+            base = base[:len(base) - node.level + 1]
+            prefix = ".".join(base + ([node.module] if node.module else []))
+        else:
+            prefix = node.module or ""
+        names = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in MODULES else prefix for a in node.names]
+    out = []
+    for name in names:
+        while name not in MODULES and "." in name:
+            name = name.rsplit(".", 1)[0]
+        if name in MODULES:
+            out.append(name)
+    return out
+
+
+def _imports():
+    """(importer, imported, line, inside a function, the import has a comment)."""
+    found = []
+    for module, path in MODULES.items():
+        source = path.read_text()
+        lines = source.splitlines()
+
+        def visit(node, in_function):
+            for child in ast.iter_child_nodes(node):
+                nested = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                if isinstance(child, (ast.Import, ast.ImportFrom)):
+                    here = lines[child.lineno - 1]
+                    above = lines[child.lineno - 2].strip() if child.lineno > 1 else ""
+                    commented = "#" in here or above.startswith("#")
+                    for target in _targets(module, path, child) or [None]:
+                        found.append((module, target, child.lineno, in_function, commented))
+                visit(child, nested)
+
+        visit(ast.parse(source), False)
+    return found
+
+
+IMPORTS = _imports()
+
+
+def test_every_module_has_a_layer():
+    for module in MODULES:
+        layer_of(module)
+
+
+def test_no_import_cycles():
+    graph = nx.DiGraph()
+    graph.add_edges_from((a, b) for a, b, *_ in IMPORTS if b is not None and a != b)
+    cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    assert cycles == []
+
+
+def test_no_upward_imports():
+    upward = sorted({(a, b) for a, b, *_ in IMPORTS
+                     if b is not None and layer_of(b) > layer_of(a) and (a, b) not in ALLOWED_UPWARD})
+    assert upward == []
+
+
+def test_allowed_upward_imports_still_exist():
+    stale = [pair for pair in ALLOWED_UPWARD if not any((a, b) == pair for a, b, *_ in IMPORTS)]
+    assert stale == [], "no longer imported: drop them from ALLOWED_UPWARD"
+
+
+def test_imports_inside_functions_say_why():
+    silent = sorted({f"{MODULES[a].relative_to(ROOT.parent)}:{line}"
+                     for a, b, line, inside, commented in IMPORTS if inside and not commented})
+    assert silent == []
