@@ -199,7 +199,7 @@ def _node(g, vals, n, k, depth, budget):
             raise DecodeError(f"{where}: attribute(s) {sorted(missing)} missing")
         attrs = {name: _attr(opdef.attrs[name], v, f"{where} attribute {name!r}", depth, budget)
                  for name, v in attrs_in.items()}
-        _check_counts(opdef, attrs, len(inputs), len(outs), where)
+        _check_counts(opdef, attrs, len(outs), where)
         inferred = _infer(opdef, inputs, attrs, where)
         if [(tuple(a.shape), a.dtype) for a in inferred] != [(tuple(a.shape), a.dtype) for a in out_avals]:
             raise DecodeError(f"{where}: declared outputs {[_fmt(a) for a in out_avals]} but the op "
@@ -211,18 +211,18 @@ def _node(g, vals, n, k, depth, budget):
         _define(vals, o, v, f"{where} output {j}")
 
 
-def _check_counts(opdef, attrs, n_inputs, n_outputs, where):
-    """A multi-output op's integer attributes count its outputs or operands (Unpack's ``num``,
-    Split's count, While's ``n_vars``, CustomGradient's ``n_in``/``n_cap``): one larger than
-    both is a lie, and inference would build a tuple that long before anything else noticed."""
-    if not opdef.multi_output:
-        return
-    bound = max(n_inputs, n_outputs)
-    for name, kind in opdef.attrs.items():
-        v = attrs[name]
-        if kind in ("int", "int_or_none", "int_or_ints") and type(v) is int and v > bound:
-            raise DecodeError(f"{where}: attribute {name!r} is {v}, but the node has {n_inputs} "
-                              f"operands and {n_outputs} outputs")
+# Attributes whose integer value is the number of outputs the op's inference builds (Unpack's
+# ``num``, Split's count): checked against the declared outputs before inference runs, which
+# would otherwise build a tuple that long (2**40) before anything else noticed. While's
+# ``n_vars`` is bounded by its operands in its own inference; CustomGradient's counts slice.
+_OUTPUT_COUNTS = {"Unpack": "num", "Split": "sizes"}
+
+
+def _check_counts(opdef, attrs, n_outputs, where):
+    name = _OUTPUT_COUNTS.get(opdef.name)
+    v = attrs.get(name)
+    if type(v) is int and v > n_outputs:
+        raise DecodeError(f"{where}: attribute {name!r} is {v}, but the node declares {n_outputs} outputs")
 
 
 _INFER_ERRORS = (InferError, TypeError, ValueError, IndexError, KeyError, ZeroDivisionError,
