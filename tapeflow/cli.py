@@ -6,6 +6,7 @@ examples:
   tapeflow dump examples/mlp_step.py:loss --spec 'f32[4,3]' --spec 'f32[3,2]' --format html -o graph.html
   tapeflow inspect SAVED_DIR
   tapeflow dump --saved SAVED_DIR:NAME
+  tapeflow cache info            (tapeflow cache clear)
 
 A spec is a dtype and a shape: f16 f32 f64 i8 i16 i32 i64 u8 bool, then [dims]; 'f32[]' is a
 scalar. User mistakes print one line and exit with status 2; --debug shows the traceback.
@@ -20,6 +21,7 @@ import sys
 import numpy as np
 
 import tapeflow as tf
+from tapeflow.codegen import cache
 from tapeflow.saved_model.inspect import describe
 from tapeflow.saved_model.loaded import find_function
 from tapeflow.tracer.lower import GRAPH_STAGES, STAGES
@@ -203,6 +205,27 @@ def cmd_bench(args):
     return bench_main(rest)
 
 
+def cmd_cache(args):
+    """``info``: where the compile cache is, what it holds, its cap; ``clear``: delete its programs."""
+    try:
+        if args.action == "clear":
+            n = cache.clear()
+            print(f"deleted {n} program{'s' * (n != 1)} from {cache.info()['directory']}")
+            return 0
+        i = cache.info()
+    except ValueError as e:   # a bad TAPEFLOW_CACHE_* value
+        raise UsageError(str(e)) from None
+    n = i["entries"]
+    print(f"directory: {i['directory']}\n"
+          f"holds:     {n} program{'s' * (n != 1)}, {i['bytes'] / (1 << 20):.1f} MiB\n"
+          f"cap:       {i['max_bytes'] / (1 << 20):.0f} MiB (TAPEFLOW_CACHE_MAX_MB; least recently "
+          f"used programs are deleted past it)")
+    if i["problem"]:
+        print(f"warning:   the directory {i['problem']}; programs are cached in a private "
+              f"temporary directory instead")
+    return 0
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         """argparse's usage errors, as one line and status 2 like every other mistake."""
@@ -241,6 +264,10 @@ def parser():
                                        "of a saved program")
     i.add_argument("path", help="a saved program's directory")
     i.set_defaults(func=cmd_inspect)
+    c = sub.add_parser("cache", help="the compile cache: where it is and what it holds (info), "
+                                     "or delete its programs (clear)")
+    c.add_argument("action", choices=("info", "clear"))
+    c.set_defaults(func=cmd_cache)
     b = sub.add_parser("bench", help="run the benchmark suite (see benchmarks/); options pass through")
     b.set_defaults(func=cmd_bench)
     return ap

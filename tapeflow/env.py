@@ -6,6 +6,8 @@ An unknown value is an error naming the variable, the value and what it accepts:
 import os
 from typing import Callable, NamedTuple
 
+import platformdirs
+
 
 class Setting(NamedTuple):
     default: str
@@ -42,9 +44,14 @@ def _megabytes(text):
     return value
 
 
+USER_CACHE = "<user cache dir>/tapeflow"
+
+
 def _path(text):
     if not text:
         raise ValueError
+    if text == USER_CACHE:    # the default: platformdirs' (XDG_CACHE_HOME on Linux)
+        return os.path.join(platformdirs.user_cache_dir(), "tapeflow")
     return os.path.expanduser(text)
 
 
@@ -53,8 +60,12 @@ SETTINGS = {
         "numba", "numba or numpy", _choice("numba", "numpy"),
         "what runs traced graphs: Numba-compiled programs or the NumPy interpreter"),
     "TAPEFLOW_CACHE_DIR": Setting(
-        os.path.join("~", ".cache", "tapeflow"), "a directory", _path,
-        "where compiled programs are cached on disk"),
+        USER_CACHE, "a directory", _path,
+        "where compiled programs are cached on disk (private to the user: 0700; one writable by "
+        "others or not owned by the user is refused with a warning)"),
+    "TAPEFLOW_CACHE_MAX_MB": Setting(
+        "1024", "a number of MiB > 0", _megabytes,
+        "size of the compile cache; past it the least recently used programs are deleted"),
     "TAPEFLOW_COMPILE_TAPE_AFTER": Setting(
         "3", "a whole number >= 0", _count,
         "compile an eager tape's jacobian/gradient from this many calls on one structure (0: never)"),
@@ -68,6 +79,9 @@ SETTINGS = {
     "TAPEFLOW_JACOBIAN_MODE": Setting(
         "auto", "auto, forward or reverse", _choice("auto", "forward", "reverse"),
         "jacobian mode: the one needing fewer seeds (auto), or forced where it is exact"),
+    "TAPEFLOW_LOAD_BUDGET_MB": Setting(
+        "1024", "a number of MiB > 0", _megabytes,
+        "memory one tf.saved_model.load may take (arrays, graphs, parsed JSON), checked before allocating"),
     "TAPEFLOW_JACOBIAN_BUDGET_MB": Setting(
         "256", "a number of MiB > 0", _megabytes,
         "memory one chunk of a vectorized jacobian's seeds may take"),

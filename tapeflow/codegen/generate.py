@@ -21,6 +21,8 @@ Numba's Python floats back into NumPy scalars of the graph's dtypes. Arguments t
 types refuse (a 0-d array, another dtype, a non-contiguous array) raise TypeError there and
 are converted once.
 """
+import hashlib
+import keyword
 import re
 from dataclasses import dataclass
 
@@ -74,9 +76,26 @@ class Generated:
     shared: set             # indices of outputs that are (views of) constants: copied per call
 
 
+# Names the generated module and its ``make_call`` define themselves: a program may not take them.
+_TAKEN = {"math", "np", "njit", "prange", "fm", "rt", "make_call", "kernels", "consts", "normalize",
+          "convert", "failed", "call", "r", "e", "_"}
+MAX_IDENTIFIER = 40
+
+
 def _identifier(name):
-    ident = re.sub(r"\W", "_", name) or "program"
-    return ident if not ident[0].isdigit() else "_" + ident
+    """The program's function name (and file name stem): ASCII letters, digits and ``_``, at most
+    ``MAX_IDENTIFIER`` characters of ``name``, plus 8 hex digits of its hash whenever that is
+    not ``name`` itself or would clash with a name the module defines (any legal Python name,
+    ``f²``, ``Ⅷx``, 230 characters or CJK, gives a short legal identifier that NFKC leaves
+    alone, and a file name far below any file system's limit)."""
+    ident = re.sub(r"[^A-Za-z0-9_]", "_", name)[:MAX_IDENTIFIER] or "program"
+    if ident[0].isdigit():
+        ident = "_" + ident
+    if (ident != name or keyword.iskeyword(ident) or ident in _TAKEN
+            or re.fullmatch(r"v\w*|c\d+|\w+_part\d+", ident)):
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        ident = f"{ident}_{digest}"
+    return ident
 
 
 def check_supported(graph):

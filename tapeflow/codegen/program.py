@@ -1,7 +1,8 @@
 """``compile_graph``: Graph -> Program, a callable returning what ``run_graph`` returns.
 
 Compiling = generate the module source (generate.py), write it to the cache directory and
-import it (cache.py), then compile its function(s) for exactly the argument types the graph
+execute it (cache.py: the file must hold exactly that source, Numba's files their recorded
+hashes, checked before they are read), then compile its function(s) for exactly the argument types the graph
 declares (arrays as read-only C-contiguous: tapeflow tensors are read-only, and a writable
 array passes too): ``dispatcher.compile(signature)`` loads Numba's on-disk cache when it can.
 Each dispatcher is then closed to new signatures, so an argument Numba cannot convert to the
@@ -106,8 +107,16 @@ def compile_graph(graph, name="program", cache_dir=None):
     key = cache.program_key(gen.source)
     with _LOCK:       # threads may compile the same program at once: one writes and imports it
         path = cache.write_source(gen.source, gen.func_name, key, cache_dir)
-        kernels = _compile(gen, path, key, graph)
-        mod = cache.import_module(path, key)
+        try:
+            kernels = _compile(gen, path, key, graph)
+        except CodegenError:
+            # Numba's files may have changed under us (another process deleting a corrupt
+            # entry): compile once more from nothing; a second failure is the template's
+            cache.forget_module(key)
+            cache.purge_compiled(path)
+            path = cache.write_source(gen.source, gen.func_name, key, cache_dir)
+            kernels = _compile(gen, path, key, graph)
+        mod = cache.import_module(path, key, gen.source)
     convert = [scalar_converter(a) for a in gen.out_avals if not a.shape]
     call = mod.make_call(kernels, gen.consts, _normalizer(gen, graph), convert, failure_handler(graph, name))
     prog = Program(graph, name, gen.source, path, kernels, call)
@@ -137,16 +146,22 @@ def _compile(gen, path, key, graph):
     """Compile each part for exactly its argument types; later parts take earlier results' types."""
     types = dict(zip(gen.params, _numba_types(gen.param_avals), strict=True))
     kernels = []
+    compiled = False
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", nerr.NumbaWarning)
-            mod = cache.import_module(path, key)
+            mod = cache.import_module(path, key, gen.source)
+            if not all(tuple(types[a] for a in part.args) in getattr(mod, part.name).overloads
+                       for part in gen.parts):
+                cache.verify_compiled(path)     # before Numba unpickles anything
             for part in gen.parts:
                 dispatcher = getattr(mod, part.name)
                 sig = tuple(types[a] for a in part.args)
                 if sig not in dispatcher.overloads:      # else: compiled earlier in this process
                     # a compile or a disk-cache load: tracer/backend.py logs which (stats())
+                    misses = sum(dispatcher.stats.cache_misses.values())
                     dispatcher.compile(sig)
+                    compiled |= sum(dispatcher.stats.cache_misses.values()) > misses
                     dispatcher.disable_compile()
                 kernels.append(dispatcher)
                 if part.rets:
@@ -154,6 +169,8 @@ def _compile(gen, path, key, graph):
                     types.update(zip(part.rets, ret.types, strict=True))
     except Exception as e:   # noqa: BLE001 - any failure here is a template bug
         raise _codegen_error(e, gen, path, graph) from None
+    if compiled:     # Numba wrote new files: record their hashes
+        cache.record_compiled(path)
     return kernels
 
 

@@ -104,27 +104,52 @@ def _enc_attr(v, custom_gradients):
 
 # -- decoding --------------------------------------------------------------------------------
 
-class _Budget:
-    """Counts nodes over all graphs of one file (nested ones too)."""
+class Budget:
+    """What decoding may allocate: one per file for nodes and graphs, bytes shared by a whole load.
 
-    def __init__(self):
+    Every count read from the data is charged here *before* anything is built from it, so a
+    small hostile file cannot make decoding allocate much more than its own size. A saved
+    program's loader passes one Budget through all its files (JSON, arrays, graphs), so
+    ``max_bytes`` bounds the load as a whole; ``new_file`` resets the per-file counts.
+    """
+
+    def __init__(self, max_bytes=limits.DEFAULT_BUDGET_BYTES):
+        self.max_bytes = max_bytes
+        self.used = 0
+        self.new_file()
+
+    def new_file(self):
         self.nodes = 0
+        self.graphs = 0
+
+    def charge(self, nbytes, what):
+        """Count ``nbytes`` about to be allocated for ``what``; DecodeError past the budget."""
+        self.used += nbytes
+        if self.used > self.max_bytes:
+            raise DecodeError(f"{what} would take the load past its memory budget of "
+                              f"{self.max_bytes >> 20} MiB (TAPEFLOW_LOAD_BUDGET_MB)")
 
 
-def decode(data):
+def decode(data, budget=None):
     """A Graph from ``encode``'s JSON, every field checked; DecodeError says what is wrong."""
-    return _graph(data, 0, _Budget())
+    budget = Budget() if budget is None else budget
+    budget.new_file()
+    return _graph(data, 0, budget)
 
 
 def _graph(data, depth, budget):
     if depth > limits.MAX_GRAPH_NESTING:
         raise DecodeError(f"graphs nest deeper than {limits.MAX_GRAPH_NESTING} levels")
+    budget.graphs += 1
+    if budget.graphs > limits.MAX_GRAPHS:
+        raise DecodeError(f"more than {limits.MAX_GRAPHS} graphs (nested ones included)")
     _keys(data, "graph", {"version", "inputs", "nodes", "outputs"})
     if data["version"] != FORMAT_VERSION:
         raise DecodeError(f"graph format version {data['version']!r:.40} is not {FORMAT_VERSION}")
     vals = {}
     g = Graph()
-    for k, e in enumerate(_list(data["inputs"], "graph inputs")):
+    budget.charge(limits.VALUE_BYTES * len(_list(data["inputs"], "graph inputs")), "graph inputs")
+    for k, e in enumerate(data["inputs"]):
         v = Value(_aval(e, f"input {k}"))
         _define(vals, e, v, f"input {k}")
         g.inputs.append(v)
@@ -132,6 +157,7 @@ def _graph(data, depth, budget):
     budget.nodes += len(nodes)
     if budget.nodes > limits.MAX_NODES:
         raise DecodeError(f"more than {limits.MAX_NODES} nodes")
+    budget.charge(limits.NODE_BYTES * len(nodes), f"{len(nodes)} nodes")
     for k, n in enumerate(nodes):
         _node(g, vals, n, k, depth, budget)
     g.outputs = [_use(vals, i, "graph outputs") for i in _list(data["outputs"], "graph outputs")]
@@ -146,6 +172,7 @@ def _node(g, vals, n, k, depth, budget):
         raise DecodeError(f"{where}: op is not a string")
     inputs = [_use(vals, i, where) for i in _list(n["inputs"], f"{where} inputs")]
     outs = _list(n["outputs"], f"{where} outputs")
+    budget.charge(limits.VALUE_BYTES * len(outs), f"{where}: {len(outs)} outputs")
     out_avals = [_aval(o, f"{where} output {j}") for j, o in enumerate(outs)]
     attrs_in = n["attrs"]
     if not isinstance(attrs_in, dict):
@@ -153,7 +180,7 @@ def _node(g, vals, n, k, depth, budget):
     if op == "Const":
         if set(attrs_in) != {"value"} or inputs or len(out_avals) != 1:
             raise DecodeError(f"{where}: a Const has no inputs, one output and one attribute 'value'")
-        value = _array(attrs_in["value"], where)
+        value = _array(attrs_in["value"], where, budget)
         if (tuple(value.shape), D.as_dtype(value.dtype)) != tuple(out_avals[0]):
             raise DecodeError(f"{where}: Const value does not match its declared type")
         attrs = {"value": value}
@@ -172,6 +199,7 @@ def _node(g, vals, n, k, depth, budget):
             raise DecodeError(f"{where}: attribute(s) {sorted(missing)} missing")
         attrs = {name: _attr(opdef.attrs[name], v, f"{where} attribute {name!r}", depth, budget)
                  for name, v in attrs_in.items()}
+        _check_counts(opdef, attrs, len(outs), where)
         inferred = _infer(opdef, inputs, attrs, where)
         if [(tuple(a.shape), a.dtype) for a in inferred] != [(tuple(a.shape), a.dtype) for a in out_avals]:
             raise DecodeError(f"{where}: declared outputs {[_fmt(a) for a in out_avals]} but the op "
@@ -181,6 +209,20 @@ def _node(g, vals, n, k, depth, budget):
     node = g.add(op, inputs, attrs, out_avals)
     for j, (o, v) in enumerate(zip(outs, node.outputs)):
         _define(vals, o, v, f"{where} output {j}")
+
+
+# Attributes whose integer value is the number of outputs the op's inference builds (Unpack's
+# ``num``, Split's count): checked against the declared outputs before inference runs, which
+# would otherwise build a tuple that long (2**40) before anything else noticed. While's
+# ``n_vars`` is bounded by its operands in its own inference; CustomGradient's counts slice.
+_OUTPUT_COUNTS = {"Unpack": "num", "Split": "sizes"}
+
+
+def _check_counts(opdef, attrs, n_outputs, where):
+    name = _OUTPUT_COUNTS.get(opdef.name)
+    v = attrs.get(name)
+    if type(v) is int and v > n_outputs:
+        raise DecodeError(f"{where}: attribute {name!r} is {v}, but the node declares {n_outputs} outputs")
 
 
 _INFER_ERRORS = (InferError, TypeError, ValueError, IndexError, KeyError, ZeroDivisionError,
@@ -327,13 +369,14 @@ def _aval(e, what):
     return AVal(shape, dtype)
 
 
-def _array(e, where):
+def _array(e, where, budget):
     if not isinstance(e, dict) or set(e) != {"array", "dtype", "shape"}:
         raise DecodeError(f"{where}: an array is {{array, dtype, shape}}")
     dtype = dtype_of(e["dtype"], where)
     shape = shape_of(e["shape"], where, allow_none=False)
     _check_size(shape, dtype, where)
     nbytes = np.dtype(dtype.np).itemsize * math.prod(shape)
+    budget.charge(2 * nbytes, f"{where}: a constant of {dtype.name}{list(shape)}")
     text = e["array"]
     if not isinstance(text, str) or len(text) != 4 * ((nbytes + 2) // 3):
         raise DecodeError(f"{where}: array data is not the base64 of {nbytes} bytes")
@@ -393,4 +436,4 @@ def _attr(kind, v, what, depth, budget):
     return value
 
 
-__all__ = ["encode", "decode", "DecodeError", "FORMAT_VERSION", "dtype_of", "shape_of"]
+__all__ = ["encode", "decode", "Budget", "DecodeError", "FORMAT_VERSION", "dtype_of", "shape_of"]

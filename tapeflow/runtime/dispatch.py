@@ -65,6 +65,17 @@ def _convert_inputs(opdef, inputs):
     return out
 
 
+def _graph_dtypes(name, group, avals):
+    """Inside a trace, inputs that must share a dtype and do not raise TypeError, as TensorFlow's
+    graph mode does when it builds the op (eagerly it is InvalidArgumentError, as here)."""
+    first = group[0]
+    for i in group[1:]:
+        if i < len(avals) and avals[i].dtype != avals[first].dtype:
+            raise TypeError(f"Input #{i} of '{name}' Op has type {avals[i].dtype.name} that does not "
+                            f"match type {avals[first].dtype.name} of input #{first}; inputs: "
+                            f"{_fmt_avals(avals)} [at {user_line()}]")
+
+
 def _rule_for(name):
     override = STATE.override.get(name)
     if override is not None:
@@ -92,6 +103,8 @@ def apply(name, inputs, attrs=None):
         raise TypeError(f"{name} takes {opdef.arity} tensor inputs, got {len(inputs)}")
     tensors = _convert_inputs(opdef, inputs)
     avals = [t.aval for t in tensors]
+    if STATE.traces and opdef.same_dtype:
+        _graph_dtypes(name, opdef.same_dtype, avals)
     try:
         out = opdef.infer(avals, **attrs)
     except InferError as e:

@@ -8,16 +8,22 @@ each concrete function's wiring is checked against its graph: every argument,
 variable and constant must have the type of the graph input it feeds, every
 variable written must keep its type. Nothing from the file is imported, executed
 or unpickled. Any problem raises ``SavedModelError`` naming the file.
+
+One memory budget covers the whole load (``TAPEFLOW_LOAD_BUDGET_MB``, default 1 GiB):
+file bytes, parsed JSON, the sum of all variables' and constants' bytes (checked from the
+manifest before any array is read), graph nodes and the object tree's list padding are
+charged before they are allocated.
 """
 import re
 
-from ..ir.codec import DecodeError, decode, dtype_of, shape_of
+from .. import env
+from ..ir.codec import Budget, DecodeError, decode, dtype_of, shape_of
 from ..ir.opdef import AVal
 from ..runtime.tensor import Variable, wrap
 from ..tracer.concrete import Const, ConcreteFunction, OutRef
 from . import limits
 from .errors import SavedModelError
-from .files import Directory
+from .files import Directory, nbytes
 from .loaded import _NO_DEFAULT, ArgLeaf, LoadedFunction, LoadedModule, Param, SavedConcrete
 from .save import FORMAT, FORMAT_VERSION, MANIFEST
 
@@ -85,12 +91,14 @@ def _compatible(a, b):
 
 class _Loader:
     def __init__(self, path):
-        self.dir = Directory(path)
+        self.dir = Directory(path, Budget(int(env.get("TAPEFLOW_LOAD_BUDGET_MB") * (1 << 20))))
         self.manifest_name = MANIFEST
         self.graph_cache = {}
+        self.padding = 0
 
     def run(self):
         m = self.dir.read_json(MANIFEST, "manifest")
+        self.dir.referrer = MANIFEST     # every file name from here on is read from the manifest
         where = self.dir.where(MANIFEST)
         try:
             return self._manifest(m)
@@ -109,6 +117,7 @@ class _Loader:
         _check(isinstance(m["custom_gradients"], bool), "custom_gradients is not a boolean")
         _name(m["tapeflow_version"], "tapeflow_version")
         self.m = m
+        self._charge_arrays(_list(m["variables"], "variables"), _list(m["constants"], "constants"))
         self.variables = [self._variable(v, i) for i, v in enumerate(_list(m["variables"], "variables"))]
         self.constants = [self._constant(c, i) for i, c in enumerate(_list(m["constants"], "constants"))]
         fns = _list(m["functions"], "functions")
@@ -137,6 +146,24 @@ class _Loader:
         if loose:  # captured by functions but not attributes of the module: still trainable
             module._captured_variables = loose
         return module
+
+    def _charge_arrays(self, variables, constants):
+        """All arrays' bytes against the budget before any is read (one file may be named by many)."""
+        total = 0
+        for what, entries in (("variables", variables), ("constants", constants)):
+            for i, e in enumerate(entries):
+                _check(isinstance(e, dict) and "shape" in e and "dtype" in e,
+                       f"{what}[{i}]: missing shape or dtype")
+                shape, dtype = _typed(e, f"{what}[{i}]", allow_none=False)
+                try:
+                    total += nbytes(shape, dtype, "")
+                except SavedModelError as err:
+                    raise _Bad(f"{what}[{i}]: {err.problem}") from None
+        try:
+            self.dir.budget.charge(total, f"{len(variables)} variables and {len(constants)} "
+                                              f"constants of {total} bytes in all")
+        except DecodeError as e:
+            raise _Bad(str(e)) from None
 
     def _variable(self, v, i):
         what = f"variables[{i}]"
@@ -181,7 +208,7 @@ class _Loader:
         if file not in self.graph_cache:
             data = self.dir.read_json(file, "graph file")
             try:
-                self.graph_cache[file] = decode(data)
+                self.graph_cache[file] = decode(data, self.dir.budget)
             except DecodeError as e:  # the codec's error, named by the file here
                 raise SavedModelError(self.dir.where(file), str(e)) from None
         return self.graph_cache[file]
@@ -320,6 +347,14 @@ class _Loader:
             self._place(root, path, value, what)
         return placed
 
+    def _pad(self, node, key, what):
+        """Fill a list up to ``key`` with None (entries not saved), within the load's padding bound."""
+        extra = key + 1 - len(node)
+        self.padding += extra
+        _check(self.padding <= limits.MAX_PADDING, f"{what}: list indices leave more than "
+                                                   f"{limits.MAX_PADDING} unsaved entries in all")
+        node.extend([None] * extra)
+
     def _segment(self, s, what):
         _check(isinstance(s, dict) and len(s) == 1, f"{what}: {s!r:.60} is not a path segment")
         (kind, v), = s.items()
@@ -340,7 +375,7 @@ class _Loader:
             child = _get(node, kind, key, what)
             if child is None:
                 child = {"attr": lambda: LoadedModule("module"), "index": list, "key": dict}[next_kind]()
-                _set(node, kind, key, child, what)
+                self._set(node, kind, key, child, what)
             want = {"attr": LoadedModule, "index": list, "key": dict}[next_kind]
             _check(isinstance(child, want), f"{what}: the path goes through a "
                                             f"{type(child).__name__}, not a container")
@@ -352,7 +387,17 @@ class _Loader:
         _check(key != "__call__" or isinstance(value, LoadedFunction),
                f"{what}: only a function can be __call__")
         _check(existing is None, f"{what}: the path is already taken")
-        _set(node, kind, key, value, what)
+        self._set(node, kind, key, value, what)
+
+    def _set(self, node, kind, key, value, what):
+        if kind == "attr":
+            setattr(node, key, value)
+        elif kind == "index":
+            if key >= len(node):  # entries that were not saved (not variables or modules) stay None
+                self._pad(node, key, what)
+            node[key] = value
+        else:
+            node[key] = value
 
 
 def _get(node, kind, key, what):
@@ -364,17 +409,6 @@ def _get(node, kind, key, what):
         return node[key] if key < len(node) else None
     _check(isinstance(node, dict), f"{what}: key into a non-dict")
     return node.get(key)
-
-
-def _set(node, kind, key, value, what):
-    if kind == "attr":
-        setattr(node, key, value)
-    elif kind == "index":
-        if key >= len(node):  # entries that were not saved (not variables or modules) stay None
-            node.extend([None] * (key + 1 - len(node)))
-        node[key] = value
-    else:
-        node[key] = value
 
 
 def _count(s):

@@ -95,6 +95,20 @@ def _leaf_spec(x):
         return ("O", id(x))
 
 
+def _to_spec(spec, value):
+    """``value`` with each Python list/tuple standing where ``spec`` has a TensorSpec converted to a
+    tensor of the spec's dtype (TensorFlow binds ``[[1., 2.]]`` to ``TensorSpec([None, 2])``)."""
+    if isinstance(spec, TensorSpec):
+        if isinstance(value, (list, tuple)):
+            return convert_to_tensor(value, dtype=spec.dtype)
+        return value
+    if isinstance(spec, (list, tuple)) and isinstance(value, (list, tuple)) and len(spec) == len(value):
+        return type(value)(_to_spec(s, v) for s, v in zip(spec, value))
+    if isinstance(spec, dict) and isinstance(value, dict):
+        return {k: _to_spec(spec[k], v) if k in spec else v for k, v in value.items()}
+    return value
+
+
 class Function:
     """A Python function compiled per input signature (TensorFlow's ``tf.function``)."""
 
@@ -172,6 +186,9 @@ class Function:
 
     def _keys(self, ba):
         names = list(ba.arguments)
+        if self.input_signature is not None:   # as TF: a list where the spec is a tensor is one tensor
+            for name, spec in zip(names, self.input_signature):
+                ba.arguments[name] = _to_spec(spec, ba.arguments[name])
         flat, labels = [], []
         for name in names:
             leaves = _nest.flatten(ba.arguments[name])

@@ -5,11 +5,17 @@ Every case must either load and run (forward and a gradient under a tape) or rai
 Mutation kinds: JSON field edits (values, deleted and added keys, list edits), raw
 byte truncation and bit flips (JSON and .npy), path tricks, symbolic links, FIFOs and
 directories in place of files, pickled object arrays, deep nesting (JSON brackets and
-nested gradient graphs), huge shapes and sizes, wrong versions.
+nested gradient graphs), huge shapes and sizes, wrong versions, and the size bombs of
+issue 14: counts that size an allocation (Unpack ``num``, While ``n_vars``, list lengths),
+padding object-path indices, many variables sharing one array file, wide nested If graphs,
+attribute arity lies. Each load runs with its address space capped (``RLIMIT_AS``, 1 GiB over
+what the process holds), so a bomb fails the test with a MemoryError instead of taking the
+machine.
 """
 import json
 import os
 import pickle
+import resource
 import shutil
 import signal
 import stat
@@ -126,10 +132,10 @@ def mutate(rng, d):
     npys = [f for f in files if f.endswith(".npy")]
     kind = ["json", "json", "json", "json", "truncate", "bitflip", "bitflip_npy", "path", "symlink",
             "special", "pickle", "nesting", "huge", "version", "swap_op", "swap_op", "npy_data",
-            "npy_data"][rng.integers(18)]
+            "npy_data", "count_bomb", "padding", "shared_array", "wide_if", "arity"][rng.integers(23)]
     manifest = os.path.join(d, "saved_program.json")
-    if kind in ("json", "nesting", "huge", "swap_op") and not jsons or kind in ("path", "version") and (
-            manifest not in jsons):
+    if kind in ("json", "nesting", "huge", "swap_op", "count_bomb", "wide_if", "arity") and not jsons or \
+            kind in ("path", "version", "padding", "shared_array") and manifest not in jsons:
         kind = "bitflip"
     if kind == "json":
         f = jsons[rng.integers(len(jsons))]
@@ -225,6 +231,54 @@ def mutate(rng, d):
             _get(data, p[:-1])["shape"] = [[1 << 40, 1 << 40], [10 ** 12], [1 << 30, 8], [-1],
                                            [1 << 62, 0], [2] * 40][rng.integers(6)]
         json.dump(data, open(f, "w"))
+    elif kind in ("count_bomb", "arity"):
+        f = jsons[rng.integers(len(jsons))]
+        data = json.load(open(f))
+        nodes = [v for _, v in _slots(data) if isinstance(v, dict) and "op" in v and "attrs" in v]
+        ints = [(n, k) for n in nodes for k, a in n["attrs"].items() if type(a) is int and k != "axis"]
+        if ints:
+            node, k = ints[rng.integers(len(ints))]
+            if kind == "count_bomb":
+                node["attrs"][k] = int(rng.choice([1 << 40, 3 * 10 ** 7, 10 ** 6]))
+            else:               # a lie by a little: one more or one less than the truth
+                node["attrs"][k] += int(rng.choice([-1, 1, 2]))
+        elif nodes:             # an op taking a count: Unpack of a [None] value into 2**40
+            node = nodes[rng.integers(len(nodes))]
+            node.update(op="Unpack", attrs={"num": 1 << 40, "axis": 0})
+        json.dump(data, open(f, "w"))
+    elif kind == "padding":
+        m = json.load(open(manifest))
+        n = int(rng.choice([2, 50, 2000]))
+        m["objects"] = list(m.get("objects") or []) + [
+            {"path": [{"attr": f"pad{i}"}, {"index": int(rng.choice([99_999, 50_000, 7]))}], "variable": 0}
+            for i in range(n)]
+        json.dump(m, open(manifest, "w"))
+    elif kind == "shared_array":
+        m = json.load(open(manifest))
+        if m.get("variables"):
+            m["variables"] = m["variables"] * int(rng.choice([2, 300, 3000]))
+        json.dump(m, open(manifest, "w"))
+    elif kind == "wide_if":
+        f = jsons[rng.integers(len(jsons))]
+        if f == manifest:
+            open(f, "w").write("[" + "{}," * int(rng.choice([10, 10 ** 6, 3 * 10 ** 6])) + "{}]")
+        else:
+            depth = int(rng.choice([3, 12, 16]))
+            ins = '[{"shape":[],"dtype":"bool","id":0},{"shape":[null],"dtype":"float32","id":1}]'
+            inner = '{"version":1,"inputs":' + ins + ',"nodes":[],"outputs":[1]}'
+            for _ in range(depth - 1):
+                inner = ('{"version":1,"inputs":' + ins + ',"nodes":[{"op":"If","inputs":[0,0,1],'
+                         '"outputs":[{"shape":[null],"dtype":"float32","id":2}],"attrs":{"then_graph":'
+                         '{"graph":' + inner + '},"else_graph":{"graph":' + inner + '}}}],"outputs":[2]}')
+            node = ('{"op":"If","inputs":[0,0,1],"outputs":[{"shape":[null],"dtype":"float32",'
+                    '"id":1073741824}],"attrs":{"then_graph":{"graph":' + inner + '},"else_graph":'
+                    '{"graph":' + inner + '}}}')
+            text = open(f).read()     # spliced as text: json.dump of 2**16 graphs is slow
+            k = text.find('"nodes": [')
+            if k >= 0:
+                k += len('"nodes": [')
+                rest = text[k:].lstrip()
+                open(f, "w").write(text[:k] + node + ("" if rest.startswith("]") else ",") + rest)
     elif kind == "version":
         f = manifest
         m = json.load(open(f))
@@ -288,6 +342,14 @@ def _mutate_once(rng, d):
         return f"skipped ({type(e).__name__})"
 
 
+def _vm_size():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize"):
+                return int(line.split()[1]) << 10
+    return 0
+
+
 def run_cases(pristine_dirs, n, seed, workdir):
     """Mutate copies of ``pristine_dirs`` ``n`` times; returns the outcome counts and failures."""
     rng = np.random.default_rng(seed)
@@ -303,6 +365,8 @@ def run_cases(pristine_dirs, n, seed, workdir):
             kinds = [_mutate_once(rng, d) for _ in range(1 + int(rng.integers(2)))]
             counts["cases"] += 1
             signal.alarm(20)
+            _, hard = resource.getrlimit(resource.RLIMIT_AS)
+            resource.setrlimit(resource.RLIMIT_AS, (_vm_size() + (1 << 30), hard))
             try:
                 exercise(tf.saved_model.load(d))
                 counts["loaded_and_ran"] += 1
@@ -319,6 +383,7 @@ def run_cases(pristine_dirs, n, seed, workdir):
                 counts["other"] += 1
                 failures.append((case, kinds, f"{type(e).__name__}: {str(e)[:300]}"))
             finally:
+                resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
                 signal.alarm(0)
                 shutil.rmtree(os.path.join(workdir, f"case{case}"), ignore_errors=True)
     finally:

@@ -41,6 +41,8 @@ def _if(avals, then_graph, else_graph):
 
 
 def _while(avals, cond_graph, body_graph, n_vars):
+    if not 0 <= n_vars <= len(avals):   # else the kernel would zip fewer values than it returns
+        raise InferError(f"While has {n_vars} loop variables but {len(avals)} operands")
     _check_inputs(cond_graph, avals, "the condition of While")
     _check_inputs(body_graph, avals, "the body of While")
     (pred,) = _avals(cond_graph) or (None,)
