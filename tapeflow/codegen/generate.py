@@ -27,11 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir import dtypes as D
-from ..ir.graph import print_graph
 from ..ir.shapes import num_elements
 from .emitter import Emitter, Unsupported, lit, shape_lit
 from .fusion import Group, is_fusable, is_reduction, plan
 from .loops import emit_group
+from .nested import GraphKeys, call, emit_function, header_text
+from .nested import render as render_function
 from .templates import CODEGEN
 
 HEADER = """\
@@ -92,12 +93,43 @@ def check_supported(graph):
             raise Unsupported(f"no codegen template for op {n.op!r}")
 
 
-def _emit_nested(em, graph):
-    """``Emitter.inline``'s work (an If branch, a While body): ``graph``'s constants and steps
-    emitted into ``em``, its array constants made parameters of the whole program."""
+def _emit_nested(em, graph, inputs):
+    """``Emitter.inline``'s work (an If branch, a While condition or body): ``graph`` emitted
+    at the current position, or, if the program uses it from more than one place, a call of
+    the one function emitted for it (nested.py says why). Returns its output expressions."""
+    top = em.outermost()
+    if not top.graph_keys.shared(graph):
+        return em.inline_here(graph, inputs, _emit_nested_steps)
+    key = top.graph_keys.key(graph)
+    fn = top.functions.get(key)
+    if fn is None:
+        name = f"{top.func_name}_graph{len(top.functions) + 1}"
+        fn = emit_function(em, graph, name, _emit_nested_steps, _free_names)
+        top.functions[key] = fn     # after its body: callees come before their callers
+    return call(em, fn, inputs)
+
+
+def _emit_nested_steps(em, graph):
+    """A nested graph's constants and steps emitted into ``em``, its array constants made
+    parameters of the whole program."""
     check_supported(graph)
     bind_consts(em, graph, em.add_extra_const)
     emit_steps(em, graph)
+
+
+def _free_names(lines, defined):
+    """Value variables ``lines`` read but neither define nor have in ``defined``, in order."""
+    defined = set(defined)
+    for _, text, _ in lines:
+        m = _DEF.match(text)
+        if m:
+            defined.add(m.group(1))
+    out = []
+    for _, text, _ in lines:
+        for n in _names_in(text):
+            if n not in defined and n not in out:
+                out.append(n)
+    return out
 
 
 def _emit_body(graph, em):
@@ -169,11 +201,16 @@ def generate(graph, name="program"):
     check_supported(graph)
     func = _identifier(name)
     em = Emitter(graph, _emit_nested)
+    em.func_name, em.graph_keys, em.functions = func, GraphKeys(graph), {}
     params, consts, avals, spans = _emit_body(graph, em)
     outs = [em.ref(v) for v in graph.outputs]
-    graph_text = "\n".join("# " + line for line in print_graph(graph).split("\n"))
+    graph_text = "\n".join("# " + line for line in header_text(graph).split("\n"))
     lines = HEADER.format(name=name, graph=graph_text).split("\n")[:-1]
     owners, parts = {}, []
+    for fn in em.functions.values():    # nested graphs used from several places
+        text, own = render_function(em, fn, len(lines) + 1, _decorator(fn.lines))
+        lines.extend(text)
+        owners.update(own)
     regions = partition(spans, MAX_LINES, _crossing_bytes(em, graph, spans, params, outs))
     later = [_names(em, b, e) for b, e in regions] + [set(_names_in(" ".join(outs)))]
     for k, (b, e) in enumerate(regions):
@@ -184,7 +221,7 @@ def generate(graph, name="program"):
             args = list(params)     # the whole program's signature, even for unused inputs
         rets = None if len(regions) == 1 else [n for n in defined if n in set().union(*later[k + 1:])]
         parts.append(Part(pname, args, rets))
-        lines.append(_decorator(em, b, e))
+        lines.append(_decorator(em.lines[b:e]))
         lines.append(f"def {pname}({', '.join(args)}):")
         lines.extend(_shape_check([v for v in graph.inputs if em.ref(v) in args], em))
         body, own = em.render(len(lines) + 1, b, e)
@@ -288,9 +325,9 @@ def _tuple(items):
     return "(" + "".join(i + ", " for i in items).rstrip(" ") + ")"
 
 
-def _decorator(em, b, e):
+def _decorator(lines):
     flags = ['cache=True', 'error_model="numpy"', 'fastmath={"reassoc"}', 'nogil=True']
-    if any("prange(" in em.lines[k][1] for k in range(b, e)):
+    if any("prange(" in text for _, text, _ in lines):
         flags.append("parallel=True")
     return f"@njit({', '.join(flags)})"
 
