@@ -22,6 +22,7 @@ types refuse (a 0-d array, another dtype, a non-contiguous array) raise TypeErro
 are converted once.
 """
 import re
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,22 @@ __tapeflow_generated__ = True   # errors.user_frame: these frames are not the us
 MAX_LINES = 160
 CUT_BYTES = 256 * 1024
 HARD_LIMIT_FACTOR = 4
+
+# The guard: a program whose source is out of proportion runs on the interpreter instead,
+# with one warning, rather than keeping its caller waiting minutes for Numba. Compile time
+# grows much faster than one function's length (a function of a thousand lines takes about
+# a minute), and about linearly in the number of functions, so both are bounded. Parts are
+# at most 4 x 160 lines; only one step's nested graphs can make a function longer.
+MAX_FUNCTION_LINES = 800
+MAX_SOURCE_BYTES = 1 << 20
+
+
+class TooLarge(Unsupported):
+    """The generated source is out of proportion (see ``MAX_FUNCTION_LINES``)."""
+
+
+class InterpreterFallbackWarning(UserWarning):
+    """A program runs on the NumPy interpreter instead of being compiled; the message says why."""
 
 
 @dataclass
@@ -103,7 +120,8 @@ def _emit_nested(em, graph, inputs):
     key = top.graph_keys.key(graph)
     fn = top.functions.get(key)
     if fn is None:
-        name = f"{top.func_name}_graph{len(top.functions) + 1}"
+        top.n_functions += 1        # numbered before its body, which may emit others
+        name = f"{top.func_name}_graph{top.n_functions}"
         fn = emit_function(em, graph, name, _emit_nested_steps, _free_names)
         top.functions[key] = fn     # after its body: callees come before their callers
     return call(em, fn, inputs)
@@ -201,7 +219,7 @@ def generate(graph, name="program"):
     check_supported(graph)
     func = _identifier(name)
     em = Emitter(graph, _emit_nested)
-    em.func_name, em.graph_keys, em.functions = func, GraphKeys(graph), {}
+    em.func_name, em.graph_keys, em.functions, em.n_functions = func, GraphKeys(graph), {}, 0
     params, consts, avals, spans = _emit_body(graph, em)
     outs = [em.ref(v) for v in graph.outputs]
     graph_text = "\n".join("# " + line for line in header_text(graph).split("\n"))
@@ -234,8 +252,29 @@ def generate(graph, name="program"):
     consts_names = set(params[len(graph.inputs):])
     shared = {k for k, o in enumerate(outs) if em.root(o) in consts_names}
     lines.extend(_caller(graph, params, parts, outs, shared))
+    _guard(name, len(lines), sum(len(x) + 1 for x in lines),
+           [(p.name, e - b) for p, (b, e) in zip(parts, regions, strict=True)]
+           + [(fn.name, len(fn.lines)) for fn in em.functions.values()])
     return Generated("\n".join(lines) + "\n", parts, params, avals, consts,
                      [v.aval for v in graph.outputs], owners, func, shared)
+
+
+def _guard(name, n_lines, n_bytes, functions):
+    """Raise TooLarge, with a one-line warning naming the program and why, if the source is
+    out of proportion: a function over ``MAX_FUNCTION_LINES`` lines or a module over
+    ``MAX_SOURCE_BYTES`` (``functions``: (name, lines) of each jitted function)."""
+    fname, longest = max(functions, key=lambda f: f[1])
+    if longest > MAX_FUNCTION_LINES:
+        why = (f"its generated function {fname} has {longest} lines (limit {MAX_FUNCTION_LINES}), "
+               f"which Numba would take minutes to compile")
+    elif n_bytes > MAX_SOURCE_BYTES:
+        why = (f"its generated source is {n_bytes // 1024} KB in {n_lines} lines "
+               f"(limit {MAX_SOURCE_BYTES // 1024} KB), which Numba would take minutes to compile")
+    else:
+        return
+    warnings.warn(f"tapeflow: program {name!r} runs on the NumPy interpreter: {why}",
+                  InterpreterFallbackWarning, stacklevel=2)
+    raise TooLarge(why)
 
 
 def partition(spans, limit, crossing=None):
