@@ -113,6 +113,9 @@ def test_ten_op_control_flow_programs_stay_under_100kb(sources, fn, how):
     assert sources
     sizes = {k: len(s) for k, s in sources.items()}
     assert max(sizes.values()) <= LIMIT, sizes
+    for src in sources.values():    # each function defined once (numbered before its body)
+        defs = [ln.split("(")[0] for ln in src.split("\n") if ln.startswith("def ")]
+        assert len(defs) == len(set(defs))
 
 
 def test_custom_gradient_loop_and_assigns_in_the_inner_tape(sources):

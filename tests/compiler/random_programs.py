@@ -6,7 +6,9 @@ gradient, a Keras ``Dense`` layer, ``stop_gradient``; driven by tapes using
 A program is Python source (a module written to a file and imported, so ``function``
 converts its ``if`` and ``while`` statements as it does the user's). ``run`` executes one
 variant: ``eager``; ``through`` (the program is a ``function`` under an eager tape);
-``inside`` (the tape code is a ``function`` calling the program, itself a ``function``).
+``inside`` (the tape code is a ``function`` calling the program, itself a ``function``);
+at second order also ``mixed`` (the inner tape and first gradient in a function, the outer
+tape eager).
 Variables are reset before each run, so one module's functions, and their compiled
 programs, serve many runs ("compile sharing").
 """
@@ -112,7 +114,7 @@ def programs(draw, max_steps=7):
     last = f"t{n}"
     other = f"t{draw(st.integers(0, n))}"
     lines.append(f"return tf.reduce_sum({last}) + 0.5 * tf.reduce_sum({other} * {other})")
-    flags = {"reset": draw(st.booleans()), "stop": draw(st.booleans()),
+    flags = {"reset": draw(st.booleans()), "stop": draw(st.booleans()), "order": _pick(draw, [1, 2]),
              "k": draw(st.integers(0, 3)), "seed": draw(st.integers(0, 2**16))}
     return lines, exact, flags
 
@@ -131,6 +133,7 @@ def load(lines, flags, dtype, directory):
     mod.source, mod.flags = src, flags
     mod.through = tf.function(mod.program)
     mod.inside = tf.function(lambda x, k: tape_code(mod.through, mod, x, k, mod.flags))
+    mod.mixed = tf.function(lambda x, k: first_order(mod.through, mod, x, k, mod.flags))
     return mod
 
 
@@ -142,7 +145,19 @@ def reset(mod, dtype, seed):
 
 
 def tape_code(fn, mod, x, k, flags):
-    """y and its gradients w.r.t. x, v and the layer's variables (the code under test's tape)."""
+    """y and its gradients w.r.t. x, v and the layer's variables (the code under test's
+    tape); at second order also the gradient of the sum of d y / d x w.r.t. x."""
+    if flags["order"] == 1:
+        return first_order(fn, mod, x, k, flags)
+    first = mod.mixed if flags.get("mixed") else (lambda x, k: first_order(fn, mod, x, k, flags))
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        out = first(x, k)
+        s = tf.reduce_sum(out[1]) if out[1] is not None else None
+    return list(out) + [None if s is None else outer.gradient(s, x)]
+
+
+def first_order(fn, mod, x, k, flags):
     with tf.GradientTape() as tape:
         tape.watch(x)
         if flags["reset"]:
@@ -165,6 +180,8 @@ def run(mod, variant, x, k, dtype):
         out = tape_code(mod.program, mod, x, k, mod.flags)
     elif variant == "through":
         out = tape_code(mod.through, mod, x, k, mod.flags)
+    elif variant == "mixed":        # second order: the inner tape in a function, the outer eager
+        out = tape_code(mod.through, mod, x, k, dict(mod.flags, mixed=True))
     else:
         out = mod.inside(x, k)
     state = [mod.v.numpy(), mod.layer.kernel.numpy(), mod.layer.bias.numpy()]
