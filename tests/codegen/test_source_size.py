@@ -116,6 +116,8 @@ def test_ten_op_control_flow_programs_stay_under_100kb(sources, fn, how):
     for src in sources.values():    # each function defined once (numbered before its body)
         defs = [ln.split("(")[0] for ln in src.split("\n") if ln.startswith("def ")]
         assert len(defs) == len(set(defs))
+        header = sum(len(ln) + 1 for ln in src.split("\n") if ln.startswith("#"))
+        assert header <= 20 * 1024      # nested graphs elided past HEADER_BYTES
 
 
 def test_custom_gradient_loop_and_assigns_in_the_inner_tape(sources):
