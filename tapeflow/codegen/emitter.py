@@ -114,8 +114,8 @@ class Emitter:
 
     def __init__(self, graph, emit_graph=None):
         self.graph = graph
-        # emit_graph(em, graph): the code generator's own, emitting a nested graph's constants
-        # and steps into ``em`` (see ``inline``; templates cannot import the generator)
+        # emit_graph(em, graph, inputs) -> output expressions: the code generator's own, running
+        # a nested graph at the current position (see ``inline``; templates cannot import it)
         self.emit_graph = emit_graph
         self.parent = None      # the emitter of the enclosing graph (a nested If/While graph)
         self.extra_consts = []  # (name, aval, array): nested graphs' array constants (outermost only)
@@ -273,14 +273,20 @@ class Emitter:
         return child
 
     def inline(self, graph, inputs):
-        """Emit ``graph`` at the current position with its inputs bound to the expressions
-        ``inputs`` (through ``emit_graph``); returns the expressions of its outputs."""
+        """``graph`` run at the current position with its inputs bound to the expressions
+        ``inputs``: emitted here, or called as a function the generator emitted once (its
+        ``emit_graph`` decides); returns the expressions of its outputs."""
         if self.emit_graph is None:
             raise RuntimeError("Emitter.inline: this emitter was made without emit_graph")
+        return self.emit_graph(self, graph, inputs)
+
+    def inline_here(self, graph, inputs, emit_steps):
+        """``graph``'s lines emitted at the current position by ``emit_steps(child, graph)``
+        through a child emitter; returns the expressions of its outputs."""
         child = self.child(graph)
         for v, expr in zip(graph.inputs, inputs, strict=True):
             child.bind(v, expr)
-        self.emit_graph(child, graph)
+        emit_steps(child, graph)
         return [child.ref(v) for v in graph.outputs]
 
     def add_extra_const(self, name, aval, value):
@@ -294,10 +300,11 @@ class Emitter:
         return any(id(n) not in members for n in self.uses.get(v.id, ()))
 
     # -- output -------------------------------------------------------------------------
-    def render(self, first_line, start=0, end=None):
-        """(text lines, {source line number: node}) of lines[start:end], with node comments."""
+    def render(self, first_line, start=0, end=None, lines=None):
+        """(text lines, {source line number: node}) of lines[start:end] (of ``lines``, a
+        function's own body, else this emitter's), with node comments."""
         out, owners = [], {}
-        for k, (depth, text, owner) in enumerate(self.lines[start:end]):
+        for k, (depth, text, owner) in enumerate((self.lines if lines is None else lines)[start:end]):
             s = "    " * depth + text
             if isinstance(owner, Note):
                 s += "  # " + owner.text

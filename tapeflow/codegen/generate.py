@@ -24,16 +24,18 @@ are converted once.
 import hashlib
 import keyword
 import re
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..ir import dtypes as D
-from ..ir.graph import print_graph
 from ..ir.shapes import num_elements
 from .emitter import Emitter, Unsupported, lit, shape_lit
 from .fusion import Group, is_fusable, is_reduction, plan
 from .loops import emit_group
+from .nested import GraphKeys, call, emit_function, header_text
+from .nested import render as render_function
 from .templates import CODEGEN
 
 HEADER = """\
@@ -54,6 +56,22 @@ __tapeflow_generated__ = True   # errors.user_frame: these frames are not the us
 MAX_LINES = 160
 CUT_BYTES = 256 * 1024
 HARD_LIMIT_FACTOR = 4
+
+# The guard: a program whose source is out of proportion runs on the interpreter instead,
+# with one warning, rather than keeping its caller waiting minutes for Numba. Compile time
+# grows much faster than one function's length (a function of a thousand lines takes about
+# a minute), and about linearly in the number of functions, so both are bounded. Parts are
+# at most 4 x 160 lines; only one step's nested graphs can make a function longer.
+MAX_FUNCTION_LINES = 800
+MAX_SOURCE_BYTES = 1 << 20
+
+
+class TooLarge(Unsupported):
+    """The generated source is out of proportion (see ``MAX_FUNCTION_LINES``)."""
+
+
+class InterpreterFallbackWarning(UserWarning):
+    """A program runs on the NumPy interpreter instead of being compiled; the message says why."""
 
 
 @dataclass
@@ -111,12 +129,44 @@ def check_supported(graph):
             raise Unsupported(f"no codegen template for op {n.op!r}")
 
 
-def _emit_nested(em, graph):
-    """``Emitter.inline``'s work (an If branch, a While body): ``graph``'s constants and steps
-    emitted into ``em``, its array constants made parameters of the whole program."""
+def _emit_nested(em, graph, inputs):
+    """``Emitter.inline``'s work (an If branch, a While condition or body): ``graph`` emitted
+    at the current position, or, if the program uses it from more than one place, a call of
+    the one function emitted for it (nested.py says why). Returns its output expressions."""
+    top = em.outermost()
+    if not top.graph_keys.shared(graph):
+        return em.inline_here(graph, inputs, _emit_nested_steps)
+    key = top.graph_keys.key(graph)
+    fn = top.functions.get(key)
+    if fn is None:
+        top.n_functions += 1        # numbered before its body, which may emit others
+        name = f"{top.func_name}_graph{top.n_functions}"
+        fn = emit_function(em, graph, name, _emit_nested_steps, _free_names)
+        top.functions[key] = fn     # after its body: callees come before their callers
+    return call(em, fn, inputs)
+
+
+def _emit_nested_steps(em, graph):
+    """A nested graph's constants and steps emitted into ``em``, its array constants made
+    parameters of the whole program."""
     check_supported(graph)
     bind_consts(em, graph, em.add_extra_const)
     emit_steps(em, graph)
+
+
+def _free_names(lines, defined):
+    """Value variables ``lines`` read but neither define nor have in ``defined``, in order."""
+    defined = set(defined)
+    for _, text, _ in lines:
+        m = _DEF.match(text)
+        if m:
+            defined.add(m.group(1))
+    out = []
+    for _, text, _ in lines:
+        for n in _names_in(text):
+            if n not in defined and n not in out:
+                out.append(n)
+    return out
 
 
 def _emit_body(graph, em):
@@ -188,11 +238,16 @@ def generate(graph, name="program"):
     check_supported(graph)
     func = _identifier(name)
     em = Emitter(graph, _emit_nested)
+    em.func_name, em.graph_keys, em.functions, em.n_functions = func, GraphKeys(graph), {}, 0
     params, consts, avals, spans = _emit_body(graph, em)
     outs = [em.ref(v) for v in graph.outputs]
-    graph_text = "\n".join("# " + line for line in print_graph(graph).split("\n"))
+    graph_text = "\n".join("# " + line for line in header_text(graph).split("\n"))
     lines = HEADER.format(name=name, graph=graph_text).split("\n")[:-1]
     owners, parts = {}, []
+    for fn in em.functions.values():    # nested graphs used from several places
+        text, own = render_function(em, fn, len(lines) + 1, _decorator(fn.lines))
+        lines.extend(text)
+        owners.update(own)
     regions = partition(spans, MAX_LINES, _crossing_bytes(em, graph, spans, params, outs))
     later = [_names(em, b, e) for b, e in regions] + [set(_names_in(" ".join(outs)))]
     for k, (b, e) in enumerate(regions):
@@ -203,7 +258,7 @@ def generate(graph, name="program"):
             args = list(params)     # the whole program's signature, even for unused inputs
         rets = None if len(regions) == 1 else [n for n in defined if n in set().union(*later[k + 1:])]
         parts.append(Part(pname, args, rets))
-        lines.append(_decorator(em, b, e))
+        lines.append(_decorator(em.lines[b:e]))
         lines.append(f"def {pname}({', '.join(args)}):")
         lines.extend(_shape_check([v for v in graph.inputs if em.ref(v) in args], em))
         body, own = em.render(len(lines) + 1, b, e)
@@ -216,8 +271,29 @@ def generate(graph, name="program"):
     consts_names = set(params[len(graph.inputs):])
     shared = {k for k, o in enumerate(outs) if em.root(o) in consts_names}
     lines.extend(_caller(graph, params, parts, outs, shared))
+    _guard(name, len(lines), sum(len(x) + 1 for x in lines),
+           [(p.name, e - b) for p, (b, e) in zip(parts, regions, strict=True)]
+           + [(fn.name, len(fn.lines)) for fn in em.functions.values()])
     return Generated("\n".join(lines) + "\n", parts, params, avals, consts,
                      [v.aval for v in graph.outputs], owners, func, shared)
+
+
+def _guard(name, n_lines, n_bytes, functions):
+    """Raise TooLarge, with a one-line warning naming the program and why, if the source is
+    out of proportion: a function over ``MAX_FUNCTION_LINES`` lines or a module over
+    ``MAX_SOURCE_BYTES`` (``functions``: (name, lines) of each jitted function)."""
+    fname, longest = max(functions, key=lambda f: f[1])
+    if longest > MAX_FUNCTION_LINES:
+        why = (f"its generated function {fname} has {longest} lines (limit {MAX_FUNCTION_LINES}), "
+               f"which Numba would take minutes to compile")
+    elif n_bytes > MAX_SOURCE_BYTES:
+        why = (f"its generated source is {n_bytes // 1024} KB in {n_lines} lines "
+               f"(limit {MAX_SOURCE_BYTES // 1024} KB), which Numba would take minutes to compile")
+    else:
+        return
+    warnings.warn(f"tapeflow: program {name!r} runs on the NumPy interpreter: {why}",
+                  InterpreterFallbackWarning, stacklevel=2)
+    raise TooLarge(why)
 
 
 def partition(spans, limit, crossing=None):
@@ -307,12 +383,12 @@ def _tuple(items):
     return "(" + "".join(i + ", " for i in items).rstrip(" ") + ")"
 
 
-def _decorator(em, b, e):
-    lines = [em.lines[k][1] for k in range(b, e)]
+def _decorator(lines):
+    texts = [text for _, text, _ in lines]
     # a part that leaves Numba (tf.print's objmode block) needs the GIL anyway
     flags = ['cache=True', 'error_model="numpy"', 'fastmath={"reassoc"}',
-             f'nogil={not any(line.startswith("with objmode(") for line in lines)}']
-    if any("prange(" in line for line in lines):
+             f'nogil={not any(t.lstrip().startswith("with objmode(") for t in texts)}']
+    if any("prange(" in t for t in texts):
         flags.append("parallel=True")
     return f"@njit({', '.join(flags)})"
 
