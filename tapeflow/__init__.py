@@ -24,6 +24,7 @@ from .ops.array import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.clip import *  # noqa: F401,F403
 from .ops.io import print  # noqa: F401,A001
+from .ops.tensor_array import TensorArray  # noqa: F401
 from . import math, nn, linalg  # noqa: E402
 from .runtime.module import Module  # noqa: E402
 from . import tracer  # noqa: E402
