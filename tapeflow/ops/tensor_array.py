@@ -144,9 +144,9 @@ class TensorArray:
             return self._eager_write(i, value)
         out = self._copy()
         if i is not None and i >= out._n:
-            if not out._dynamic_size:
-                raise OutOfRangeError(f"Tried to write to index {i} but array is not resizeable "
-                                      f"and size is: {out._n}")
+            if not out._dynamic_size:   # TensorFlow's TensorListSetItem, at trace time
+                raise InvalidArgumentError(f"Trying to modify element {i} in a list with "
+                                           f"{out._n} elements. (at {user_line()})")
             out._grow(i + 1)
         if out._buf is None:
             out._buf = out._zeros(out._n)
@@ -157,8 +157,9 @@ class TensorArray:
         i = self._index(index, "read")
         if not self._graph:
             return self._eager_read(i)
-        if i is not None and i >= self._n:
-            raise OutOfRangeError(f"Tried to read from index {i} but array size is: {self._n}")
+        if i is not None and i >= self._n:     # TensorFlow's TensorListGetItem, at trace time
+            raise InvalidArgumentError(f"Trying to access element {i} in a list with {self._n} "
+                                       f"elements. (at {user_line()})")
         return array.gather(self._graph_buf(), index if i is None else i)
 
     def stack(self, name=None):
