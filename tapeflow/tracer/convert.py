@@ -35,6 +35,7 @@ from ..errors import _SKIP
 from . import rt
 from .context import DecisionLimitError
 from .if_rewrite import IfRewriter
+from .return_rewrite import ReturnRewriter
 from .while_rewrite import TYPE_PARAMS, locate, make_def, walk_scope
 
 _FUTURE_FLAGS = 0
@@ -154,6 +155,7 @@ def _convert_code(code):
     original = _compile(imports, node, code, prefix)
     if original is None or not _same_code(original, code):
         return None, "not converted: the source does not compile to this function's code"
+    node = ReturnRewriter(prefix).visit(node)
     rewriter = IfRewriter(prefix, super_ok="__class__" in code.co_freevars)
     node = rewriter.visit(node)
     new = _compile(imports, node, code, prefix)

@@ -40,10 +40,11 @@ def note_trip_count(n):
         _trips[-1] = n
 
 
-def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=()):
+def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=(), returns=False):
     """Run ``while test(): body()``: as Python, or as a While node when the first test is a
     symbolic tensor. ``cells_fn`` owns the cells of ``names``, the names the loop assigns;
-    ``temps`` of them are temporaries, ``test_names`` assigned by the test (``:=``)."""
+    ``temps`` of them are temporaries, ``test_names`` assigned by the test (``:=``);
+    ``returns``: the body has a ``return`` (return_rewrite.py), which a While cannot hold."""
     caller = sys._getframe(1).f_code
     ctx = current()
     state = None if ctx is None else (dict(ctx.var_state), dict(ctx.assigned))
@@ -59,6 +60,21 @@ def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=()):
         trips = _trips.pop()
     if not isinstance(first, SymbolicTensor):
         _python_loop(test, body, first, caller, lineno)
+    elif returns:       # per path, as before conversion; TensorFlow rejects this loop
+        try:
+            value = first
+            while value:
+                body()
+                value = test()
+        except DecisionLimitError as e:
+            if getattr(e, "_noted", False):
+                raise
+            err = DecisionLimitError(
+                f"{e}\nThe `while` at {_where(caller, lineno)} is not converted to a While node "
+                f"because its body has a `return` (TensorFlow: \"a return statement cannot be "
+                f"placed inside this TensorFlow loop\"); it runs per path.")
+            err._noted = True
+            raise err.with_traceback(e.__traceback__) from None
     else:
         # the While's condition evaluates the test again, variable assignments included
         ctx.var_state, ctx.assigned = state
