@@ -323,3 +323,15 @@ def test_jacobian_through_a_tensor_array_loop_is_batched():
         t.watch(x)
         y = rnn(x, tf.constant(3))
     np.testing.assert_allclose(jac.numpy(), t.jacobian(y, x).numpy(), rtol=1e-10)
+
+
+def test_tensor_array_as_a_tf_while_loop_variable_eagerly_and_in_a_function():
+    def run(x):
+        ta = tf.TensorArray(tf.float32, size=3, element_shape=[2])
+        _, ta = tf.while_loop(lambda i, ta: i < 3,
+                              lambda i, ta: (i + 1, ta.write(i, x * tf.cast(i, tf.float32))),
+                              [0, ta])
+        return ta.stack()
+    want = [[0, 0], [1, 2], [2, 4]]
+    np.testing.assert_array_equal(run(X).numpy(), want)
+    np.testing.assert_array_equal(tf.function(run)(X).numpy(), want)
