@@ -7,7 +7,7 @@ same name works on a variant list handle; here the "list" is that dense tensor.
 """
 from ...errors import InferError
 from .. import dtypes as D
-from ..opdef import AVal, check_dtype, defop
+from ..opdef import check_dtype, defop
 
 
 def _set_item(avals):
