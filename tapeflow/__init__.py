@@ -24,6 +24,7 @@ from .ops.array import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.clip import *  # noqa: F401,F403
 from .ops.io import print  # noqa: F401,A001
+from .ops.tensor_array import TensorArray  # noqa: F401
 from . import math, nn, linalg  # noqa: E402
 from .runtime.module import Module  # noqa: E402
 from . import tracer  # noqa: E402
@@ -31,7 +32,7 @@ from .tracer import TensorSpec, function  # noqa: E402
 from .tracer.transforms import grad, value_and_grad  # noqa: E402
 from .tracer.control import cond, while_loop  # noqa: E402
 from .tracer.backend import set_backend  # noqa: E402
-from . import config, dtypes, keras  # noqa: E402,F401
+from . import autograph, config, dtypes, keras  # noqa: E402,F401
 from .keras import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 
 # ``tapeflow.layers`` *is* ``tapeflow.keras.layers`` (and so on), as TensorFlow's short names.

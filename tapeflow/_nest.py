@@ -1,6 +1,9 @@
 """Flatten and rebuild nested structures (lists, tuples, dicts, namedtuples) as TensorFlow's nest.
 
-Dicts flatten in sorted-key order, as in TensorFlow; everything else is a leaf.
+Dicts flatten in sorted-key order, as in TensorFlow. An object with TensorFlow's nest
+protocol (``__tf_flatten__() -> (metadata, components)`` and the class method
+``__tf_unflatten__(metadata, components)``: ``tf.TensorArray``) flattens to its components,
+and its structure includes its metadata. Everything else is a leaf.
 """
 
 
@@ -8,7 +11,13 @@ def _is_namedtuple(x):
     return isinstance(x, tuple) and hasattr(type(x), "_fields")
 
 
+def _custom(x):
+    return hasattr(type(x), "__tf_flatten__")
+
+
 def flatten(structure):
+    if _custom(structure):
+        return [leaf for x in structure.__tf_flatten__()[1] for leaf in flatten(x)]
     if isinstance(structure, dict):
         return [leaf for k in sorted(structure, key=_sort_key) for leaf in flatten(structure[k])]
     if isinstance(structure, (list, tuple)):
@@ -32,6 +41,9 @@ _END = object()
 
 
 def _pack(s, it):
+    if _custom(s):
+        meta, parts = s.__tf_flatten__()
+        return type(s).__tf_unflatten__(meta, [_pack(x, it) for x in parts])
     if isinstance(s, dict):
         vals = {k: _pack(s[k], it) for k in sorted(s, key=_sort_key)}
         return type(s)((k, vals[k]) for k in s) if type(s) is not dict else {k: vals[k] for k in s}
@@ -52,6 +64,9 @@ def map_structure(fn, structure):
 def structure(x):
     """The nesting of ``x`` as a hashable value with the leaves left out (dict keys sorted):
     what ``tapeflow.function`` keys traces by, and what saved programs record per argument."""
+    if _custom(x):
+        meta, parts = x.__tf_flatten__()
+        return (type(x).__name__, (repr(meta),) + tuple(structure(v) for v in parts))
     if isinstance(x, dict):
         return ("dict", tuple((k, structure(x[k])) for k in sorted(x, key=str)))
     if isinstance(x, (list, tuple)):

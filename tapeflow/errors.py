@@ -23,6 +23,11 @@ class InvalidArgumentError(OpError, ValueError):
     """
 
 
+class OutOfRangeError(OpError, IndexError):
+    """TensorFlow's ``tf.errors.OutOfRangeError``: an index past the end (a TensorArray's).
+    Also an ``IndexError``, Python's error for the same mistake."""
+
+
 class InternalError(OpError):
     """TensorFlow's ``tf.errors.InternalError``: what its tape raises inside a function when a
     recorded op's gradient function returns the wrong number of gradients."""

@@ -28,13 +28,17 @@ import inspect
 import linecache
 import os
 import re
+import sysconfig
 import types
 import weakref
 
 from ..errors import _SKIP
 from . import rt
 from .context import DecisionLimitError
+from .call_rewrite import CallRewriter
+from .context import current
 from .if_rewrite import IfRewriter
+from .return_rewrite import ReturnRewriter
 from .while_rewrite import TYPE_PARAMS, locate, make_def, walk_scope
 
 _FUTURE_FLAGS = 0
@@ -45,6 +49,7 @@ _NOT_CONVERTED_FLAGS = (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO
                         | inspect.CO_ITERABLE_COROUTINE)
 
 _codes = weakref.WeakKeyDictionary()      # original code -> (rewritten code or None, reason)
+_sources = weakref.WeakKeyDictionary()    # original code -> the rewritten source (to_code)
 _functions = weakref.WeakKeyDictionary()  # original function -> converted function
 _imported = {}                            # (file name, text) -> names its module imports
 
@@ -87,6 +92,58 @@ def _converted_code(code):
     return hit
 
 
+# -- calls in converted code -------------------------------------------------------------------
+
+# tapeflow, NumPy, the standard library, installed packages: called as they are
+_LIBRARY = tuple(p + os.sep for p in _SKIP) + tuple(
+    sysconfig.get_paths()[k] + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib"))
+
+
+def call(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` from converted code: inside a trace, a user function (not one
+    of tapeflow, NumPy, the standard library or installed packages) is converted first, so
+    its ``if``/``while``/``for`` on tensors become If/While nodes, and its calls in turn."""
+    if current() is not None and _user_function(fn):
+        fn = converted(fn)
+    return fn(*args, **kwargs)
+
+
+def _user_function(fn):
+    func = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    if not isinstance(func, types.FunctionType) or getattr(func, "_tfw_do_not_convert", False):
+        return False
+    path = os.path.abspath(func.__code__.co_filename)
+    return not path.startswith(_LIBRARY) and not path.startswith("<")
+
+
+def do_not_convert(func=None):
+    """``tf.autograph.experimental.do_not_convert``: calls of ``func`` from converted code run
+    it as written (its Python control flow on tensors then traces per path)."""
+    if func is None:
+        return do_not_convert
+    func._tfw_do_not_convert = True
+    return func
+
+
+rt.call = call      # converted code calls rt.call (rt cannot import this module: a cycle)
+
+
+def to_code(fn):
+    """The source ``fn`` runs as inside a function: its converted source (``tf.autograph.
+    to_code``), or its own source when it is not converted (``status`` says why)."""
+    fn = getattr(fn, "python_function", fn)
+    fn = getattr(fn, "__func__", fn)
+    if not isinstance(fn, types.FunctionType):
+        raise TypeError(f"to_code: {fn!r} is not a Python function")
+    code, why = _converted_code(fn.__code__)
+    if code is None:
+        try:
+            return inspect.getsource(fn)
+        except OSError as e:
+            raise OSError(f"to_code: {fn.__qualname__} is {why}") from e
+    return _sources[fn.__code__] + "\n"
+
+
 # -- why a loop on a tensor was not converted ----------------------------------------------
 
 def unconverted_note(e, fn, traced):
@@ -102,15 +159,21 @@ def unconverted_note(e, fn, traced):
     if frame is None:
         return None
     own = set(_codes_in(getattr(fn, "__code__", None))) | set(_codes_in(getattr(traced, "__code__", None)))
+    callee = next((reason for code, (new, reason) in list(_codes.items())
+                   if new is not None and frame.f_code in set(_codes_in(new))), None)
     if frame.f_code in own:
         if traced is not fn:
             return None
         note = f"The function's `while` statements are {status(fn)}."
+    elif callee is not None:
+        note = (f"The loop is in {frame.f_code.co_name!r}, a function called from converted code "
+                f"and converted too: its `while` statements are {callee}.")
     else:
         name = frame.f_code.co_name
-        note = (f"The loop is in {name!r}, called from the traced function: only the function "
-                f"given to tapeflow.function is converted. Decorate {name!r} with "
-                f"tapeflow.function too (it is then converted, and inlined into the caller).")
+        note = (f"The loop is in {name!r}, called from code that is not converted (a lambda, "
+                f"a library, or a function whose conversion failed: {status(traced)}), so "
+                f"{name!r} is not converted either. Decorate {name!r} with tapeflow.function "
+                f"(it is then converted, and inlined into the caller).")
     err = DecisionLimitError(f"{e}\n{note}")
     err._noted = True
     return err
@@ -137,8 +200,8 @@ def _convert_code(code):
     except (OSError, TypeError):
         return None, "not converted: no source"
     source = "".join(lines)
-    if "while" not in source and "if" not in source and "for" not in source:
-        return None, "not converted: no `while`, `for` or `if`"
+    if "while" not in source and "if" not in source and "for" not in source and "(" not in source:
+        return None, "not converted: no `while`, `for`, `if` or call"
     indented = lines[0][:1] in (" ", "\t")
     # an indented def parses as the body of `if 1:`, so columns and string literals stay exact
     tree = ast.parse("if 1:\n" + source if indented else source)
@@ -146,17 +209,21 @@ def _convert_code(code):
     ast.increment_lineno(node, first - 1 - indented)
     if not isinstance(node, ast.FunctionDef) or node.name != code.co_name:
         return None, "not converted: the source found is not this function's"
-    if not any(isinstance(n, (ast.While, ast.For, ast.If)) for n in ast.walk(node)):
-        return None, "not converted: no `while`, `for` or `if`"
+    if not any(isinstance(n, (ast.While, ast.For, ast.If, ast.Call)) for n in ast.walk(node)):
+        return None, "not converted: no `while`, `for`, `if` or call"
     node.decorator_list = []
     prefix = _hygienic_prefix(source)
     imports = _module_imports(code.co_filename)
     original = _compile(imports, node, code, prefix)
     if original is None or not _same_code(original, code):
         return None, "not converted: the source does not compile to this function's code"
+    node = ReturnRewriter(prefix).visit(node)
     rewriter = IfRewriter(prefix, super_ok="__class__" in code.co_freevars)
     node = rewriter.visit(node)
+    node = CallRewriter(prefix).visit(node)
     new = _compile(imports, node, code, prefix)
+    if new is not None:
+        _sources[code] = ast.unparse(node)
     return new, (f"converted: {rewriter.converted} of {rewriter.loops} `while` statements, "
                  f"{rewriter.ifs_converted} of {rewriter.ifs} `if` statements")
 
@@ -262,4 +329,4 @@ def _rebuild(fn, code):
     return new
 
 
-__all__ = ["converted", "status", "unconverted_note"]
+__all__ = ["converted", "status", "unconverted_note", "call", "to_code", "do_not_convert"]

@@ -19,8 +19,10 @@ loop variables include the counter.
 import builtins
 
 from ..ops import array, creation, math
+from ..ops.tensor_array import TensorArray
 from ..runtime.tensor import Tensor, convert_to_tensor
 from .context import current
+from .pywhile import note_trip_count
 from .symbolic import SymbolicTensor, TracingError
 
 
@@ -61,6 +63,8 @@ class TensorIter:
         return _symbolic(convert_to_tensor(0, dtype="int32"))
 
     def more(self, k):
+        if isinstance(self.length, Tensor):     # known while tracing (constant bounds)
+            note_trip_count(int(self.length.numpy()))
         return math.less(k, self.length)
 
     def at(self, k):
@@ -102,6 +106,8 @@ def _as_tensor_iter(obj):
         return obj
     if isinstance(obj, SymbolicTensor):
         return _rows_iter(obj)
+    if isinstance(obj, TensorArray) and obj._graph:   # beyond TensorFlow: its elements
+        return _rows_iter(_symbolic(obj.stack()))
     return None
 
 

@@ -16,6 +16,7 @@ enclosing code (both branches would see it; the tape is given back its state). P
 effects of the branches then run once more, as they would in
 TensorFlow's tracing of both ``tf.cond`` branches.
 """
+import re
 import sys
 
 import numpy as np
@@ -122,7 +123,7 @@ def _traced_if(pred, then_fn, else_fn, cells, names, temps, where):
             raise _Fallback()       # a branch watched or used a tape of the enclosing code
         if traces["then"].ctx.created_variables or traces["else"].ctx.created_variables:
             raise _Fallback()       # a variable made in a branch: once, on the path taken
-        plan = _plan(runs, names, temps)
+        plan = _plan(runs, names, temps, where)
         _outputs(plan, traces, runs["then"][-1], runs["else"][-1])
         results = []
         if traces["then"].outs or any(t.ctx.assigned or not all(map(is_pure, t.ctx.graph.nodes))
@@ -199,13 +200,14 @@ def _only_fallback(e):
     return "different structures" in msg or "different types" in msg or "different Python value" in msg
 
 
-def _plan(runs, names, temps):
+def _plan(runs, names, temps, where):
     """Per name: ("entry", None) keep the value before the if; ("undefined", None); or
     ("value", (template, [(kind, leaf)...])) with kind "out" (an If output) or "same"."""
     for side in runs:
         if len({_signature(r) for r in runs[side]}) != 1:
             raise _Fallback()       # the branch's own paths disagree on a name's kind
     then_after, else_after = runs["then"][-1], runs["else"][-1]
+    _check_returns(names, then_after, else_after, where)
     plan = []
     for k, n in enumerate(names):
         a, b = then_after[k], else_after[k]
@@ -232,6 +234,20 @@ def _plan(runs, names, temps):
                 leaves.append(("out", (x, y)))
         plan.append(("value", (a, leaves)))
     return plan
+
+
+def _check_returns(names, then_after, else_after, where):
+    """An ``if`` on a tensor where one branch returns (return_rewrite.py names the flag
+    ``<prefix>do_return`` and the value ``<prefix>retval``) and the other does not, or returns
+    None, is traced per path (TensorFlow raises "the else branch must also have a return
+    statement"; per path, each path returns its own value, as Python)."""
+    values = dict(zip(names, zip(then_after, else_after, strict=True)))
+    flag = next((n for n in names if re.fullmatch(r"_+tfw_do_return", n)), None)
+    value = next((n for n in names if re.fullmatch(r"_+tfw_retval", n)), None)
+    if flag is not None and values[flag][0] is not values[flag][1]:
+        raise _Fallback()
+    if value is not None and (values[value][0] is None) != (values[value][1] is None):
+        raise _Fallback()
 
 
 def _same_number(x, y):

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import _nest
 from ..ops import math
+from ..ops.tensor_array import TensorArray
 from ..runtime.tensor import Tensor, Variable
 from .context import DecisionLimitError, current, predicate
 from .control import loop
@@ -29,15 +30,25 @@ from .symbolic import SymbolicTensor, TracingError
 
 _UNDEFINED = object()
 _undefined_after = weakref.WeakKeyDictionary()   # code -> {name: loop's "file:line"}
+_trips = []     # per while_stmt being entered: its static trip count, if its test tells one
 
 
-def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=()):
+def note_trip_count(n):
+    """Called by a loop's test (``pyfor.TensorIter.more``): the loop runs ``n`` times (an int),
+    known while tracing; a dynamic-size TensorArray carried by the loop is sized to it."""
+    if _trips:
+        _trips[-1] = n
+
+
+def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=(), returns=False):
     """Run ``while test(): body()``: as Python, or as a While node when the first test is a
     symbolic tensor. ``cells_fn`` owns the cells of ``names``, the names the loop assigns;
-    ``temps`` of them are temporaries, ``test_names`` assigned by the test (``:=``)."""
+    ``temps`` of them are temporaries, ``test_names`` assigned by the test (``:=``);
+    ``returns``: the body has a ``return`` (return_rewrite.py), which a While cannot hold."""
     caller = sys._getframe(1).f_code
     ctx = current()
     state = None if ctx is None else (dict(ctx.var_state), dict(ctx.assigned))
+    _trips.append(None)
     try:
         first = test()
     except NameError as e:
@@ -45,14 +56,31 @@ def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=()):
             raise
         raise TracingError(f"{_name_of(e)!r} must be defined before the loop: the test of the "
                            f"`while` at {_where(caller, lineno)} reads it") from e
+    finally:
+        trips = _trips.pop()
     if not isinstance(first, SymbolicTensor):
         _python_loop(test, body, first, caller, lineno)
+    elif returns:       # per path, as before conversion; TensorFlow rejects this loop
+        try:
+            value = first
+            while value:
+                body()
+                value = test()
+        except DecisionLimitError as e:
+            if getattr(e, "_noted", False):
+                raise
+            err = DecisionLimitError(
+                f"{e}\nThe `while` at {_where(caller, lineno)} is not converted to a While node "
+                f"because its body has a `return` (TensorFlow: \"a return statement cannot be "
+                f"placed inside this TensorFlow loop\"); it runs per path.")
+            err._noted = True
+            raise err.with_traceback(e.__traceback__) from None
     else:
         # the While's condition evaluates the test again, variable assignments included
         ctx.var_state, ctx.assigned = state
         for vid, (_, value) in ctx.var_inputs.items():   # captured by the first test
             ctx.var_state.setdefault(vid, value)
-        _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno)
+        _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno, trips)
 
 
 def _python_loop(test, body, value, caller, lineno):
@@ -119,7 +147,7 @@ class _Cells:
             self.cells[name].cell_contents = value
 
 
-def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno):
+def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno, trips=None):
     where = _where(caller, lineno)
     cells = _Cells(cells_fn)
     entry = {n: cells.get(n) for n in names}
@@ -129,10 +157,7 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno)
     scratch = [n for n in names if n not in carried]
     undefined = {n for n in scratch if entry[n] is _UNDEFINED}
     init = [_check_value(n, entry[n], where, "before the loop") for n in carried]
-    labels = []                     # one per flat loop variable, for the While's errors
-    for n, value in zip(carried, init):
-        k = len(_leaves(value))
-        labels += [n] if k == 1 else [f"{n}[{i}]" for i in range(k)]
+    init = [_size_lists(n, v, trips, where) for n, v in zip(carried, init)]
 
     def bind(values):
         for n in scratch:           # each iteration starts with the temporaries as at entry
@@ -158,10 +183,23 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno)
         if test_names:
             run(test)               # the body sees what the test assigned in its iteration
         run(body)
-        return [_check_value(n, cells.get(n), where, "after an iteration") for n in carried]
+        new = [_check_value(n, cells.get(n), where, "after an iteration") for n in carried]
+        shaped = _shaped_lists(carried, init, new, where)
+        if shaped != init:
+            raise _ListShapes(shaped)
+        return new
 
     try:
-        outs = loop(cond_fn, body_fn, init, var_names=labels)
+        while True:
+            labels = []             # one per flat loop variable, for the While's errors
+            for n, value in zip(carried, init):
+                k = len(_leaves(value))
+                labels += [n] if k == 1 else [f"{n}[{i}]" for i in range(k)]
+            try:
+                outs = loop(cond_fn, body_fn, init, var_names=labels)
+                break
+            except _ListShapes as e:     # traced again, the TensorArrays' tensors made
+                init = e.values
     finally:
         for n in names:
             cells.set(n, entry[n])
@@ -171,6 +209,79 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno)
         test()                      # what the last, failing, test assigned
     if undefined:
         _undefined_after.setdefault(caller, {}).update({n: where for n in undefined})
+
+
+class _ListShapes(Exception):
+    """The body wrote the first element of a TensorArray loop variable: its element shape,
+    hence its tensor, is known only now; the loop is traced again with the tensor made."""
+
+    def __init__(self, values):
+        super().__init__("internal: a TensorArray's element shape became known")
+        self.values = values
+
+
+def _lists(value):
+    """The TensorArrays in a loop variable's value (in lists, tuples, dicts), in order."""
+    if isinstance(value, TensorArray):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k in sorted(value, key=repr) for t in _lists(value[k])]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _lists(v)]
+    return []
+
+
+def _replace_lists(value, it):
+    if isinstance(value, TensorArray):
+        return next(it)
+    if isinstance(value, dict):
+        new = {k: _replace_lists(value[k], it) for k in sorted(value, key=repr)}
+        return type(value)((k, new[k]) for k in value) if type(value) is not dict \
+            else {k: new[k] for k in value}
+    if isinstance(value, (list, tuple)) and not hasattr(type(value), "_fields"):
+        return type(value)(_replace_lists(v, it) for v in value)
+    if isinstance(value, tuple):
+        return type(value)(*[_replace_lists(v, it) for v in value])
+    return value
+
+
+def _size_lists(name, value, trips, where):
+    """A traced dynamic-size TensorArray entering a loop of a known trip count grows to it
+    (its tensor has a static shape: it cannot grow inside the While)."""
+    tas = _lists(value)
+    if trips is None and any(t._graph and t.dynamic_size and t._n == 0 for t in tas):
+        _cannot_grow(name, where)
+    if not any(t._graph and t.dynamic_size and trips is not None and t._n < trips for t in tas):
+        return value
+    return _replace_lists(value, iter(
+        t._with_size(trips) if t._graph and t.dynamic_size and t._n < trips else t for t in tas))
+
+
+def _cannot_grow(name, where):
+    raise TracingError(
+        f"the TensorArray {name!r} has size 0 when the `while` on a tensor at {where} starts, "
+        f"and the loop assigns it: inside tapeflow.function its tensor has a static shape, so "
+        f"it cannot grow in a loop whose trip count is unknown while tracing; pass size= (a "
+        f"Python int) or iterate over a tf.range with constant bounds")
+
+
+def _shaped_lists(carried, init, new, where):
+    """``init`` with each TensorArray that had no tensor and got one in the body made."""
+    out = []
+    for name, a, b in zip(carried, init, new, strict=True):
+        olds, news = _lists(a), _lists(b)
+        if len(olds) != len(news) or not any(t._graph and t._buf is None for t in olds):
+            out.append(a)
+            continue
+        made = []
+        for old, now in zip(olds, news):
+            if old._graph and old._buf is None and now._graph and now._buf is not None:
+                if old._n == 0:
+                    _cannot_grow(name, where)
+                old = old._with_element_shape(now._shape)
+            made.append(old)
+        out.append(_replace_lists(a, iter(made)))
+    return out
 
 
 def _leaves(value):

@@ -1,4 +1,7 @@
-"""What converted code calls (convert.py binds this module to the ``_tfw_rt`` name)."""
+"""What converted code calls (convert.py binds this module to the ``_tfw_rt`` name).
+
+``call`` (every call in converted code: converts the user function it calls) is installed
+here by convert.py, which this module cannot import (convert imports it)."""
 from .pyfor import for_iter, iterable
 from .pyif import if_stmt
 from .pywhile import and_, not_, or_, unconverted, while_stmt

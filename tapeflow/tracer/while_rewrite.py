@@ -285,6 +285,8 @@ class Rewriter(ast.NodeTransformer):
                                     ast.Constant(tuple(names)), ast.Constant(tuple(temps)),
                                     ast.Constant(node.lineno), ast.Constant(tuple(test_names)))),
         ]
+        if self.prefix + "do_return" in names:     # a `return` inside (return_rewrite.py)
+            helpers[-1].value.keywords = [ast.keyword(arg="returns", value=ast.Constant(True))]
         return [locate(s, node) for s in declarations + before + helpers] + after
 
     def _thunk_body(self, e, assigned, name):

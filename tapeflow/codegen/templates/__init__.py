@@ -12,6 +12,6 @@ A template has one of three forms:
 The table and its decorators live in ``registry.py``; importing this package fills it.
 """
 from .registry import CODEGEN, Template, reduce_op, scalar_op, stmt_op
-from . import elementwise, reduce, array, linalg, nn, custom, control, io, loops  # noqa: F401  (fill CODEGEN)
+from . import elementwise, reduce, array, linalg, nn, custom, control, io, loops, lists  # noqa: F401  (fill CODEGEN)
 
 __all__ = ["CODEGEN", "Template", "reduce_op", "scalar_op", "stmt_op"]

@@ -1,0 +1,16 @@
+"""``tf.autograph``: the converted source of a function (``to_code``), and ``do_not_convert``."""
+import types as _types
+
+from .tracer.convert import do_not_convert, to_code as _to_code
+
+experimental = _types.SimpleNamespace(do_not_convert=do_not_convert)
+
+
+def to_code(entity, recursive=True, experimental_optional_features=None):
+    """The source ``entity`` (a function, method or ``tf.function``) runs as inside a function:
+    ``if``/``while``/``for``/``return`` rewritten, calls through ``_tfw_rt.call`` (which
+    converts the user functions called, recursively)."""
+    return _to_code(entity)
+
+
+__all__ = ["to_code", "do_not_convert", "experimental"]

@@ -1,0 +1,341 @@
+"""``tf.TensorArray``: eagerly a Python list of tensors, in a function one dense tensor.
+
+Eagerly (no trace running when it is made) it is TensorFlow's ``_EagerTensorArray``: a list
+of tensors, mutated in place (``write`` returns ``self``), every op recorded on the tapes as
+the op it is (``read`` returns the written tensor itself, ``stack`` is a ``Pack`` with zeros
+for unwritten elements), so gradients, None versus zeros included, are TensorFlow's eager
+ones, and its errors are checked exactly (out of range, negative index, wrong dtype or
+shape, a second read after ``clear_after_read``).
+
+Inside a function, every IR value has a static shape, so a TensorArray is one tensor of
+shape ``[size, *element_shape]`` with a static size, and each method returns a new
+TensorArray (TensorFlow's graph-mode semantics: ``ta = ta.write(i, x)``). ``write`` at a
+tensor index is ``TensorListSetItem``, ``read``/``gather`` are ``GatherV2``; as in
+TensorFlow's TensorList, unwritten elements read as zeros, writing twice overwrites, and
+``clear_after_read`` is ignored. Until the element shape is known (``element_shape=`` or a
+first write) there is no tensor yet. A loop variable flattens to its tensor through the
+``__tf_flatten__`` protocol (``_nest``), so a converted loop carries it as a While variable.
+"""
+import numpy as np
+
+from ..errors import InvalidArgumentError, OutOfRangeError, user_line
+from ..ir import dtypes as D
+from ..runtime.dispatch import apply
+from ..runtime.recorder import STATE
+from ..runtime.tensor import Tensor, TensorShape, Variable, convert_to_tensor
+from . import array, creation
+
+
+def tensor_list_set_item(lst, index, item):
+    """``lst`` with element ``index`` replaced by ``item`` (TensorListSetItem)."""
+    return apply("TensorListSetItem", [lst, convert_to_tensor(index, dtype=D.int32)
+                                       if isinstance(index, (int, np.integer)) else index, item])
+
+
+def _symbolic(x):
+    return hasattr(x, "aval") and not isinstance(x, (Tensor, Variable))
+
+
+def _static_int(x, what):
+    """``x`` as a Python int, or None when it is a symbolic tensor."""
+    if _symbolic(x):
+        return None
+    if isinstance(x, (Tensor, Variable)):
+        x = x.numpy()
+    if np.ndim(x) != 0:
+        raise ValueError(f"TensorArray {what} must be a scalar, got {x!r}")
+    return int(x)
+
+
+class TensorArray:
+    """TensorFlow's ``tf.TensorArray`` (see the module docstring for the two representations)."""
+
+    def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
+                 tensor_array_name=None, handle=None, flow=None, infer_shape=True,
+                 element_shape=None, colocate_with_first_write_call=True, name=None):
+        self._dtype = D.as_dtype(dtype)
+        self._dynamic_size = bool(dynamic_size)
+        self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
+        self._infer_shape = bool(infer_shape) or element_shape is not None
+        self._shape = None if element_shape is None else tuple(TensorShape(element_shape))
+        n = 0 if size is None else _static_int(size, "size")
+        if n is None:
+            raise InvalidArgumentError(
+                f"TensorArray size is a tensor whose value is not known while tracing (at "
+                f"{user_line()}): inside tapeflow.function every tensor has a static shape, so "
+                f"the size must be a Python int or a constant (e.g. the static `x.shape[0]`), "
+                f"or use dynamic_size=True in a loop with a known trip count")
+        if n < 0:
+            raise InvalidArgumentError(f"TensorArray size must be non-negative, got {n}")
+        self._graph = bool(STATE.traces)
+        if self._graph:
+            self._n, self._buf = n, None
+            if self._shape is not None:
+                self._buf = self._zeros(n)
+        else:
+            self._items, self._cleared = [None] * n, set()
+
+    # -- common ------------------------------------------------------------------------
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def dynamic_size(self):
+        return self._dynamic_size
+
+    @property
+    def element_shape(self):
+        return TensorShape(self._shape)
+
+    def __repr__(self):
+        kind = "traced" if self._graph else "eager"
+        return (f"<tf.TensorArray {kind} dtype={self._dtype.name} size={self._length()} "
+                f"element_shape={self._shape}>")
+
+    def _length(self):
+        return self._n if self._graph else len(self._items)
+
+    def size(self, name=None):
+        return convert_to_tensor(self._length(), dtype=D.int32)
+
+    def _value(self, value):
+        if hasattr(value, "aval") or isinstance(value, (Tensor, Variable)):
+            if value.dtype != self._dtype:
+                raise InvalidArgumentError(f"TensorArray dtype is {self._dtype.name} but Op is "
+                                           f"trying to write dtype {value.dtype.name}")
+            return value if _symbolic(value) else convert_to_tensor(value)
+        return convert_to_tensor(value, dtype=self._dtype)
+
+    def _check_shape(self, value):
+        shape = tuple(value.shape)
+        if self._shape is None:
+            if self._infer_shape:
+                self._shape = shape
+        elif self._infer_shape and shape != self._shape:
+            raise ValueError(f"Incompatible shape for value ({shape}), expected ({self._shape}) "
+                             f"(at {user_line()})")
+
+    def _zeros(self, n):
+        if self._shape is None:
+            raise ValueError(f"the TensorArray's element shape is unknown (at {user_line()}): "
+                             f"pass element_shape=, or write an element first")
+        return creation.zeros((n,) + self._shape, self._dtype)
+
+    def _index(self, index, op):
+        i = _static_int(index, "index")
+        if i is not None and i < 0:
+            verb = "Reading from" if op == "read" else "Writing to"
+            raise OutOfRangeError(f"{verb} negative indices (index {i}) is not allowed.")
+        return i
+
+    def __iter__(self):
+        """Beyond TensorFlow (whose TensorArray is not iterable): the elements in order."""
+        if self._graph:
+            return iter(array.unstack(self.stack()))
+        return iter(self._eager_stack_items())
+
+    # -- methods ---------------------------------------------------------------------
+    def write(self, index, value, name=None):
+        value = self._value(value)
+        i = self._index(index, "write")
+        self._check_shape(value)
+        if not self._graph:
+            return self._eager_write(i, value)
+        out = self._copy()
+        if i is not None and i >= out._n:
+            if not out._dynamic_size:   # TensorFlow's TensorListSetItem, at trace time
+                raise InvalidArgumentError(f"Trying to modify element {i} in a list with "
+                                           f"{out._n} elements. (at {user_line()})")
+            out._grow(i + 1)
+        if out._buf is None:
+            out._buf = out._zeros(out._n)
+        out._buf = tensor_list_set_item(out._buf, index if i is None else i, value)
+        return out
+
+    def read(self, index, name=None):
+        i = self._index(index, "read")
+        if not self._graph:
+            return self._eager_read(i)
+        if i is not None and i >= self._n:     # TensorFlow's TensorListGetItem, at trace time
+            raise InvalidArgumentError(f"Trying to access element {i} in a list with {self._n} "
+                                       f"elements. (at {user_line()})")
+        return array.gather(self._graph_buf(), index if i is None else i)
+
+    def stack(self, name=None):
+        if not self._graph:
+            items = self._eager_stack_items()
+            if not items:
+                return creation.zeros((0,) + (self._shape or ()), self._dtype)
+            return array.stack(items)
+        if self._buf is None and self._n == 0:
+            return creation.zeros((0,), self._dtype)
+        return self._graph_buf()
+
+    def gather(self, indices, name=None):
+        if not self._graph:
+            idx = np.asarray(indices.numpy() if isinstance(indices, Tensor) else indices)
+            items = self._eager_stack_items()
+            for i in idx.reshape(-1):
+                if not 0 <= i < len(items):
+                    raise OutOfRangeError(f"Tried to gather index {int(i)} but array size is: "
+                                          f"{len(items)}")
+            return array.gather(array.stack(items), indices)
+        return array.gather(self._graph_buf(), indices)
+
+    def concat(self, name=None):
+        if not self._graph:
+            items = self._eager_stack_items()
+            return array.concat(items, 0) if items else creation.zeros((0,), self._dtype)
+        buf = self._graph_buf()
+        if len(buf.shape) < 2:
+            raise ValueError(f"TensorArray.concat needs elements of rank >= 1, got scalars "
+                             f"(at {user_line()})")
+        return array.reshape(buf, (-1,) + tuple(buf.shape[2:]))
+
+    def unstack(self, value, name=None):
+        value = self._value(value)
+        if not value.shape:
+            raise ValueError(f"Cannot unstack a scalar into a TensorArray (at {user_line()})")
+        k = value.shape[0]
+        if k > self._length() and not self._dynamic_size:
+            raise ValueError(f"Cannot unstack {k} tensors into a TensorArray of static size "
+                             f"{self._length()} ")
+        return self.scatter(list(range(k)), value)
+
+    def scatter(self, indices, value, name=None):
+        value = self._value(value)
+        idx = [int(i) for i in np.asarray(indices.numpy() if isinstance(indices, Tensor)
+                                          else indices).reshape(-1)] \
+            if not _symbolic(indices) else None
+        if idx is None:
+            k = indices.shape[0]
+            if k is None:
+                raise ValueError("TensorArray.scatter: the number of indices must be static")
+            idx = [array.gather(indices, j) for j in range(k)]
+        if len(idx) != value.shape[0]:
+            raise InvalidArgumentError(f"TensorArray.scatter: {len(idx)} indices for "
+                                       f"{value.shape[0]} values")
+        out = self
+        for j, i in enumerate(idx):
+            out = out.write(i, array.gather(value, j))
+        return out
+
+    def split(self, value, lengths, name=None):
+        value = self._value(value)
+        lengths = [int(n) for n in np.asarray(lengths.numpy() if isinstance(lengths, Tensor)
+                                              else lengths).reshape(-1)]
+        if sum(lengths) != value.shape[0]:
+            raise InvalidArgumentError(
+                f"Expected sum of lengths to be equal to values.shape[0], but sum of lengths is "
+                f"{sum(lengths)} and value's shape is: {list(value.shape)} ")
+        if self._graph and len(set(lengths)) > 1:
+            raise ValueError(f"TensorArray.split into unequal lengths {lengths} inside a function "
+                             f"(at {user_line()}): elements of one traced TensorArray share a "
+                             f"static shape")
+        out = self
+        if not self._graph:
+            out._infer_shape = False   # TensorFlow: split leaves the element shape unknown
+        start = 0
+        for i, n in enumerate(lengths):
+            out = out.write(i, array.strided_slice(value, ((start, start + n, None),)))
+            start += n
+        return out
+
+    def close(self, name=None):
+        pass
+
+    def mark_used(self):
+        pass
+
+    # -- eager ---------------------------------------------------------------------------
+    def _eager_write(self, i, value):
+        if i >= len(self._items):
+            if not self._dynamic_size:
+                raise OutOfRangeError(f"Tried to write to index {i} but array is not resizeable "
+                                      f"and size is: {len(self._items)}")
+            self._items += [None] * (i + 1 - len(self._items))
+        self._items[i] = value
+        self._cleared.discard(i)
+        return self
+
+    def _eager_read(self, i):
+        if i >= len(self._items):
+            raise OutOfRangeError(f"Tried to read from index {i} but array size is: "
+                                  f"{len(self._items)}")
+        value = self._items[i]
+        if value is None:
+            if i in self._cleared:
+                raise InvalidArgumentError(
+                    f"Could not read index {i} twice because it was cleared after a previous "
+                    f"read (perhaps try setting clear_after_read = false?)")
+            return creation.zeros(self._shape, self._dtype) if self._shape is not None \
+                else self._zeros(0)
+        if self._clear_after_read:
+            self._items[i] = None
+            self._cleared.add(i)
+        return value
+
+    def _eager_stack_items(self):
+        if any(v is None for v in self._items) and self._shape is None:
+            raise ValueError(f"the TensorArray's element shape is unknown (at {user_line()}): "
+                             f"pass element_shape=, or write an element first")
+        zero = None
+        out = []
+        for v in self._items:
+            if v is None:
+                zero = creation.zeros(self._shape, self._dtype) if zero is None else zero
+                v = zero
+            out.append(v)
+        return out
+
+    # -- traced ---------------------------------------------------------------------------
+    def _copy(self):
+        out = object.__new__(TensorArray)
+        out.__dict__.update(self.__dict__)
+        return out
+
+    def _grow(self, n):
+        if self._buf is not None:
+            self._buf = array.concat([self._buf, self._zeros(n - self._n)], 0)
+        self._n = n
+
+    def _graph_buf(self):
+        if self._buf is None:
+            return self._zeros(self._n)
+        return self._buf
+
+    def _with_size(self, n):
+        """A traced TensorArray grown to ``n`` elements (a dynamic one, before a loop)."""
+        out = self._copy()
+        out._grow(n)
+        return out
+
+    def _with_element_shape(self, shape):
+        """A traced TensorArray whose element shape is now known: its zeros buffer made."""
+        out = self._copy()
+        out._shape = tuple(shape)
+        out._buf = out._zeros(out._n)
+        return out
+
+    # -- nest protocol: a loop or branch variable is its tensor ---------------------------
+    def __tf_flatten__(self):
+        if not self._graph:
+            return self, []          # eager: the mutable list itself, no tensors
+        meta = (self._dtype, self._n, self._shape, self._dynamic_size, self._clear_after_read,
+                self._infer_shape)
+        return meta, ([] if self._buf is None else [self._buf])
+
+    @classmethod
+    def __tf_unflatten__(cls, meta, components):
+        if isinstance(meta, TensorArray):
+            return meta
+        out = object.__new__(cls)
+        (out._dtype, out._n, out._shape, out._dynamic_size, out._clear_after_read,
+         out._infer_shape) = meta
+        out._graph = True
+        out._buf = components[0] if components else None
+        return out
+
+
+__all__ = ["TensorArray", "tensor_list_set_item"]
