@@ -8,7 +8,6 @@ import pytest
 import tapeflow as tf
 
 
-
 @pytest.mark.parametrize("call, dtype, values", [
     (lambda: tf.maximum(0., [1, -1]), tf.float32, [1., 0.]),       # TF: float32 [1., 0.]
     (lambda: tf.maximum(0., 1), tf.float32, 1.),                   # TF: float32 1.0
