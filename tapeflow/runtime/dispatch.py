@@ -64,9 +64,11 @@ def _convert_inputs(opdef, inputs):
         elif hint is not None and i in group and not _is_tensor(x):
             out.append(convert_to_tensor(x, dtype=hint))
         elif hasattr(x, "aval") and not isinstance(x, Variable):  # a symbolic tensor (tracer)
-            if not STATE.traces:
-                raise RuntimeError(f"symbolic tensor used outside of its trace (op {opdef.name} "
-                                   f"at {user_line()})")
+            if not STATE.traces:  # TensorFlow: TypeError, "out of scope"
+                raise TypeError(f"{x!r} is out of scope and cannot be used here (op {opdef.name} "
+                                f"at {user_line()}): it was made while tracing a "
+                                f"tapeflow.function. Use return values or explicit Python "
+                                f"locals to access it.")
             out.append(x)
         else:
             out.append(convert_to_tensor(x))

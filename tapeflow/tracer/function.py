@@ -95,6 +95,10 @@ def _leaf_spec(x):
         return ("O", id(x))
 
 
+# Argument leaves a ConcreteFunction takes at each call (the others are bound at its trace).
+_TENSOR_LIKE = (Tensor, Variable, np.ndarray, SymbolicTensor, TensorSpec)
+
+
 class Function:
     """A Python function compiled per input signature (TensorFlow's ``tf.function``)."""
 
@@ -266,17 +270,18 @@ class Function:
 
         def run(ctx):
             sym = []
-            for leaf in flat:
+            for leaf, label in zip(flat, labels, strict=True):
+                name = label.split("[")[0]  # TensorFlow names a graph input after its parameter
                 if isinstance(leaf, (Tensor, np.ndarray, SymbolicTensor)):
                     aval = leaf.aval if hasattr(leaf, "aval") else convert_to_tensor(leaf).aval
-                    sym.append(ctx.input(aval))
+                    sym.append(ctx.input(aval, name))
                 elif isinstance(leaf, TensorSpec):
                     if leaf.shape is None:
                         raise ValueError(f"{self.name}: tapeflow traces with a known rank; "
                                          f"{leaf} has none. Call the function with tensors (an "
                                          f"input_signature of shape None accepts any rank and "
                                          f"traces each one), or give the spec a shape.")
-                    sym.append(ctx.input(AVal(leaf.shape, leaf.dtype)))
+                    sym.append(ctx.input(AVal(leaf.shape, leaf.dtype), leaf.name or name))
                 else:
                     sym.append(leaf)
             args, kwargs = _rebuild(ba, sym)
@@ -299,6 +304,11 @@ class Function:
         t0 = time.perf_counter()
         ctx, result = explore(run, len(arg_positions),
                               lambda: TraceContext(allow_variable_creation=first))
+        if first and ctx.created_variables:
+            # TensorFlow traces a function that created variables once more, and raises if
+            # that trace creates more: variables must be made once (guarded by `if`).
+            ctx, result = explore(run, len(arg_positions),
+                                  lambda: TraceContext(allow_variable_creation=False))
         arg_inputs = {v.id: k for v, k in zip(ctx.graph.inputs, arg_positions)}
         with ctx:
             template, out_values = _outputs(ctx, result)
@@ -321,12 +331,39 @@ class Function:
                 sources.append(source_of(by_value[v.id]))
         concrete = ConcreteFunction(graph, sources, template, len(out_values),
                                     [source_of(v) for v in assigned], self.name,
-                                    binder=lambda a, k: self._keys(self._bind(a, k))[0],
+                                    binder=self._concrete_binder(ba),
                                     jit_compile=self.jit_compile)
         self._concrete[ckey] = concrete
         compile_log.record("trace", self.name, [v.aval for v in graph.inputs],
                            time.perf_counter() - t0, note=reason and f"retraced: {reason}")
         return concrete
+
+    def _concrete_binder(self, traced):
+        """How a ConcreteFunction traced with the bound arguments ``traced`` binds a call: as
+        the function does, or (TensorFlow) with only the arguments that held tensors, the
+        others keeping their traced values: ``get_concrete_function(model, x)`` is called
+        as ``cf(x)``."""
+        held = dict(traced.arguments)
+        tensor_params = [p for name, p in self._signature.parameters.items()
+                         if name in held and any(isinstance(leaf, _TENSOR_LIKE)
+                                                 for leaf in _nest.flatten(held[name]))]
+        tensor_sig = self._signature.replace(parameters=[
+            p.replace(default=p.empty) if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                                                     p.KEYWORD_ONLY) else p
+            for p in tensor_params])
+
+        def bind(args, kwargs):
+            try:
+                ba = self._bind(args, kwargs)
+            except TypeError as full_error:
+                try:
+                    part = tensor_sig.bind(*args, **kwargs)
+                except TypeError:
+                    raise full_error from None
+                ba = inspect.BoundArguments(self._signature, {**held, **part.arguments})
+            return self._keys(ba)[0]
+
+        return bind
 
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments (TensorSpecs allowed), tracing if needed."""
