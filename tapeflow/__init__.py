@@ -24,6 +24,7 @@ from .ops.array import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.clip import *  # noqa: F401,F403
 from .ops.io import print  # noqa: F401,A001
+from .ops.py_function import numpy_function, py_function  # noqa: F401
 from . import math, nn, linalg  # noqa: E402
 from . import autodiff  # noqa: E402,F401  (tf.autodiff: GradientTape, ForwardAccumulator)
 from .runtime.module import Module  # noqa: E402
