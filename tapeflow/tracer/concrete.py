@@ -39,7 +39,7 @@ class ConcreteFunction:
 
     def __init__(self, graph, sources, out_template, n_out, assigned, name="function", binder=None,
                  jit_compile=None):
-        self.graph = graph if isinstance(graph, FuncGraph) else FuncGraph(graph, name)
+        self.graph = FuncGraph.adopt(graph, name)
         self.sources = sources
         self.out_template = out_template
         self.n_out = n_out

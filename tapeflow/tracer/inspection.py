@@ -49,14 +49,21 @@ class Operation:
 
 
 class FuncGraph(Graph):
-    """``ConcreteFunction.graph``: the IR graph itself (sharing its lists) plus TensorFlow's
-    inspection methods."""
+    """``ConcreteFunction.graph``: the IR graph itself plus TensorFlow's inspection methods."""
 
-    def __init__(self, graph, name, input_names=()):
-        super().__init__()
-        self.__dict__.update(graph.__dict__)   # the same lists: one graph, two views
-        self.name = name
-        self.input_names = list(input_names)
+    name = "function"
+    input_names = ()
+
+    @classmethod
+    def adopt(cls, graph, name):
+        """``graph`` itself, made a FuncGraph in place: it stays the same object, since tables
+        are keyed by graph identity (the jacobian reports of a trace, ``jacobian.REPORTS``).
+        A FuncGraph adds no state a pass or codegen reads. Other Graph subclasses stay as
+        they are."""
+        if type(graph) is Graph:
+            graph.__class__ = cls
+            graph.name = name
+        return graph
 
     def get_operations(self):
         """Placeholders for the inputs, then every node, as TensorFlow's ``Graph.get_operations``."""
