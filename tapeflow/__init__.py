@@ -25,12 +25,15 @@ from .ops.linalg import *  # noqa: F401,F403
 from .ops.clip import *  # noqa: F401,F403
 from .ops.io import print  # noqa: F401,A001
 from .ops.tensor_array import TensorArray  # noqa: F401
+from .ops.py_function import numpy_function, py_function  # noqa: F401
 from . import math, nn, linalg  # noqa: E402
+from . import autodiff  # noqa: E402,F401  (tf.autodiff: GradientTape, ForwardAccumulator)
 from .runtime.module import Module  # noqa: E402
 from . import tracer  # noqa: E402
 from .tracer import TensorSpec, function  # noqa: E402
 from .tracer.transforms import grad, value_and_grad  # noqa: E402
 from .tracer.control import cond, while_loop  # noqa: E402
+from .tracer.vectorized_map import vectorized_map  # noqa: E402
 from .tracer.backend import set_backend  # noqa: E402
 from . import autograph, config, dtypes, keras  # noqa: E402,F401
 from .keras import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
@@ -41,3 +44,4 @@ for _name in ("layers", "optimizers", "initializers", "losses", "metrics"):
 
 from ._version import __version__  # noqa: E402
 from . import saved_model  # noqa: E402,F401
+from . import train  # noqa: E402,F401

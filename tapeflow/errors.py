@@ -33,6 +33,10 @@ class InternalError(OpError):
     recorded op's gradient function returns the wrong number of gradients."""
 
 
+class NotFoundError(OpError):
+    """TensorFlow's ``tf.errors.NotFoundError``: a file (a checkpoint) that does not exist."""
+
+
 class InferError(Exception):
     """Raised by shape/dtype inference; dispatch turns it into ``InvalidArgumentError``."""
 

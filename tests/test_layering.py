@@ -26,7 +26,7 @@ LAYERS = [
     ("saved_model", ["tapeflow.saved_model"]),
     ("keras", ["tapeflow.keras"]),
     ("namespaces", ["tapeflow.math", "tapeflow.nn", "tapeflow.linalg", "tapeflow.debugging",
-                    "tapeflow.config", "tapeflow.dtypes",
+                    "tapeflow.config", "tapeflow.dtypes", "tapeflow.train",
                     "tapeflow.testing", "tapeflow"]),
     ("cli", ["tapeflow.cli", "tapeflow.__main__"]),
 ]

@@ -38,6 +38,10 @@ class Value:
     def __repr__(self):
         return f"Value({self.id}:{aval_str(self.aval)})"
 
+    # what a TensorFlow user reads of ``ConcreteFunction.graph.inputs`` / ``.outputs``
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+
 
 class Node:
     """One op application: ``outputs = op(*inputs, **attrs)``; ``Const`` holds ``attrs['value']``.

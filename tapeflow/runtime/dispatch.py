@@ -39,26 +39,36 @@ def op_error(name, exc, avals, traced_at=None):
     return InvalidArgumentError(f"{name}: {exc}; inputs: {_fmt_avals(avals)} [at {where}]")
 
 
+def _is_tensor(x):
+    return isinstance(x, (Tensor, Variable)) or hasattr(x, "aval")  # aval: a symbolic tensor
+
+
+def _group_dtype(group, inputs):
+    """The dtype inputs that must share one are converted to, as TensorFlow's
+    ``args_to_matching_eager``: the first tensor's; with no tensor, the first value's as
+    converted alone, so ``tf.maximum(0., [1, -1])`` is float32 and ``tf.add(0.5,
+    np.array([1, 2]))`` too (NumPy values are converted, not matched)."""
+    for i in group:
+        if _is_tensor(inputs[i]):
+            return inputs[i].dtype
+    return convert_to_tensor(inputs[group[0]]).dtype
+
+
 def _convert_inputs(opdef, inputs):
     group = opdef.same_dtype
-    hint = None
-    if group:
-        for i in group:
-            x = inputs[i]
-            if isinstance(x, (Tensor, Variable, np.ndarray, np.generic)) or hasattr(x, "aval"):
-                hint = x.dtype
-                break
+    hint = _group_dtype(group, inputs) if group else None
     out = []
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor):
             out.append(x)
-        elif hint is not None and i in group and not isinstance(x, (Variable, np.ndarray, np.generic)) \
-                and not hasattr(x, "aval"):
+        elif hint is not None and i in group and not _is_tensor(x):
             out.append(convert_to_tensor(x, dtype=hint))
         elif hasattr(x, "aval") and not isinstance(x, Variable):  # a symbolic tensor (tracer)
-            if not STATE.traces:
-                raise RuntimeError(f"symbolic tensor used outside of its trace (op {opdef.name} "
-                                   f"at {user_line()})")
+            if not STATE.traces:  # TensorFlow: TypeError, "out of scope"
+                raise TypeError(f"{x!r} is out of scope and cannot be used here (op {opdef.name} "
+                                f"at {user_line()}): it was made while tracing a "
+                                f"tapeflow.function. Use return values or explicit Python "
+                                f"locals to access it.")
             out.append(x)
         else:
             out.append(convert_to_tensor(x))

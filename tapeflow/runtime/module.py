@@ -22,6 +22,13 @@ def camel_to_snake(value):
     return _CAMEL_TO_SNAKE.sub(r"_\1", value).lower()
 
 
+def module_name(module):
+    """``module.name``, or for a subclass whose ``__init__`` skipped ``Module.__init__`` (which
+    TensorFlow saves all the same, though its ``name`` raises) the default name it would have."""
+    name = getattr(module, "_name", None)
+    return name if isinstance(name, str) else camel_to_snake(type(module).__name__)
+
+
 def _is_variable(obj):
     return isinstance(obj, Variable)
 

@@ -122,9 +122,12 @@ def _note_numpy_exit(tid):
 
 
 def _format_value(v, is_repr):
+    """The value as TensorFlow shows it in a repr (``numpy=``) or str (``tf.Tensor(``): text
+    over several lines starts on a line of its own."""
     if isinstance(v, np.generic):
         return str(v)
-    return repr(v) if is_repr else str(v)
+    text = repr(v) if is_repr else str(v)
+    return "\n" + text if "\n" in text else text
 
 
 class Tensor(_Operators):
@@ -351,24 +354,31 @@ class Variable(_Operators):
         self._value = v
         return self
 
+    # TensorFlow's assigns return the variable as an ``_UnreadVariable`` (its repr says
+    # 'UnreadVariable'), or None with ``read_value=False``.
     def assign(self, value, use_locking=False, name=None, read_value=True):
-        return self._set(convert_to_tensor(value, dtype=self.dtype), "assign to")
+        self._set(convert_to_tensor(value, dtype=self.dtype), "assign to")
+        return _UnreadVariable(self) if read_value else None
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         d = convert_to_tensor(delta, dtype=self.dtype)
         self._check_update(d, "AssignAddVariableOp")
         if current_trace() is not None or not isinstance(d, Tensor):
             with STATE_paused():
-                return self._set(self._current() + d, "assign_add to")
-        return self._set(wrap(np.asarray(self._value + d._value, dtype=self._value.dtype)), "assign_add to")
+                self._set(self._current() + d, "assign_add to")
+        else:
+            self._set(wrap(np.asarray(self._value + d._value, dtype=self._value.dtype)), "assign_add to")
+        return _UnreadVariable(self) if read_value else None
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         d = convert_to_tensor(delta, dtype=self.dtype)
         self._check_update(d, "AssignSubVariableOp")
         if current_trace() is not None or not isinstance(d, Tensor):
             with STATE_paused():
-                return self._set(self._current() - d, "assign_sub to")
-        return self._set(wrap(np.asarray(self._value - d._value, dtype=self._value.dtype)), "assign_sub to")
+                self._set(self._current() - d, "assign_sub to")
+        else:
+            self._set(wrap(np.asarray(self._value - d._value, dtype=self._value.dtype)), "assign_sub to")
+        return _UnreadVariable(self) if read_value else None
 
     def __bool__(self):
         return bool(self.read())
@@ -387,6 +397,28 @@ class Variable(_Operators):
 
     def __repr__(self):
         return (f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}, "
+                f"numpy={_format_value(self._value, True)}>")
+
+    __str__ = __repr__
+
+
+class _UnreadVariable(Variable):
+    """What ``assign`` returns: the same variable (its state is the variable's own, so it reads,
+    assigns and is watched as the variable), shown as TensorFlow shows it."""
+
+    __slots__ = ("_var",)
+
+    def __init__(self, var):
+        self._var = var
+
+    _value = property(lambda self: self._var._value,
+                      lambda self, v: setattr(self._var, "_value", v))
+    _id = property(lambda self: self._var._id)
+    _trainable = property(lambda self: self._var._trainable)
+    _name = property(lambda self: self._var._name)
+
+    def __repr__(self):
+        return (f"<tf.Variable 'UnreadVariable' shape={self.shape} dtype={self.dtype.name}, "
                 f"numpy={_format_value(self._value, True)}>")
 
     __str__ = __repr__

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..ir import codec
 from .._version import __version__
-from ..runtime.module import Module
+from ..runtime.module import Module, module_name
 from ..runtime.tensor import Tensor, Variable
 from ..tracer.concrete import Const, OutRef
 from ..tracer.function import Function, TensorSpec
@@ -225,7 +225,7 @@ def _walk(obj, path, w, objects, seen):
     if isinstance(obj, Module):
         seen.add(id(obj))
         if path:
-            objects.append({"path": path, "module": obj.name})
+            objects.append({"path": path, "module": module_name(obj)})
         for name, fn in _module_functions(obj):
             if isinstance(fn, Function) and not fn._concrete and fn.input_signature is None:
                 continue  # never called, no signature: no program to save (as in TensorFlow)
@@ -276,7 +276,7 @@ def save(obj, export_dir, signatures=None, options=None):
     w = _Writer(options.experimental_custom_gradients)
     objects = []
     if isinstance(obj, Module):
-        root = {"kind": "module", "name": obj.name}
+        root = {"kind": "module", "name": module_name(obj)}
         _walk(obj, [], w, objects, set())
         for v in obj.variables:  # variables a module tracks in ways the walk does not follow
             w.variable(v)

@@ -22,6 +22,7 @@ from . import backend, compile_log, tiers
 from .autodiff import split, vjp_graph
 from .context import TraceContext, current
 from .fastcall import fast_caller
+from .inspection import FuncGraph, output_structure, signature_text, spec_leaf
 from .outputs import Const, OutRef, builder  # noqa: F401 - Const, OutRef: saved_model imports them from here
 
 
@@ -38,7 +39,7 @@ class ConcreteFunction:
 
     def __init__(self, graph, sources, out_template, n_out, assigned, name="function", binder=None,
                  jit_compile=None):
-        self.graph = graph
+        self.graph = FuncGraph.adopt(graph, name)
         self.sources = sources
         self.out_template = out_template
         self.n_out = n_out
@@ -68,6 +69,21 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.name}>\n{print_graph(self.graph)}"
+
+    # (name, kind, argument structure with Spec leaves) per parameter; set by the tracer
+    signature_params = None
+
+    def pretty_printed_signature(self, verbose=True):
+        """TensorFlow's text of this function's signature: parameters, output type, captures."""
+        args = [v for (kind, _), v in zip(self.sources, self.graph.inputs, strict=True)
+                if kind == "arg"]
+        params = self.signature_params or [(f"arg_{k}", "POSITIONAL_ONLY", spec_leaf(None, v.aval))
+                                           for k, v in enumerate(args)]
+        captures = [(id(ref), v.aval) for (kind, ref), v in zip(self.sources, self.graph.inputs,
+                                                                strict=True) if kind != "arg"]
+        outputs = None if self.out_template is None else output_structure(self.out_template,
+                                                                          self.graph)
+        return signature_text(params, outputs, captures)
 
     @property
     def program(self):

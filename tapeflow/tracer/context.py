@@ -70,6 +70,7 @@ class TraceContext:
         self.created_variables = []
         self.decisions = None       # Python `if` on tensors: the path to follow (control.explore)
         self.points = []            # (node count, pred Value, user line, decision) per `if`
+        self._name_counts = {}      # op type or argument name -> uses (TF's unique tensor names)
 
     # -- entering ------------------------------------------------------------------
     def __enter__(self):
@@ -84,16 +85,26 @@ class TraceContext:
         STATE.var_watchers = self._saved_watchers
 
     # -- values --------------------------------------------------------------------
-    def input(self, aval):
+    def input(self, aval, name=None):
         v = Value(aval)
         self.graph.inputs.append(v)
         self.owned.add(v.id)
-        return SymbolicTensor(v)
+        return SymbolicTensor(v, name and self._unique(name) + ":0")
+
+    def _unique(self, name):
+        """``name``, or ``name_k`` for its k-th reuse in this trace (TensorFlow's graph names)."""
+        k = self._name_counts.get(name, 0)
+        self._name_counts[name] = k + 1
+        return name if k == 0 else f"{name}_{k}"
 
     def value_of(self, t):
         """The graph Value for a symbolic or concrete tensor (concrete ones become constants)."""
         if isinstance(t, SymbolicTensor) and t.value.id in self.owned:
             return t.value
+        if isinstance(t, SymbolicTensor) and not any(t.value.id in c.owned for c in STATE.traces):
+            raise TypeError(f"{t!r} is out of scope and cannot be used here (at {user_line()}): "
+                            f"it was made while tracing another tapeflow.function. Use return "
+                            f"values or explicit Python locals to access it.")
         key = id(t)
         v = self.consts.get(key)
         if v is None and (isinstance(t, SymbolicTensor) or t._id < self.first_id):
@@ -118,7 +129,8 @@ class TraceContext:
         node = self.graph.add(name, [self.value_of(t) for t in tensors], attrs, out_avals)
         node.line = user_position()
         self.owned.update(v.id for v in node.outputs)
-        return [SymbolicTensor(v) for v in node.outputs]
+        base = self._unique(name)
+        return [SymbolicTensor(v, f"{base}:{k}") for k, v in enumerate(node.outputs)]
 
     def trace_graph(self, fn, avals):
         """``fn(*inputs) -> tensors`` on symbolic inputs of ``avals``, traced into a graph of
@@ -199,9 +211,10 @@ class TraceContext:
 
     def on_variable_created(self, var):
         if not self.allow_variable_creation:
-            raise ValueError(f"tapeflow.function-decorated function tried to create variables on a "
-                             f"non-first call (at {user_line()}). Create variables once, e.g. guarded "
-                             f"by `if self.v is None:`, or outside the function.")
+            raise ValueError(f"tf.function only supports singleton tf.Variables created on the first "
+                             f"call. Make sure the tf.Variable is only created once or created "
+                             f"outside tf.function (at {user_line()}; e.g. guarded by "
+                             f"`if self.v is None:`).")
         self.created_variables.append(var)
 
 

@@ -27,6 +27,7 @@ from .context import DecisionLimitError, TraceContext
 from .control import explore
 from .convert import converted, unconverted_note
 from .fastcall import function_caller, leaf_key, structure_of
+from .inspection import Spec, Unknown, signature_text, spec_leaf
 from .lower import Lowered
 from .outputs import Const, OutRef
 from .pywhile import undefined_after_loop
@@ -56,7 +57,8 @@ class TensorSpec:
             a is None or a == b for a, b in zip(self.shape, aval.shape))
 
     def __repr__(self):
-        return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
+        shape = "<unknown>" if self.shape is None else self.shape  # as TensorFlow's
+        return f"TensorSpec(shape={shape}, dtype={self.dtype!r}, name={self.name!r})"
 
     def __eq__(self, other):
         return isinstance(other, TensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
@@ -107,6 +109,10 @@ def _to_spec(spec, value):
     if isinstance(spec, dict) and isinstance(value, dict):
         return {k: _to_spec(spec[k], v) if k in spec else v for k, v in value.items()}
     return value
+
+
+# Argument leaves a ConcreteFunction takes at each call (the others are bound at its trace).
+_TENSOR_LIKE = (Tensor, Variable, np.ndarray, SymbolicTensor, TensorSpec)
 
 
 class Function:
@@ -288,17 +294,18 @@ class Function:
 
         def run(ctx):
             sym = []
-            for leaf in flat:
+            for leaf, label in zip(flat, labels, strict=True):
+                name = label.split("[")[0]  # TensorFlow names a graph input after its parameter
                 if isinstance(leaf, (Tensor, np.ndarray, SymbolicTensor)):
                     aval = leaf.aval if hasattr(leaf, "aval") else convert_to_tensor(leaf).aval
-                    sym.append(ctx.input(aval))
+                    sym.append(ctx.input(aval, name))
                 elif isinstance(leaf, TensorSpec):
                     if leaf.shape is None:
                         raise ValueError(f"{self.name}: tapeflow traces with a known rank; "
                                          f"{leaf} has none. Call the function with tensors (an "
                                          f"input_signature of shape None accepts any rank and "
                                          f"traces each one), or give the spec a shape.")
-                    sym.append(ctx.input(AVal(leaf.shape, leaf.dtype)))
+                    sym.append(ctx.input(AVal(leaf.shape, leaf.dtype), leaf.name or name))
                 else:
                     sym.append(leaf)
             args, kwargs = _rebuild(ba, sym)
@@ -321,6 +328,11 @@ class Function:
         t0 = time.perf_counter()
         ctx, result = explore(run, len(arg_positions),
                               lambda: TraceContext(allow_variable_creation=first))
+        if first and ctx.created_variables:
+            # TensorFlow traces a function that created variables once more, and raises if
+            # that trace creates more: variables must be made once (guarded by `if`).
+            ctx, result = explore(run, len(arg_positions),
+                                  lambda: TraceContext(allow_variable_creation=False))
         arg_inputs = {v.id: k for v, k in zip(ctx.graph.inputs, arg_positions)}
         with ctx:
             template, out_values = _outputs(ctx, result)
@@ -343,12 +355,60 @@ class Function:
                 sources.append(source_of(by_value[v.id]))
         concrete = ConcreteFunction(graph, sources, template, len(out_values),
                                     [source_of(v) for v in assigned], self.name,
-                                    binder=lambda a, k: self._keys(self._bind(a, k))[0],
+                                    binder=_flat_binder(self, self._concrete_binder(ba)),
                                     jit_compile=self.jit_compile)
+        self._describe(concrete, ba, labels, arg_inputs)
         self._concrete[ckey] = concrete
         compile_log.record("trace", self.name, [v.aval for v in graph.inputs],
                            time.perf_counter() - t0, note=reason and f"retraced: {reason}")
         return concrete
+
+    def _describe(self, concrete, ba, labels, arg_inputs):
+        """What TensorFlow shows of ``concrete``: its parameters with the traced specs (for
+        ``pretty_printed_signature``) and its graph inputs' names (``graph.get_operations``)."""
+        def leaf(x):
+            if isinstance(x, TensorSpec):
+                return Spec(x.shape, x.dtype, x.name)
+            if isinstance(x, (Tensor, np.ndarray, SymbolicTensor)):
+                return spec_leaf(None, convert_to_tensor(x).aval if isinstance(x, np.ndarray)
+                                 else x.aval)
+            return x
+        concrete.signature_params = [
+            (name, self._signature.parameters[name].kind.name,
+             _nest.map_structure(leaf, ba.arguments[name])) for name in ba.arguments]
+        by_input = {k: labels[pos].split("[")[0] for k, pos in enumerate(
+            arg_inputs.get(v.id) for v in concrete.graph.inputs) if pos is not None}
+        concrete.graph.input_names = [by_input.get(k) for k in range(len(concrete.graph.inputs))]
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        """Every traced signature as TensorFlow prints them, separated by a blank line."""
+        return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._concrete.values())
+
+    def _concrete_binder(self, traced):
+        """How a ConcreteFunction traced with the bound arguments ``traced`` binds a call: as
+        the function does, or (TensorFlow) with only the arguments that held tensors, the
+        others keeping their traced values: ``get_concrete_function(model, x)`` is called
+        as ``cf(x)``."""
+        held = dict(traced.arguments)
+        tensor_params = [p for name, p in self._signature.parameters.items()
+                         if name in held and any(isinstance(leaf, _TENSOR_LIKE)
+                                                 for leaf in _nest.flatten(held[name]))]
+        tensor_sig = self._signature.replace(parameters=[
+            p.replace(default=p.empty) if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                                                     p.KEYWORD_ONLY) else p
+            for p in tensor_params])
+
+        def bind(args, kwargs):
+            try:
+                return self._bind(args, kwargs)
+            except TypeError as full_error:
+                try:
+                    part = tensor_sig.bind(*args, **kwargs)
+                except TypeError:
+                    raise full_error from None
+                return inspect.BoundArguments(self._signature, {**held, **part.arguments})
+
+        return bind
 
     def get_concrete_function(self, *args, **kwargs):
         """The ConcreteFunction for these arguments (TensorSpecs allowed), tracing if needed."""
@@ -356,6 +416,8 @@ class Function:
             args = tuple(self.input_signature)
         ba = self._bind(args, kwargs)
         flat, labels, ckey, gkey = self._keys(ba)
+        if any(isinstance(x, TensorSpec) and x.shape is None for x in flat):
+            return AnyRankConcreteFunction(self, ba, flat)
         with self._lock:
             return self._concrete.get(ckey) or self._trace(ba, flat, labels, ckey, gkey)
 
@@ -373,6 +435,53 @@ class Function:
     def retrace_reasons(self):
         """Why each retrace happened (beyond TensorFlow), oldest first."""
         return list(self._retrace_reasons)
+
+
+def _flat_binder(function, bind):
+    return lambda args, kwargs: function._keys(bind(args, kwargs))[0]
+
+
+class AnyRankConcreteFunction:
+    """``get_concrete_function(TensorSpec(None))``: TensorFlow traces one graph of unknown
+    rank; tapeflow traces known ranks only, so this stands for it: a call checks the specs
+    (TypeError, as TensorFlow's) and runs the function, which traces once per rank and
+    shape. It has no single graph."""
+
+    def __init__(self, function, ba, flat):
+        self._function = function
+        self._bind = function._concrete_binder(ba)
+        self._specs = {k: x for k, x in enumerate(flat) if isinstance(x, TensorSpec)}
+        self._params = [(name, function._signature.parameters[name].kind.name,
+                         _nest.map_structure(lambda x: Spec(x.shape, x.dtype, x.name)
+                                             if isinstance(x, TensorSpec) else x, value))
+                        for name, value in ba.arguments.items()]
+        self.name = function.name
+
+    def __call__(self, *args, **kwargs):
+        ba = self._bind(args, kwargs)
+        flat = [leaf for value in ba.arguments.values() for leaf in _nest.flatten(value)]
+        for k, spec in self._specs.items():
+            x = flat[k] if k < len(flat) else None
+            if not isinstance(x, (Tensor, Variable, SymbolicTensor)):
+                x = convert_to_tensor(x, dtype=spec.dtype)
+            if not spec.is_compatible_with(x.aval):
+                raise TypeError(f"{self.name}(): argument {k} ({x.dtype.name}{list(x.shape)}) does "
+                                f"not match {spec}")
+        args, kwargs = _rebuild(ba, [leaf for value in ba.arguments.values()
+                                     for leaf in _nest.flatten(value)])
+        return self._function(*args, **kwargs)
+
+    @property
+    def graph(self):
+        raise ValueError(f"{self.name}: a concrete function of unknown rank has no single graph "
+                         f"in tapeflow (it traces each rank it is called with); trace with a "
+                         f"known rank, e.g. TensorSpec([None, None]), to inspect one")
+
+    def pretty_printed_signature(self, verbose=True):
+        return signature_text(self._params, Unknown(), [])
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.name} (any rank)>"
 
 
 def _rebuild(ba, sym):

@@ -17,11 +17,23 @@ class TracingError(TypeError):
 class SymbolicTensor(_Operators):
     """A tensor inside a trace: an IR Value plus a tape id."""
 
-    __slots__ = ("_id", "value", "__weakref__")
+    __slots__ = ("_id", "value", "_name", "__weakref__")
 
-    def __init__(self, value):
+    def __init__(self, value, name=None):
         self._id = _next_id()
         self.value = value
+        self._name = name
+
+    @property
+    def name(self):
+        """TensorFlow's graph tensor name, ``"x:0"``: an argument's name, or the op's type made
+        unique in its trace, with the output index (beyond TF: op types, not Python op names)."""
+        if self._name is not None:
+            return self._name
+        node = self.value.node
+        if node is None:
+            return "input:0"
+        return f"{node.op}:{node.outputs.index(self.value)}"
 
     @property
     def aval(self):
@@ -64,6 +76,12 @@ class SymbolicTensor(_Operators):
         self._concrete("Using as an index")
 
     def numpy(self):
+        if current_trace() is None:
+            # as TensorFlow's graph tensors, which have no ``numpy`` at all
+            raise AttributeError(
+                f"'SymbolicTensor' object has no attribute 'numpy': {self!r} was made inside a "
+                f"tapeflow.function trace and has no value outside it (at {user_line()}); return "
+                f"it from the function instead.")
         self._concrete(".numpy()")
 
     def __array__(self, dtype=None, copy=None):
@@ -80,9 +98,12 @@ class SymbolicTensor(_Operators):
         return (self[i] for i in range(len(self)))
 
     def __repr__(self):
-        return f"<tf.Tensor 'traced' shape={self.shape} dtype={self.dtype.name}>"
+        shape = "<unknown>" if self.value.aval.shape is None else self.shape
+        return f"<tf.Tensor '{self.name}' shape={shape} dtype={self.dtype.name}>"
 
-    __str__ = __repr__
+    def __str__(self):
+        shape = "" if self.value.aval.shape is None else f", shape={self.shape}"
+        return f'Tensor("{self.name}"{shape}, dtype={self.dtype.name})'
 
 
 __all__ = ["SymbolicTensor", "TracingError"]
