@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.graph import Graph, _names, aval_str, node_line, print_graph
+from ..ir.graph import Graph, aval_str, print_graph
 
 
 class GraphKeys:
@@ -148,17 +148,8 @@ def header_text(graph):
     n_lines, n_bytes = _printed_size(graph, {})
     if n_bytes <= HEADER_BYTES:
         return print_graph(graph)
-    gen, names = _names(), {}
-
-    def name(v):
-        if v.id not in names:
-            names[v.id] = next(gen)
-        return names[v.id]
-    head = " ".join(f"{name(v)}:{aval_str(v.aval)}" for v in graph.inputs)
-    lines = [f"{{ lambda {head} ; let    (nested graphs elided: {n_lines} lines in full)"]
-    lines += [f"    {node_line(node, name, elide_graphs=True)}" for node in graph.nodes]
-    lines.append(f"  in ({' '.join(name(v) for v in graph.outputs)}) }}")
-    return "\n".join(lines)
+    first, rest = print_graph(graph, elide_graphs=True).split("\n", 1)
+    return f"{first}    (nested graphs elided: {n_lines} lines in full)\n{rest}"
 
 
 def _printed_size(graph, memo):

@@ -189,10 +189,11 @@ def value_names(graph):
     return names
 
 
-def print_graph(graph, lines=False):
+def print_graph(graph, lines=False, elide_graphs=False):
     """The compact, deterministic text form (names in order of first appearance).
 
-    ``lines``: end each node with ``# file:line``, the user's line that traced it (when known)."""
+    ``lines``: end each node with ``# file:line``, the user's line that traced it (when known).
+    ``elide_graphs``: graph-valued attributes are named, not printed (bounded output)."""
     gen, names = _names(), {}
 
     def name(v):
@@ -203,7 +204,7 @@ def print_graph(graph, lines=False):
     head = " ".join(f"{name(v)}:{aval_str(v.aval)}" for v in graph.inputs)
     out = [f"{{ lambda {head} ; let"]
     for node in graph.nodes:
-        text = f"    {node_line(node, name, lines=lines)}"
+        text = f"    {node_line(node, name, elide_graphs=elide_graphs, lines=lines)}"
         out.append(f"{text}  # {line_str(node)}" if lines and node.line else text)
     out.append(f"  in ({' '.join(name(v) for v in graph.outputs)}) }}")
     return "\n".join(out)

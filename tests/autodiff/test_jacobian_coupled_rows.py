@@ -12,15 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tapeflow as tf
-from tapeflow.tracer import backend as _backend
 
-
-@pytest.fixture(autouse=True, scope="module")
-def numpy_backend():
-    old = _backend.get_backend()
-    tf.set_backend("numpy")
-    yield
-    tf.set_backend(old)
+pytestmark = pytest.mark.usefixtures("numpy_backend")
 
 
 @pytest.fixture(params=["auto", "forward", "reverse"])

@@ -28,7 +28,7 @@ def sources(monkeypatch):
     """{program name: generated source} of every program the test body would compile."""
     out = {}
 
-    def fake_compile(graph, name="program"):
+    def fake_compile(graph, name="program", *args, **kwargs):
         graph = backend.optimize(graph)
         out[name] = generate(graph, name).source
         return backend.Interpreted(graph)
