@@ -13,6 +13,7 @@ One step (``value_and_grad``):
    gradient, not one per chunk, and the same bits wherever the chunks were.
 """
 import enum
+from concurrent.futures import CancelledError
 import itertools
 import uuid
 
@@ -173,8 +174,8 @@ class DaskStrategy:
         dataset = self.experimental_distribute_dataset(dataset)
         ps, single = _as_list(params)
         _, prog, nbytes, _ = self.program(fn, ps, dataset)
-        pfut = self._scatter_params(ps)
-        out = self._step("grad", prog, pfut, None, dataset, self._weights(reduce_op, dataset))
+        out = self._retried(lambda: self._step("grad", prog, self._scatter_params(ps), None,
+                                                dataset, self._weights(reduce_op, dataset)))
         self._account(ps, out, nbytes, dataset)
         value, grads = tf.constant(out[0]), [tf.constant(g) for g in out[1:]]
         return value, grads[0] if single else grads
@@ -191,9 +192,9 @@ class DaskStrategy:
         if len(vs) != len(ps):
             raise ValueError(f"{len(vs)} vector parts for {len(ps)} parameters")
         _, prog, _, _ = self.program(fn, ps, dataset)
-        pfut = self._scatter_params(ps)
-        vfut = self._scatter_params(vs)
-        out = self._step("hvp", prog, pfut, vfut, dataset, self._weights(reduce_op, dataset))
+        out = self._retried(lambda: self._step("hvp", prog, self._scatter_params(ps),
+                                                self._scatter_params(vs), dataset,
+                                                self._weights(reduce_op, dataset)))
         out = [tf.constant(a) for a in out]
         return out[0] if single else out
 
@@ -225,6 +226,17 @@ class DaskStrategy:
                 workers=[addr] if addr else None, allow_other_workers=True))
         return self.client.submit(worker.finish, n, k, *parts, key=f"{step}-finish",
                                   pure=False).result()
+
+    @staticmethod
+    def _retried(step):
+        """``step()``, run once more if a worker's death cancelled it. Dask recomputes lost
+        task results, but data scattered to a worker that dies while the broadcast is still
+        under way is gone, and what reads it is cancelled: the retry scatters the parameters
+        again. The tree has a fixed shape, so the retry gives the same bits."""
+        try:
+            return step()
+        except CancelledError:
+            return step()
 
     def _placement(self, dataset):
         """{worker address: indices of the chunks it holds} (by each chunk's first array; a
