@@ -201,11 +201,14 @@ class Rewriter(ast.NodeTransformer):
         node.body = [_PlainAssign().visit(s) for s in node.body]
         if scope.super_ok:
             _explicit_super([node.test] + node.body, scope.first_arg)
+        # the `else:` runs after the loop, in the enclosing scope: visited outside this loop's
+        # names (else a converted `if` there would declare, as new locals, names the enclosing
+        # converted loop has made nonlocal)
+        after, node.orelse = node.orelse, []
         scope.converting.append(set(names))
         self.generic_visit(node)
         scope.converting.pop()
-        after = node.orelse
-        node.orelse = []
+        after = [out for stmt in after for out in _as_list(self.visit(stmt))]
         return self._converted(node, k, names, temps, declare, before, after)
 
     def visit_For(self, node):
@@ -354,6 +357,13 @@ def _not(name):
 def _set_flag(name, value, at):
     return locate(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
                               value=ast.Constant(value), type_comment=None), at)
+
+
+def _as_list(visited):
+    """A NodeTransformer's result for one statement, as a list of statements."""
+    if visited is None:
+        return []
+    return visited if isinstance(visited, list) else [visited]
 
 
 class _PlainAssign(ast.NodeTransformer):

@@ -9,7 +9,7 @@ dozen programs; ``-m slow`` runs thousands.
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import tapeflow as tf
@@ -124,7 +124,10 @@ def check(program, dtype, backends):
     # values away from the kinks of abs/relu/max (ties) so finite precision cannot flip a branch
     xs = [tf.constant((rng.uniform(0.2, 1.5, s) * rng.choice([-1, 1], s)).astype(dtype)) for s in shapes]
     body = make_body(steps, len(shapes))
-    eager = run(body, xs, "eager")
+    try:
+        eager = run(body, xs, "eager")
+    except tf.errors.InvalidArgumentError:
+        assume(False)   # the drawn shapes do not broadcast (a reduction dropped an axis)
     rtol = 1e-9 if dtype == np.float64 else 2e-4
     for name in backends:
         backend.set_backend(name)
