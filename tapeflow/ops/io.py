@@ -17,6 +17,11 @@ class _Field:
         return "\x00"
 
 
+def _literal(text):
+    """``text`` as literal text of a ``str.format`` template."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 def _stream_name(stream):
     if stream is sys.stderr or stream is None:
         return "stderr"
@@ -41,13 +46,12 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
     parts = []
     for item in inputs:
         if isinstance(item, str):
-            parts.append(item.replace("{", "{{").replace("}", "}}"))
+            parts.append(_literal(item))
         else:
             shown = _nest.map_structure(field, item)
             text = "\x00" if isinstance(shown, _Field) else str(shown)
-            parts.append(text.replace("{", "{{").replace("}", "}}").replace("\x00", "{}"))
-    template = str(sep).replace("{", "{{").replace("}", "}}").join(parts) + \
-        str(end).replace("{", "{{").replace("}", "}}")
+            parts.append(_literal(text).replace("\x00", "{}"))
+    template = _literal(str(sep)).join(parts) + _literal(str(end))
     apply("PrintV2", tensors, {"template": template, "summarize": int(summarize),
                                "stream": _stream_name(output_stream)})
 
