@@ -10,6 +10,7 @@ names, residual links, fused loop groups and generated code lines), which ``dot`
 Graphviz text and ``tracer/picture.py`` as an HTML page.
 """
 import difflib
+import functools
 from dataclasses import dataclass, field
 
 from ..codegen.emitter import Unsupported
@@ -148,14 +149,16 @@ class Lowered:
     def optimized(self):
         return self.passes()[-1][1]
 
-    def _tape_graphs(self):
-        """(forward, backward, number of residuals): the programs a tape runs, as they run."""
+    @functools.cached_property
+    def _tape(self):
+        """(forward, backward, number of residuals): the programs a tape runs, as they run.
+        Built once per Lowered: the forward and backward stages and the figures share it."""
         fwd, bwd, n_res = self.concrete.tape_pair()
         return backend.optimize(fwd.graph), backend.optimize(bwd.graph), n_res
 
     def tape_programs(self):
         """(forward text, backward text, residual lines, total residual bytes) used under a tape."""
-        fwd, bwd, n_res = self._tape_graphs()
+        fwd, bwd, n_res = self._tape
         residuals = fwd.outputs[len(fwd.outputs) - n_res:]
         total = sum(_bytes(v.aval) or 0 for v in residuals)
         lines = [f"{aval_str(v.aval)}  {_bytes(v.aval)} bytes" for v in residuals]
@@ -254,7 +257,7 @@ class Lowered:
     def _figure_forward(self):
         if self._no_gradient():
             return []
-        fwd, bwd, n_res = self._tape_graphs()
+        fwd, bwd, n_res = self._tape
         return [self._pair("forward", "forward and backward (what runs under a tape)",
                            fwd, bwd, n_res, "", self.concrete.name)]
 
