@@ -24,7 +24,7 @@ from ..ops import nn as N
 from ..ops import reduce as R
 from ..runtime import stack
 from . import initializers
-from .node import any_keras_tensor, symbolic_call
+from .node import any_keras_tensor, check_creation, creation_limit, symbolic_call  # noqa: F401
 from ..runtime.module import Module
 from ..runtime.tensor import STATE_paused, Tensor, TensorShape, Variable, convert_to_tensor
 
@@ -133,6 +133,19 @@ def get_activation(identifier):
     raise TypeError(f"Could not interpret activation function identifier: {identifier!r}")
 
 
+def serialize_activation(identifier):
+    """The name ``get_activation`` takes back: a Keras name as given, else the function's name."""
+    if identifier is None:
+        return "linear"
+    if isinstance(identifier, str):
+        return identifier
+    name = getattr(identifier, "__name__", None)
+    for key, fn in ACTIVATIONS.items():
+        if fn is identifier or key == name:
+            return key
+    return name
+
+
 # -- call context: the `training` mode inner layers inherit ------------------------------
 
 _context = threading.local()
@@ -189,6 +202,15 @@ class Layer(Module):
     """
 
     _UNTRACKED = frozenset({"_trainable_weights", "_non_trainable_weights", "_self_tracked_trackables"})
+
+    def __new__(cls, *args, **kwargs):
+        obj = object.__new__(cls)
+        obj._record_init_args(args, kwargs)
+        return obj
+
+    def _record_init_args(self, args, kwargs):
+        """Keep the constructor's arguments: ``get_config`` of a user's class returns them."""
+        object.__setattr__(self, "_init_args", (args, kwargs))
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         for kwarg in kwargs:
@@ -334,6 +356,40 @@ class Layer(Module):
                                  f"with provided weight shape {tuple(np.shape(w))}.")
             p.assign(np.asarray(w, dtype=p.dtype.np))
 
+    # -- config ----------------------------------------------------------------------------
+    def get_config(self):
+        """``name``, ``trainable``, ``dtype``; for a user's subclass also its ``__init__``
+        arguments when they are plain data (Keras 3's rule), else NotImplementedError."""
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if type(self).__init__ in _OWN_INITS:
+            return config
+        return {**config, **_init_config(self)}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def get_build_config(self):
+        shape = getattr(self, "_build_input_shape", None)
+        if shape is None:
+            return None
+        if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
+            return {"input_shape": [list(s) for s in shape]}  # several inputs (a merge layer)
+        return {"input_shape": list(shape)}
+
+    def build_from_config(self, config):
+        shape = config["input_shape"]
+        if shape is None or self.built:
+            return
+        if shape and isinstance(shape[0], list):
+            shape = [TensorShape(s) for s in shape]
+        else:
+            shape = TensorShape(shape)
+        with STATE_paused(), stack.name_scope(self.name):
+            self._build_input_shape = shape
+            self.build(shape)
+        self.built = True
+
     # -- weights ---------------------------------------------------------------------------
     _KERAS3_ADD_WEIGHT = ("shape", "initializer", "dtype", "trainable", "autocast", "regularizer",
                           "constraint")
@@ -361,6 +417,7 @@ class Layer(Module):
             init = initializers.get("glorot_uniform" if dtype.is_floating else "zeros")
         trainable = True if trainable is None else bool(trainable)
         shape = () if shape is None else tuple(shape)
+        check_creation(shape, dtype, f"weight {name or ''} of layer {self.name}")
         with STATE_paused():
             variable = Variable(init(shape, dtype=dtype), trainable=trainable, name=name, dtype=dtype)
         (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
@@ -447,6 +504,68 @@ class Layer(Module):
                 return self.call(inputs, *args, **kwargs)
 
 
+_OWN_INITS = set()  # the __init__ of every layer class tapeflow defines (their get_config is explicit)
+
+_NOT_SERIALIZABLE = """
+Object {name} was created by passing
+non-serializable argument values in `__init__()`,
+and therefore the object must override `get_config()` in
+order to be serializable. Please implement `get_config()`.
+
+Example:
+
+
+class CustomLayer(keras.layers.Layer):
+    def __init__(self, arg1, arg2, **kwargs):
+        super().__init__(**kwargs)
+        self.arg1 = arg1
+        self.arg2 = arg2
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({{
+            "arg1": self.arg1,
+            "arg2": self.arg2,
+        }})
+        return config
+"""
+
+
+def _plain(value):
+    """JSON data only: None, bool, int, float, str, and lists/dicts of them."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
+
+
+def _init_config(layer):
+    """The arguments ``layer``'s class was constructed with, by parameter name."""
+    args, kwargs = getattr(layer, "_init_args", ((), {}))
+    try:
+        bound = inspect.signature(type(layer).__init__).bind(layer, *args, **kwargs)
+    except TypeError:
+        bound = None
+    if bound is None:
+        raise NotImplementedError(_NOT_SERIALIZABLE.format(name=type(layer).__name__))
+    config = {}
+    for pname, value in list(bound.arguments.items())[1:]:
+        param = bound.signature.parameters[pname]
+        if param.kind == param.VAR_KEYWORD:
+            config.update({k: v for k, v in value.items() if k not in ("name", "trainable", "dtype")})
+        elif param.kind == param.VAR_POSITIONAL:
+            if value:
+                raise NotImplementedError(_NOT_SERIALIZABLE.format(name=type(layer).__name__))
+        elif pname not in ("name", "trainable", "dtype"):
+            config[pname] = value
+    if not _plain(config):
+        raise NotImplementedError(_NOT_SERIALIZABLE.format(name=type(layer).__name__))
+    return config
+
+
 # -- Dense -----------------------------------------------------------------------------
 
 class Dense(Layer):
@@ -504,6 +623,14 @@ class Dense(Layer):
 
     def compute_output_shape(self, input_shape):
         return TensorShape(input_shape)[:-1].concatenate([self.units])
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units,
+                "activation": serialize_activation(self.activation), "use_bias": self.use_bias,
+                "kernel_initializer": initializers.serialize(self.kernel_initializer),
+                "bias_initializer": initializers.serialize(self.bias_initializer),
+                "kernel_regularizer": None, "bias_regularizer": None, "kernel_constraint": None,
+                "bias_constraint": None}
 
 
 # -- BatchNormalization ------------------------------------------------------------------
@@ -682,6 +809,16 @@ class BatchNormalization(Layer):
         scaling = M.multiply(M.rsqrt(M.add(variance, epsilon)), gamma)
         return M.add(M.multiply(M.subtract(inputs, broadcast(mean)), broadcast(scaling)), broadcast(beta))
 
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis, "momentum": self.momentum,
+                "epsilon": self.epsilon, "center": self.center, "scale": self.scale,
+                "beta_initializer": initializers.serialize(self.beta_initializer),
+                "gamma_initializer": initializers.serialize(self.gamma_initializer),
+                "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
+                "moving_variance_initializer": initializers.serialize(self.moving_variance_initializer),
+                "beta_regularizer": None, "gamma_regularizer": None, "beta_constraint": None,
+                "gamma_constraint": None}
+
     def _fused_moving_update(self, inputs, mean, variance):
         np_dtype = self.moving_mean.dtype.np
         rest = int(np.prod(inputs.shape)) // int(np.prod(self._param_shape))
@@ -694,5 +831,7 @@ class BatchNormalization(Layer):
             self.moving_variance.assign(M.add(M.multiply(self.moving_variance, keep),
                                               M.multiply(M.multiply(variance, adjust), factor)))
 
+
+_OWN_INITS.update({Layer.__init__, Dense.__init__, BatchNormalization.__init__})
 
 __all__ = ["Layer", "Dense", "BatchNormalization", "InputSpec", "get_activation"]

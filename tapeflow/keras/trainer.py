@@ -178,6 +178,7 @@ class Trainer:
                 auto_scale_loss=True):
         if loss_weights is not None or weighted_metrics is not None:
             raise NotImplementedError("tapeflow's compile has no loss_weights or weighted_metrics yet")
+        self._compile_config = {"loss": loss, "loss_weights": loss_weights, "metrics": metrics}
         self.optimizer = optimizers_module.get(optimizer)
         self._compile_loss = _loss_object(loss) if loss is not None else None
         self.loss = loss
