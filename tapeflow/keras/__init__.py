@@ -6,12 +6,12 @@ Keras 3's ``compile``/``fit``/``evaluate``/``predict`` (models.py, trainer.py) a
 ``.keras`` files (saving.py).
 """
 from . import (backend, callbacks, core_layers, initializers, layers, losses, metrics, models,
-               optimizers, saving, serialization)
+               normalization, optimizers, saving, serialization)
 from .models import Input, InputLayer, Model, Sequential
 
-# ``keras.layers`` holds every layer class; the weightless ones are written in core_layers.py
+# ``keras.layers`` holds every layer class; most are written in core_layers.py and normalization.py
 layers.Input, layers.InputLayer = Input, InputLayer
-for _cls in core_layers.CLASSES:
+for _cls in normalization.CLASSES + core_layers.CLASSES:
     setattr(layers, _cls.__name__, _cls)
     layers.__all__.append(_cls.__name__)
 

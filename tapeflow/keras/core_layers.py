@@ -1,5 +1,5 @@
 """Keras 3's weightless layers: ``Dropout``, ``Flatten``, ``Reshape``, ``Activation``, ``ReLU``,
-``Softmax``, ``Concatenate``, ``Add``; and ``Embedding``, ``LayerNormalization``.
+``Softmax``, ``Concatenate``, ``Add``; and ``Embedding``.
 
 Each is a few tapeflow ops and a ``get_config`` with Keras 3's keys, so models made of
 them save and load (saving.py). ``Dropout`` draws its mask from ``random_bits`` so that a
@@ -11,9 +11,8 @@ from ..ir import dtypes as D
 from ..ops import array as A
 from ..ops import math as M
 from ..ops import nn as N
-from ..runtime.tensor import TensorShape
 from . import initializers
-from .layers import Layer, batch_normalization, get_activation, moments, serialize_activation
+from .layers import Layer, get_activation, serialize_activation
 from .random_bits import SeedGenerator
 
 
@@ -239,52 +238,6 @@ class Embedding(Layer):
                 "embeddings_regularizer": None, "embeddings_constraint": None, "mask_zero": False}
 
 
-class LayerNormalization(Layer):
-    """Normalize each sample over ``axis`` (mean 0, variance 1), then ``* gamma + beta``."""
-
-    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False,
-                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
-                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None, **kwargs):
-        super().__init__(**kwargs)
-        if rms_scaling or any(x is not None for x in (beta_regularizer, gamma_regularizer,
-                                                      beta_constraint, gamma_constraint)):
-            raise NotImplementedError("tapeflow's LayerNormalization has no rms_scaling, "
-                                      "regularizers or constraints")
-        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
-        self.epsilon, self.center, self.scale = epsilon, center, scale
-        self.beta_initializer = initializers.get(beta_initializer)
-        self.gamma_initializer = initializers.get(gamma_initializer)
-
-    def build(self, input_shape):
-        shape = TensorShape(input_shape)
-        rank = len(shape)
-        axes = self.axis if isinstance(self.axis, list) else [self.axis]
-        self._axes = sorted(a % rank for a in axes)
-        param_shape = [shape[a] for a in self._axes]
-        self.gamma = self.add_weight("gamma", shape=param_shape, initializer=self.gamma_initializer,
-                                     dtype=self._dtype, trainable=True) if self.scale else None
-        self.beta = self.add_weight("beta", shape=param_shape, initializer=self.beta_initializer,
-                                    dtype=self._dtype, trainable=True) if self.center else None
-        self.built = True
-
-    def call(self, inputs):
-        rank = len(inputs.shape)
-        broadcast = [inputs.shape[i] if i in self._axes else 1 for i in range(rank)]
-        mean, variance = moments(inputs, self._axes, keepdims=True)
-        gamma = None if self.gamma is None else A.reshape(self.gamma, broadcast)
-        beta = None if self.beta is None else A.reshape(self.beta, broadcast)
-        return batch_normalization(inputs, mean, variance, beta, gamma, self.epsilon)
-
-    def get_config(self):
-        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon,
-                "center": self.center, "scale": self.scale, "rms_scaling": False,
-                "beta_initializer": initializers.serialize(self.beta_initializer),
-                "gamma_initializer": initializers.serialize(self.gamma_initializer),
-                "beta_regularizer": None, "gamma_regularizer": None, "beta_constraint": None,
-                "gamma_constraint": None}
-
-
-CLASSES = (Dropout, Flatten, Reshape, Activation, ReLU, Softmax, Concatenate, Add, Embedding,
-           LayerNormalization)
+CLASSES = (Dropout, Flatten, Reshape, Activation, ReLU, Softmax, Concatenate, Add, Embedding)
 
 __all__ = [c.__name__ for c in CLASSES]

@@ -14,11 +14,11 @@ import numpy as np
 
 from .. import _nest
 from ..ir import dtypes as D
-from ..runtime.tensor import TensorShape
+from ..runtime.tensor import STATE_paused, TensorShape, convert_to_tensor
 from . import serialization
-from .layers import Layer, check_creation, unique_object_name
-from .node import KerasTensor, Node
-from ..runtime.tensor import STATE_paused, convert_to_tensor
+from .auto_config import plain
+from .layers import Layer, unique_object_name
+from .node import KerasTensor, Node, check_creation
 from .summary import summary_lines
 from .trainer import Trainer
 
@@ -128,11 +128,6 @@ class Model(Trainer, Layer):
             return functional_from_config(cls, config)
         return super().from_config(config)
 
-    def get_compile_config(self):
-        if not self.compiled:
-            return None
-        return self._compile_config
-
     def save(self, filepath, overwrite=True, zipped=None, include_optimizer=True, **kwargs):
         """The model as one ``.keras`` file: config, metadata and weights (saving.py)."""
         SAVING["save_model"](self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
@@ -239,7 +234,7 @@ class Functional(Model):
         def argument(x):
             if isinstance(x, KerasTensor):
                 return {"class_name": "__keras_tensor__", "config": {"keras_history": history(x)}}
-            if not serialization.layers_module._plain(x):
+            if not plain(x):
                 raise NotImplementedError(f"cannot save a call argument of type {type(x).__name__} in "
                                           f"functional model {self.name}: only tensors and plain data")
             return x

@@ -43,7 +43,8 @@ from . import losses as losses_module
 from . import metrics as metrics_module
 from . import optimizers as optimizers_module
 from . import serialization
-from .layers import creation_limit
+from .auto_config import plain
+from .node import creation_limit
 from . import models as models_module
 from .models import Model
 
@@ -101,7 +102,7 @@ def _compile_config(model):
                 "jit_compile": False}
     except NotImplementedError:
         return None
-    return data if serialization.layers_module._plain(data) else None
+    return data if plain(data) else None
 
 
 def _serialize_named(value, module):

@@ -13,8 +13,9 @@ import threading
 
 from ..ir import limits
 
-from . import core_layers
+from . import core_layers, normalization
 from . import layers as layers_module
+from .auto_config import OWN_INITS
 
 _scope = threading.local()
 BUILTIN = {}     # class name -> class: tapeflow's own Keras classes (models.py adds its own)
@@ -24,11 +25,10 @@ REGISTERED = {}  # "package>Name" -> class: register_keras_serializable
 def register_builtin(*classes):
     for cls in classes:
         BUILTIN[cls.__name__] = cls
-        layers_module._OWN_INITS.add(cls.__init__)
+        OWN_INITS.add(cls.__init__)
 
 
-register_builtin(layers_module.Layer, layers_module.Dense, layers_module.BatchNormalization,
-                 *core_layers.CLASSES)
+register_builtin(layers_module.Layer, layers_module.Dense, *normalization.CLASSES, *core_layers.CLASSES)
 
 
 def register_keras_serializable(package="Custom", name=None):
