@@ -139,29 +139,46 @@ class CompileLoss:
 
 
 class CompileMetrics(metrics_module.Metric):
-    """The metrics given to ``compile``, made on first use (their kind may depend on shapes)."""
+    """The ``metrics`` and ``weighted_metrics`` given to ``compile``, made on first use (their
+    kind may depend on shapes). As Keras 3: only ``weighted_metrics`` see ``sample_weight``
+    (and so ``class_weight``); a weighted metric named like an unweighted one of the same
+    output is logged as ``weighted_<name>``."""
 
-    def __init__(self, metrics):
+    def __init__(self, metrics, weighted_metrics=None):
         super().__init__(name="compile_metrics")
-        self._spec, self.metrics, self.built = metrics, [], False
-        self._per_output, self._prefixes, self.names = [], [], []
+        self._specs = (metrics, weighted_metrics)
+        self.metrics, self.built, self.names = [], False, []
+        self._entries = []  # (output index, metric, weighted, log name)
+
+    @staticmethod
+    def _as_list(spec):
+        return [] if spec is None else list(spec) if isinstance(spec, (list, tuple)) else [spec]
 
     def build(self, y_true, y_pred, model=None):
         names = output_names(model, y_pred)
         self.names = names
         if len(names) == 1:
-            spec = self._spec if isinstance(self._spec, (list, tuple)) else [self._spec]
-            self._per_output = [[metric_object(m, y_true, y_pred) for m in spec]]
-            self._prefixes = [""]
+            ys, ps, prefixes = [y_true], [y_pred], [""]
+            specs = [[self._as_list(spec)] for spec in self._specs]
         else:
-            specs = per_output_spec(self._spec, names, "metrics")
             ys, ps = by_output(y_true, names, "y"), by_output(y_pred, names, "y_pred")
-            self._per_output = []
-            for spec, y, p in zip(specs, ys, ps, strict=True):
-                spec = [] if spec is None else spec if isinstance(spec, (list, tuple)) else [spec]
-                self._per_output.append([metric_object(m, y, p) for m in spec])
-            self._prefixes = [f"{n}_" for n in names]
-        self.metrics = [m for ms in self._per_output for m in ms]
+            prefixes = [f"{n}_" for n in names]
+            specs = [[self._as_list(s) for s in per_output_spec(spec, names, what)]
+                     if spec is not None else [[] for _ in names]
+                     for spec, what in zip(self._specs, ("metrics", "weighted_metrics"), strict=True)]
+        self._entries = []
+        for k, (y, p, prefix) in enumerate(zip(ys, ps, prefixes, strict=True)):
+            plain_names = set()
+            for weighted, per_output in ((False, specs[0]), (True, specs[1])):
+                for identifier in per_output[k]:
+                    metric = metric_object(identifier, y, p)
+                    name = metric.name
+                    if weighted and name in plain_names:
+                        name = f"weighted_{name}"
+                    elif not weighted:
+                        plain_names.add(name)
+                    self._entries.append((k, metric, weighted, prefix + name))
+        self.metrics = [metric for _, metric, _, _ in self._entries]
         self.built = True
 
     @property
@@ -169,20 +186,17 @@ class CompileMetrics(metrics_module.Metric):
         return [v for m in self.metrics for v in m.variables]
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        """Keras 3 weighs only ``weighted_metrics``: the ``metrics`` ignore ``sample_weight``
-        (and ``class_weight``)."""
         if len(self.names) == 1:
-            for m in self.metrics:
-                m.update_state(y_true, y_pred)
-            return
-        ys, ps = by_output(y_true, self.names, "y"), by_output(y_pred, self.names, "y_pred")
-        for ms, y, p in zip(self._per_output, ys, ps, strict=True):
-            for m in ms:
-                m.update_state(y, p)
+            ys, ps, weights = [y_true], [y_pred], [sample_weight]
+        else:
+            ys, ps = by_output(y_true, self.names, "y"), by_output(y_pred, self.names, "y_pred")
+            weights = (by_output(sample_weight, self.names, "sample_weight")
+                       if isinstance(sample_weight, (list, tuple, dict)) else [sample_weight] * len(ys))
+        for k, metric, weighted, _ in self._entries:
+            metric.update_state(ys[k], ps[k], sample_weight=weights[k] if weighted else None)
 
     def result(self):
-        return {prefix + m.name: m.result()
-                for prefix, ms in zip(self._prefixes, self._per_output, strict=True) for m in ms}
+        return {name: metric.result() for _, metric, _, name in self._entries}
 
     def reset_state(self):
         for m in self.metrics:

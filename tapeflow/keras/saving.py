@@ -98,7 +98,8 @@ def _compile_config(model):
                 "loss": _serialize_named(config["loss"], losses_module),
                 "loss_weights": config["loss_weights"],
                 "metrics": _serialize_named(config["metrics"], metrics_module),
-                "weighted_metrics": None, "run_eagerly": False, "steps_per_execution": 1,
+                "weighted_metrics": _serialize_named(config.get("weighted_metrics"), metrics_module),
+                "run_eagerly": False, "steps_per_execution": 1,
                 "jit_compile": False}
     except NotImplementedError:
         return None
@@ -448,7 +449,9 @@ def _compile_from_config(archive, model, config):
         model.compile(optimizer=optimizer,
                       loss=_deserialize_named(config.get("loss"), losses_module, "loss"),
                       loss_weights=config.get("loss_weights"),
-                      metrics=_deserialize_named(config.get("metrics"), metrics_module, "metrics"))
+                      metrics=_deserialize_named(config.get("metrics"), metrics_module, "metrics"),
+                      weighted_metrics=_deserialize_named(config.get("weighted_metrics"), metrics_module,
+                                                          "weighted_metrics"))
     except _CONFIG_ERRORS as e:
         archive.fail(f"cannot compile the model from compile_config: {type(e).__name__}: "
                      f"{str(e)[:300]}", CONFIG)

@@ -135,13 +135,13 @@ class Trainer:
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1, jit_compile="auto",
                 auto_scale_loss=True):
-        if weighted_metrics is not None:
-            raise NotImplementedError("tapeflow's compile has no weighted_metrics yet")
-        self._compile_config = {"loss": loss, "loss_weights": loss_weights, "metrics": metrics}
+        self._compile_config = {"loss": loss, "loss_weights": loss_weights, "metrics": metrics,
+                                "weighted_metrics": weighted_metrics}
         self.optimizer = optimizers_module.get(optimizer)
         self._compile_loss = CompileLoss(loss, loss_weights) if loss is not None else None
         self.loss = loss
-        self._compile_metrics = CompileMetrics(metrics) if metrics is not None else None
+        self._compile_metrics = (CompileMetrics(metrics, weighted_metrics)
+                                 if metrics is not None or weighted_metrics is not None else None)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.run_eagerly = run_eagerly
         self.stop_training = False

@@ -184,3 +184,35 @@ def test_layer_normalization_matches_tensorflow():
                                 [-0.46403738856315613, -0.7712299227714539, 3.548957109451294]],
                                rtol=1e-5)
     assert [w.name.split("/")[-1] for w in ln.weights] == ["gamma:0", "beta:0"]
+
+
+def test_dropout_mask_compiled_by_numba_equals_eager_compiled():
+    """The noise ops (int64 multiply and floormod) compile: the same seed gives the same masks."""
+    traced, eager = K.layers.Dropout(0.5, seed=4), K.layers.Dropout(0.5, seed=4)
+    x = np.ones((3, 5), "float32")
+
+    @tf.function(jit_compile=True)
+    def step(x):
+        return traced(x, training=True)
+
+    first, second = step(x).numpy(), step(x).numpy()
+    assert not np.array_equal(first, second)
+    np.testing.assert_array_equal(first, eager(x, training=True).numpy())
+    np.testing.assert_array_equal(second, eager(x, training=True).numpy())
+
+
+def test_training_flows_through_a_subclassed_model():
+    class Net(K.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = K.layers.Dense(4, kernel_initializer="ones")
+            self.drop = K.layers.Dropout(0.999, seed=2)
+
+        def call(self, x, training=False):
+            return self.drop(self.dense(x))   # training reaches Dropout without being passed
+
+    net = Net()
+    ones = np.ones((2, 3), "float32")
+    np.testing.assert_array_equal(net(ones).numpy(), np.full((2, 4), 3.0))
+    assert (net(ones, training=True).numpy() == 0).all()
+    np.testing.assert_array_equal(net.predict(ones, verbose=0), np.full((2, 4), 3.0))

@@ -169,3 +169,41 @@ def test_compile_metrics_ignore_sample_weight():
     assert weighted["loss"] == pytest.approx(8.987603187561035, rel=2e-6)
     assert plain["loss"] == pytest.approx(6.466942310333252, rel=2e-6)
     assert weighted["mae"] == plain["mae"] == pytest.approx(2.5, rel=1e-6)
+
+
+# -- weighted_metrics -----------------------------------------------------------------------------
+
+SW = np.array([1, 0, 0, 0, 0, 5.0])
+Y6 = np.arange(6.0, dtype="float32").reshape(6, 1)
+
+
+def test_weighted_metrics_see_sample_weight_and_get_a_prefix_on_a_clash():
+    model = K.Sequential([K.Input((2,)), K.layers.Dense(1, kernel_initializer="ones")])
+    model.compile(K.optimizers.SGD(0.0), "mse", metrics=["mae"], weighted_metrics=["mae", "mse"])
+    # TF 2.21
+    expected = {"loss": 8.987603187561035, "mae": 2.499999761581421, "mse": 8.987603187561035,
+                "weighted_mae": 2.954545259475708}
+    got = model.evaluate(X, Y6, sample_weight=SW, verbose=0, return_dict=True)
+    assert set(got) == set(expected)
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, rel=2e-6), key
+    # TF 2.21 lists the clashing name twice (its sub-metric is still called 'mae')
+    np.testing.assert_allclose(model.evaluate(X, Y6, sample_weight=SW, verbose=0),
+                               [8.987603187561035, 2.499999761581421, 2.499999761581421,
+                                8.987603187561035, 2.954545259475708], rtol=2e-6)
+    h = model.fit(X, Y6, sample_weight=SW, verbose=0, batch_size=3).history
+    assert h["weighted_mae"] == [pytest.approx(2.954545259475708, rel=2e-6)]   # TF 2.21
+
+
+def test_weighted_metrics_per_output():
+    a = K.Input((2,), name="a")
+    model = K.Model(a, [K.layers.Dense(1, name="o1", kernel_initializer="ones")(a),
+                        K.layers.Dense(1, name="o2", kernel_initializer="ones")(a)])
+    model.compile("sgd", "mse", metrics=[["mae"], ["mae"]], weighted_metrics=[["mae"], ["mse"]])
+    # TF 2.21
+    np.testing.assert_allclose(model.evaluate(X, [Y6, Y6], sample_weight=SW, verbose=0),
+                               [17.97520637512207, 8.987603187561035, 8.987603187561035,
+                                2.499999761581421, 2.954545259475708, 2.499999761581421,
+                                8.987603187561035], rtol=2e-6)
+    assert set(model.evaluate(X, [Y6, Y6], sample_weight=SW, verbose=0, return_dict=True)) == {
+        "loss", "o1_loss", "o1_mae", "o1_weighted_mae", "o2_loss", "o2_mae", "o2_mse"}
