@@ -158,11 +158,7 @@ class Functional(Model):
             if not isinstance(t, KerasTensor):
                 raise ValueError(f"All `inputs` and `outputs` values must be KerasTensors. Received: {t!r}")
         self._nodes = self._nodes_between(self.inputs, self.outputs)
-        layers = [t.node.layer for t in self.inputs]
-        for node in self._nodes:
-            if not any(layer is node.layer for layer in layers):
-                layers.append(node.layer)
-        self._functional_layers = layers
+        self._functional_layers, self._node_depths = _keras_order(self.inputs, self.outputs)
         self.built = True
 
     @staticmethod
@@ -255,6 +251,46 @@ class Functional(Model):
     @classmethod
     def from_config(cls, config):
         return functional_from_config(cls, config)
+
+
+def _keras_order(inputs, outputs):
+    """The layers in Keras' order, and each node's depth (Keras' ``map_graph``).
+
+    A node's depth is its distance from the outputs (the longest path); layers are listed
+    deepest first, ties in the order a depth-first walk from the outputs first meets them.
+    """
+    input_ids = {id(t) for t in inputs}
+    first_met, finished, post = {}, set(), []
+    for out in outputs:
+        stack = [(out, False)]
+        while stack:
+            t, done = stack.pop()
+            node = t.node
+            if done:
+                if node.id not in finished:
+                    finished.add(node.id)
+                    post.append(node)
+                continue
+            if node.id in finished:
+                continue
+            first_met.setdefault(id(node.layer), (len(first_met), node.layer))
+            stack.append((t, True))
+            if id(t) not in input_ids:
+                stack.extend((u, False) for u in reversed(node.input_tensors))
+    in_graph = {node.id for node in post}
+    node_depth, layer_depth = {}, {}
+    for node in reversed(post):
+        depth = max(node_depth.setdefault(node.id, 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[node.id] = depth
+        for u in node.input_tensors:
+            if u.node.id in in_graph:
+                node_depth[u.node.id] = max(depth + 1, node_depth.get(u.node.id, 0))
+    for t in inputs:  # inputs no output depends on: depth 0, listed first among them
+        if id(t.node.layer) not in layer_depth:
+            layer_depth[id(t.node.layer)], node_depth[t.node.id] = 0, 0
+            first_met[id(t.node.layer)] = (-1, t.node.layer)
+    order = sorted(first_met.values(), key=lambda e: (-layer_depth[id(e[1])], e[0]))
+    return [layer for _, layer in order], node_depth
 
 
 MAX_LAYERS = 10_000  # layers (and calls) one functional config may describe

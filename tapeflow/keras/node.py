@@ -87,12 +87,16 @@ class KerasTensor:
 
 
 class Node:
-    """One recorded layer call: ``outputs = layer(*args, **kwargs)`` on Keras tensors."""
+    """One recorded layer call: ``outputs = layer(*args, **kwargs)`` on Keras tensors.
+
+    ``index`` counts the layer's calls (Keras' node index, as in ``dense[1][0]``)."""
 
     def __init__(self, layer, args, kwargs, outputs):
         self.id = next(_node_ids)
         self.layer, self.args, self.kwargs = layer, args, kwargs
         self.outputs = outputs
+        self.index = layer.__dict__.get("_keras_node_count", 0)
+        object.__setattr__(layer, "_keras_node_count", self.index + 1)
 
     @property
     def input_tensors(self):
