@@ -246,3 +246,15 @@ def test_summary_of_branching_models_has_keras_connected_to_column(capsys):
     merged = K.layers.Add()([K.layers.Dense(3)(x), K.layers.Dense(3)(x)])
     K.Model(x, merged, name="functional").summary()
     assert capsys.readouterr().out == MERGE_SUMMARY
+
+
+def test_functional_layers_and_weights_come_in_keras_order():
+    a, b = K.Input((2,), name="a"), K.Input((1,), name="b")
+    h = K.layers.Concatenate(name="concat")([K.layers.Dense(2, name="z_late")(b),
+                                             K.layers.Dense(3, name="a_early")(a)])
+    out = K.layers.Dense(1, name="o1")(K.layers.Dense(5, name="mid")(h))
+    model = K.Model([a, b], [out, K.layers.Dense(2, name="o2")(h)])
+    # TF 2.21
+    assert [l.name for l in model.layers] == ["b", "a", "z_late", "a_early", "concat", "mid", "o1", "o2"]
+    assert [tuple(w.shape) for w in model.weights] == [(1, 2), (2,), (2, 3), (3,), (5, 5), (5,), (5, 1),
+                                                       (1,), (5, 2), (2,)]

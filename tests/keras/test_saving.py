@@ -329,3 +329,17 @@ def test_malformed_json(tmp_path, saved):
     assert "format" in _load_error(tmp_path, {**saved, "metadata.json": b'{"keras_version": "3.15.1"}'})
     assert "has no config.json" in _load_error(
         tmp_path, {k: v for k, v in saved.items() if k != "config.json"})
+
+
+def test_a_member_larger_than_it_declares_is_refused(tmp_path, saved):
+    """A zip bomb's trick: the header declares a small size, the data inflates to more."""
+    path = _write(tmp_path / "bad.keras", {**saved, "config.json": saved["config.json"] + b" " * 200_000})
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo("config.json")
+    declared = (info.file_size).to_bytes(4, "little")
+    small = (len(saved["config.json"])).to_bytes(4, "little")
+    assert data.count(declared) >= 2              # the local header and the central directory
+    (tmp_path / "bad.keras").write_bytes(bytes(data).replace(declared, small))
+    with pytest.raises(SavedModelError, match=r"bad\.keras(/config\.json)?: "):
+        K.models.load_model(tmp_path / "bad.keras")
