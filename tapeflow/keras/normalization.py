@@ -234,8 +234,7 @@ class LayerNormalization(Layer):
     def build(self, input_shape):
         shape = TensorShape(input_shape)
         rank = len(shape)
-        axes = self.axis if isinstance(self.axis, list) else [self.axis]
-        self._axes = sorted(a % rank for a in axes)
+        self._axes = sorted(_validate_axis(self.axis, rank))
         param_shape = [shape[a] for a in self._axes]
         self.gamma = self.add_weight("gamma", shape=param_shape, initializer=self.gamma_initializer,
                                      dtype=self._dtype, trainable=True) if self.scale else None

@@ -56,6 +56,7 @@ _ARRAY = re.compile(r"model\.weights/(0|[1-9][0-9]{0,5})\.npy")
 _KEY = re.compile(r"(layers/[0-9]{1,5}/)*vars/[0-9]{1,5}|optimizer/vars/[0-9]{1,5}")
 _DTYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"}
 _READ_CHUNK = 1 << 20
+_MAX_DIRECTORY = limits.MAX_ENTRIES * 200  # bytes of a zip's central directory (per member: ~46 + name)
 
 
 # -- what is saved ---------------------------------------------------------------------------
@@ -231,6 +232,7 @@ class _Archive:
         if magic.startswith(b"\x89HDF"):
             self.fail("is an HDF5 file (Keras' format); tapeflow reads only the .keras files it "
                       "writes itself (weights as .npy)")
+        self._check_directory_size()
         try:
             z = zipfile.ZipFile(self.path)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as e:
@@ -266,6 +268,21 @@ class _Archive:
                 except DecodeError as e:
                     self.fail(str(e), name)
                 self._copy(z, info, cap)
+
+    def _check_directory_size(self):
+        """Refuse a central directory too large to list before ``zipfile`` parses it (it builds
+        one object per member): the end record's size field, read from the file's tail."""
+        with open(self.path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - (1 << 16) - 22))
+            tail = f.read()
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or len(tail) - at < 22:
+            self.fail("is not a readable zip file (truncated or not a .keras file: no end record)")
+        directory = int.from_bytes(tail[at + 12:at + 16], "little")
+        if directory != 0xFFFFFFFF and directory > _MAX_DIRECTORY:
+            self.fail(f"its zip directory is {directory} bytes, more than the {_MAX_DIRECTORY} allowed")
 
     def _copy(self, z, info, cap):
         name = info.filename

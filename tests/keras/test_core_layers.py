@@ -216,3 +216,8 @@ def test_training_flows_through_a_subclassed_model():
     np.testing.assert_array_equal(net(ones).numpy(), np.full((2, 4), 3.0))
     assert (net(ones, training=True).numpy() == 0).all()
     np.testing.assert_array_equal(net.predict(ones, verbose=0), np.full((2, 4), 3.0))
+
+
+def test_layer_normalization_axis_is_checked():
+    with pytest.raises(ValueError, match="Invalid value for `axis` argument"):
+        K.layers.LayerNormalization(axis=5)(X)

@@ -343,3 +343,12 @@ def test_a_member_larger_than_it_declares_is_refused(tmp_path, saved):
     (tmp_path / "bad.keras").write_bytes(bytes(data).replace(declared, small))
     with pytest.raises(SavedModelError, match=r"bad\.keras(/config\.json)?: "):
         K.models.load_model(tmp_path / "bad.keras")
+
+
+def test_a_huge_zip_directory_is_refused_before_it_is_parsed(tmp_path, saved):
+    data = bytearray(_write(tmp_path / "good.keras", saved).read_bytes())
+    end = data.rfind(b"PK\x05\x06")
+    data[end + 12:end + 16] = (1 << 30).to_bytes(4, "little")
+    (tmp_path / "bad.keras").write_bytes(bytes(data))
+    with pytest.raises(SavedModelError, match="bad.keras: its zip directory is 1073741824 bytes"):
+        K.models.load_model(tmp_path / "bad.keras")
