@@ -352,3 +352,22 @@ def test_a_huge_zip_directory_is_refused_before_it_is_parsed(tmp_path, saved):
     (tmp_path / "bad.keras").write_bytes(bytes(data))
     with pytest.raises(SavedModelError, match="bad.keras: its zip directory is 1073741824 bytes"):
         K.models.load_model(tmp_path / "bad.keras")
+
+
+def test_compile_objects_round_trip(tmp_path):
+    model = K.Sequential([K.Input((4,)), K.layers.Dense(3)])
+    model.compile(K.optimizers.SGD(0.1, momentum=0.5), K.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=[K.metrics.SparseCategoricalAccuracy(), "accuracy"])
+    x, y = np.linspace(0, 1, 32).reshape(8, 4).astype("float32"), np.array([0, 1, 2, 0, 1, 2, 0, 1])
+    model.fit(x, y, verbose=0)
+    model.save(tmp_path / "c.keras")
+    loaded = K.models.load_model(tmp_path / "c.keras")
+    assert loaded.optimizer.momentum == 0.5 and loaded._compile_loss._loss.from_logits
+    assert model.fit(x, y, verbose=0, shuffle=False).history == loaded.fit(x, y, verbose=0, shuffle=False).history
+
+    def python_loss(y_true, y_pred):
+        return tf.reduce_mean(tf.square(y_pred))
+
+    model.compile("sgd", python_loss)
+    model.save(tmp_path / "f.keras")   # a Python function is not data: saved without compile_config
+    assert not K.models.load_model(tmp_path / "f.keras").compiled
