@@ -13,6 +13,7 @@ cryptography or statistics.
 """
 import numpy as np
 
+from .. import random as _random
 from ..ir import dtypes as D
 from ..ops import array as A
 from ..ops import creation
@@ -26,12 +27,13 @@ _ROUNDS = ((12345, 16807), (67891, 48271), (24680, 69621), (13579, 40692))
 class SeedGenerator:
     """A seed and a counter variable: each ``uniform`` call uses the counter, then increments it.
 
-    ``seed=None`` takes a fresh seed from NumPy's entropy, as Keras draws one.
+    ``seed=None`` draws one from ``tapeflow.random`` (so ``tf.random.set_seed`` makes it
+    repeatable, as ``keras.utils.set_random_seed`` does for Keras).
     """
 
     def __init__(self, seed=None):
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1)[0])
+            seed = int(_random.uniform((), 0, PRIME, dtype=D.int64).numpy())
         self.seed = int(seed) % PRIME
         with STATE_paused():
             self.state = Variable(0, dtype=D.int64, trainable=False, name="seed_generator_state")

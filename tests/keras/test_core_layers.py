@@ -221,3 +221,11 @@ def test_training_flows_through_a_subclassed_model():
 def test_layer_normalization_axis_is_checked():
     with pytest.raises(ValueError, match="Invalid value for `axis` argument"):
         K.layers.LayerNormalization(axis=5)(X)
+
+
+def test_unseeded_dropout_repeats_after_set_seed():
+    x = np.ones((4, 8), "float32")
+    tf.random.set_seed(5)
+    first = K.layers.Dropout(0.5)(x, training=True).numpy()
+    tf.random.set_seed(5)
+    np.testing.assert_array_equal(K.layers.Dropout(0.5)(x, training=True).numpy(), first)
