@@ -151,14 +151,18 @@ def _check_suffix(filepath, suffix, message):
 def _write_zip(filepath, overwrite, members, arrays):
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath} exists and overwrite=False")
-    tmp = f"{filepath}.tmp{os.getpid()}"
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as z:  # float arrays barely compress
-        for name, text in members:
-            z.writestr(name, text, compress_type=zipfile.ZIP_DEFLATED)
-        for k, array in enumerate(arrays):
-            with z.open(f"{WEIGHTS_DIR}/{k}.npy", "w", force_zip64=True) as f:
-                np.lib.format.write_array(f, np.array(array, order="C"), allow_pickle=False)
-    os.replace(tmp, filepath)
+    tmp = f"{filepath}.tmp{os.getpid()}"  # written aside, then renamed: never half a file
+    try:
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as z:  # floats barely deflate
+            for name, text in members:
+                z.writestr(name, text, compress_type=zipfile.ZIP_DEFLATED)
+            for k, array in enumerate(arrays):
+                with z.open(f"{WEIGHTS_DIR}/{k}.npy", "w", force_zip64=True) as f:
+                    np.lib.format.write_array(f, np.array(array, order="C"), allow_pickle=False)
+        os.replace(tmp, filepath)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def _index(entries):
