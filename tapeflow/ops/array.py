@@ -45,10 +45,25 @@ def _tensor_list(values):
 # -- reshaping ---------------------------------------------------------------------
 
 def reshape(tensor, shape, name=None):
+    """``tensor``'s entries in a new ``shape`` (one dimension may be -1: inferred).
+
+    >>> tf.reshape(tf.range(6), [2, -1])
+    <tf.Tensor: shape=(2, 3), dtype=int32, numpy=
+    array([[0, 1, 2],
+           [3, 4, 5]], dtype=int32)>
+    """
     return apply("Reshape", [tensor], {"shape": _ints(shape)})
 
 
 def transpose(a, perm=None, conjugate=False, name=None):
+    """``a`` with its axes permuted by ``perm`` (reversed when None).
+
+    >>> tf.transpose(tf.constant([[1, 2, 3]]))
+    <tf.Tensor: shape=(3, 1), dtype=int32, numpy=
+    array([[1],
+           [2],
+           [3]], dtype=int32)>
+    """
     if perm is None:
         a = _tensor(a)
         perm = tuple(reversed(range(len(a.shape))))
@@ -56,24 +71,54 @@ def transpose(a, perm=None, conjugate=False, name=None):
 
 
 def expand_dims(input, axis, name=None):
+    """``input`` with a new axis of size 1 inserted at ``axis``.
+
+    >>> tf.expand_dims(tf.constant([1.0, 2.0]), -1).shape
+    TensorShape([2, 1])
+    """
     return apply("ExpandDims", [input], {"axis": _int(axis)})
 
 
 def squeeze(input, axis=None, name=None):
-    """``axis`` None (or empty, as in TensorFlow) removes every dimension of size 1."""
+    """``axis`` None (or empty, as in TensorFlow) removes every dimension of size 1.
+
+    >>> tf.squeeze(tf.zeros([1, 2, 1])).shape
+    TensorShape([2])
+    """
     axes = None if axis is None else _ints(axis)
     return apply("Squeeze", [input], {"axis": axes or None})
 
 
 def broadcast_to(input, shape, name=None):
+    """``input`` broadcast to ``shape`` (NumPy's broadcasting rules).
+
+    >>> tf.broadcast_to(tf.constant([1.0, 2.0]), [2, 2])
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 2.],
+           [1., 2.]], dtype=float32)>
+    """
     return apply("BroadcastTo", [input], {"shape": _ints(shape)})
 
 
 def tile(input, multiples, name=None):
+    """``input`` repeated ``multiples[i]`` times along each axis ``i``.
+
+    >>> tf.tile(tf.constant([[1, 2]]), [2, 1])
+    <tf.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[1, 2],
+           [1, 2]], dtype=int32)>
+    """
     return apply("Tile", [input], {"multiples": _ints(multiples)})
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    """``tensor`` padded with ``constant_values`` (``paddings``: [before, after] per axis).
+
+    >>> tf.pad(tf.constant([[1.0]]), [[1, 0], [0, 1]])
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[0., 0.],
+           [1., 0.]], dtype=float32)>
+    """
     if mode.upper() != "CONSTANT":
         raise NotImplementedError(f"pad mode {mode!r}: only 'CONSTANT' is supported")
     if hasattr(paddings, "numpy"):
@@ -87,7 +132,11 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 # -- joining and splitting ------------------------------------------------------------
 
 def concat(values, axis, name="concat"):
-    """One tensor is returned through ``identity``, as in TensorFlow (no ConcatV2 op)."""
+    """One tensor is returned through ``identity``, as in TensorFlow (no ConcatV2 op).
+
+    >>> tf.concat([tf.constant([[1.0]]), tf.constant([[2.0]])], axis=1)
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[1., 2.]], dtype=float32)>
+    """
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
@@ -96,10 +145,22 @@ def concat(values, axis, name="concat"):
 
 
 def stack(values, axis=0, name="stack"):
+    """Tensors of one shape stacked along a new axis ``axis``.
+
+    >>> tf.stack([tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])], axis=1)
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 3.],
+           [2., 4.]], dtype=float32)>
+    """
     return apply("Pack", _tensor_list(values), {"axis": _int(axis)})
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
+    """The slices of ``value`` along ``axis``, as a list of tensors.
+
+    >>> [t.numpy().tolist() for t in tf.unstack(tf.constant([[1, 2], [3, 4]]))]
+    [[1, 2], [3, 4]]
+    """
     x = _tensor(value)
     axis, rank = _int(axis), len(x.shape)
     if num is None:
@@ -110,7 +171,11 @@ def unstack(value, num=None, axis=0, name="unstack"):
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
-    """An int splits into that many equal parts; a list gives the sizes (one may be -1)."""
+    """An int splits into that many equal parts; a list gives the sizes (one may be -1).
+
+    >>> [t.numpy().tolist() for t in tf.split(tf.constant([1, 2, 3, 4]), 2)]
+    [[1, 2], [3, 4]]
+    """
     s = num_or_size_splits
     if isinstance(s, (int, np.integer)) or (hasattr(s, "shape") and len(s.shape) == 0):
         sizes = _int(s)
@@ -122,6 +187,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 # -- gathering and slicing ------------------------------------------------------------
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Slices of ``params`` along ``axis`` (default 0) at ``indices``.
+
+    >>> tf.gather(tf.constant([10.0, 20.0, 30.0]), [2, 0])
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([30., 10.], dtype=float32)>
+    """
     axis = batch_dims if axis is None else _int(axis)
     return apply("GatherV2", [params, indices], {"axis": axis, "batch_dims": int(batch_dims)})
 
@@ -167,7 +237,13 @@ def getitem(x, key):
 
 
 def slice(input_, begin, size, name=None):
-    """``size[i]`` -1 means to the end. Bounds are checked (a strided slice would clamp)."""
+    """``size[i]`` -1 means to the end. Bounds are checked (a strided slice would clamp).
+
+    >>> tf.slice(tf.constant([[1, 2, 3], [4, 5, 6]]), [0, 1], [2, -1])
+    <tf.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[2, 3],
+           [5, 6]], dtype=int32)>
+    """
     x = _tensor(input_)
     begin, size, shape = _ints(begin), _ints(size), tuple(x.shape)
     if len(begin) != len(shape) or len(size) != len(shape):
@@ -189,15 +265,29 @@ def slice(input_, begin, size, name=None):
 # -- shapes and encodings ---------------------------------------------------------------
 
 def shape(input, out_type=D.int32, name=None):
+    """The shape of ``input`` as a 1-D integer tensor.
+
+    >>> tf.shape(tf.zeros([2, 3]))
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([2, 3], dtype=int32)>
+    """
     return apply("Shape", [input], {"out_type": D.as_dtype(out_type)})
 
 
 def size(input, out_type=D.int32, name=None):
+    """The number of entries of ``input``, as a scalar integer tensor.
+
+    >>> tf.size(tf.zeros([2, 3]))
+    <tf.Tensor: shape=(), dtype=int32, numpy=6>
+    """
     return apply("Size", [input], {"out_type": D.as_dtype(out_type)})
 
 
 def rank(input, name=None):
-    """Always static here, so a constant."""
+    """Always static here, so a constant.
+
+    >>> tf.rank(tf.zeros([2, 3]))
+    <tf.Tensor: shape=(), dtype=int32, numpy=2>
+    """
     return wrap(np.asarray(len(_tensor(input).shape), np.int32))
 
 
@@ -207,7 +297,13 @@ def _scalar(value, dtype):
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    """TF's dtype rules: ``dtype``, else that of on/off_value, else float32; they must agree."""
+    """TF's dtype rules: ``dtype``, else that of on/off_value, else float32; they must agree.
+
+    >>> tf.one_hot([0, 2], depth=3)
+    <tf.Tensor: shape=(2, 3), dtype=float32, numpy=
+    array([[1., 0., 0.],
+           [0., 0., 1.]], dtype=float32)>
+    """
     dtype = None if dtype is None else D.as_dtype(dtype)
     given = {k: _scalar(v, dtype) for k, v in (("on_value", on_value), ("off_value", off_value))
              if v is not None}

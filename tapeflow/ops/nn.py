@@ -24,23 +24,47 @@ def _tensor(x, dtype=None):
 
 
 def relu(features, name=None):
+    """``max(features, 0)``, elementwise.
+
+    >>> tf.nn.relu(tf.constant([-1.0, 2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 2.], dtype=float32)>
+    """
     return apply("Relu", [features])
 
 
 def relu6(features, name=None):
+    """``min(max(features, 0), 6)``, elementwise.
+
+    >>> tf.nn.relu6(tf.constant([-1.0, 8.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 6.], dtype=float32)>
+    """
     return apply("Relu6", [features])
 
 
 def elu(features, name=None):
+    """``x`` where positive, ``exp(x) - 1`` elsewhere.
+
+    >>> tf.nn.elu(tf.constant([-1.0, 2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([-0.6321206,  2.       ], dtype=float32)>
+    """
     return apply("Elu", [features])
 
 
 def selu(features, name=None):
+    """Scaled exponential linear unit: ``scale * elu(x)`` with SELU's constants.
+
+    >>> tf.nn.selu(tf.constant([0.0, 1.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.      , 1.050701], dtype=float32)>
+    """
     return apply("Selu", [features])
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    """Integer features are cast to float32 first, as in TF."""
+    """Integer features are cast to float32 first, as in TF.
+
+    >>> tf.nn.leaky_relu(tf.constant([-1.0, 2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([-0.2,  2. ], dtype=float32)>
+    """
     x = _tensor(features)
     if x.dtype.is_integer:
         x = math.cast(x, D.float32)
@@ -50,11 +74,20 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 
 def softplus(features, name=None):
-    """log(1 + exp(x)) without overflow: softplus(100.) is 100."""
+    """log(1 + exp(x)) without overflow: softplus(100.) is 100.
+
+    >>> tf.nn.softplus(tf.constant([0.0, 100.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([  0.6931472, 100.       ], dtype=float32)>
+    """
     return apply("Softplus", [features])
 
 
 def softsign(features, name=None):
+    """``x / (1 + |x|)``, elementwise.
+
+    >>> tf.nn.softsign(tf.constant([-1.0, 3.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([-0.5 ,  0.75], dtype=float32)>
+    """
     return apply("Softsign", [features])
 
 
@@ -67,15 +100,29 @@ def _axis(axis):
 
 
 def softmax(logits, axis=None, name=None):
+    """``exp(logits) / sum(exp(logits))`` along ``axis`` (default: the last).
+
+    >>> tf.nn.softmax(tf.constant([0.0, 0.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.5, 0.5], dtype=float32)>
+    """
     return apply("Softmax", [logits], {"axis": _axis(axis)})
 
 
 def log_softmax(logits, axis=None, name=None):
+    """``logits - log(sum(exp(logits)))`` along ``axis`` (default: the last).
+
+    >>> tf.nn.log_softmax(tf.constant([0.0, 0.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([-0.6931472, -0.6931472], dtype=float32)>
+    """
     return apply("LogSoftmax", [logits], {"axis": _axis(axis)})
 
 
 def gelu(features, approximate=False, name=None):
-    """TF's composite: erf form, or the tanh approximation when ``approximate``."""
+    """TF's composite: erf form, or the tanh approximation when ``approximate``.
+
+    >>> tf.nn.gelu(tf.constant([0.0, 1.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.       , 0.8413447], dtype=float32)>
+    """
     x = _tensor(features)
     if not x.dtype.is_floating:
         raise ValueError(f"`features.dtype` must be a floating point tensor. Received: features.dtype={x.dtype}")
@@ -89,14 +136,22 @@ def gelu(features, approximate=False, name=None):
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """-sum(labels * log_softmax(logits)) along ``axis``; labels take the logits' dtype."""
+    """-sum(labels * log_softmax(logits)) along ``axis``; labels take the logits' dtype.
+
+    >>> tf.nn.softmax_cross_entropy_with_logits(tf.constant([[0.0, 1.0]]), tf.constant([[0.0, 0.0]]))
+    <tf.Tensor: shape=(1,), dtype=float32, numpy=array([0.6931472], dtype=float32)>
+    """
     logits = _tensor(logits)
     labels = math.cast(_tensor(labels), logits.dtype)
     return math.negative(reduce.reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis))
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
-    """Cross entropy against integer class ids: the log-softmax entry each label picks, negated."""
+    """Cross entropy against integer class ids: the log-softmax entry each label picks, negated.
+
+    >>> tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant([1]), tf.constant([[0.0, 0.0]]))
+    <tf.Tensor: shape=(1,), dtype=float32, numpy=array([0.6931472], dtype=float32)>
+    """
     logits = _tensor(logits)
     labels = _tensor(labels)
     if logits.ndim == 0:
@@ -127,7 +182,11 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
-    """max(x, 0) - x * z + log1p(exp(-|x|)): TF's overflow-free form, built from the same ops."""
+    """max(x, 0) - x * z + log1p(exp(-|x|)): TF's overflow-free form, built from the same ops.
+
+    >>> tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.constant([1.0]), logits=tf.constant([0.0]))
+    <tf.Tensor: shape=(1,), dtype=float32, numpy=array([0.6931472], dtype=float32)>
+    """
     logits = _tensor(logits)
     labels = _tensor(labels, logits.dtype)
     if tuple(labels.shape) != tuple(logits.shape):
@@ -141,7 +200,11 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
-    """x / sqrt(max(sum(x^2), epsilon)) along ``axis``."""
+    """x / sqrt(max(sum(x^2), epsilon)) along ``axis``.
+
+    >>> tf.nn.l2_normalize(tf.constant([3.0, 4.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.6, 0.8], dtype=float32)>
+    """
     x = _tensor(x)
     axis = dim if axis is None else axis
     square_sum = reduce.reduce_sum(math.square(x), axis, keepdims=True)
@@ -149,7 +212,11 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 
 
 def l2_loss(t, name=None):
-    """sum(t ** 2) / 2."""
+    """sum(t ** 2) / 2.
+
+    >>> tf.nn.l2_loss(tf.constant([1.0, 2.0]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=2.5>
+    """
     t = _tensor(t)
     if not t.dtype.is_floating:
         raise InvalidArgumentError(f"L2Loss: t must be a floating point tensor, got {t.dtype.name}")
@@ -172,6 +239,13 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 
     The keep mask comes from ``tapeflow.random.uniform`` (so ``seed`` makes it repeatable);
     as in TF: ``x * scale * cast(uniform >= rate)``.
+
+    Returns a tensor of ``x``'s shape; with ``rate=0.0`` it is ``x``:
+
+    >>> tf.nn.dropout(tf.ones([4]), rate=0.0)
+    <tf.Tensor: shape=(4,), dtype=float32, numpy=array([1., 1., 1., 1.], dtype=float32)>
+    >>> tf.nn.dropout(tf.ones([1000]), rate=0.5, seed=1).shape
+    TensorShape([1000])
     """
     if isinstance(rate, numbers.Real) and not isinstance(rate, bool) and not 0 <= rate < 1:
         raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
@@ -189,7 +263,13 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 
 
 def bias_add(value, bias, data_format=None, name=None):
-    """value + bias along the channel axis (last, or 1 for 'NC...' formats)."""
+    """value + bias along the channel axis (last, or 1 for 'NC...' formats).
+
+    >>> tf.nn.bias_add(tf.zeros([2, 3]), tf.constant([1.0, 2.0, 3.0]))
+    <tf.Tensor: shape=(2, 3), dtype=float32, numpy=
+    array([[1., 2., 3.],
+           [1., 2., 3.]], dtype=float32)>
+    """
     value, bias = _tensor(value), _tensor(bias)
     if value.ndim < 2:
         raise InvalidArgumentError(f"BiasAdd: Input tensor must be at least 2D: {list(value.shape)}")
