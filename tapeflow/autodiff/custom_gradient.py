@@ -19,7 +19,24 @@ from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 
 
 class RegisterGradient:
-    """Decorator registering ``fn(op, *grads)`` as the gradient named ``op_type`` (global registry)."""
+    """Decorator registering ``fn(op, *grads)`` as the gradient named ``op_type`` (global registry).
+
+    Use it with ``gradient_override_map`` to replace an op's gradient inside a block.
+
+    Args:
+      op_type: the name to register under (a new name: an op's own name is refused).
+
+    >>> @tf.RegisterGradient("DocClipSquare")
+    ... def _clip_square_grad(op, grad):
+    ...     return tf.clip_by_value(grad * 2.0 * op.inputs[0], -1.0, 1.0)
+    >>> x = tf.constant(3.0)
+    >>> with tf.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     with tf.gradient_override_map({"Square": "DocClipSquare"}):
+    ...         y = tf.square(x)
+    >>> tape.gradient(y, x)
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
 
     def __init__(self, op_type):
         if not isinstance(op_type, str):
@@ -42,7 +59,25 @@ def _tf_style(fn):
 
 @contextlib.contextmanager
 def gradient_override_map(op_type_map):
-    """Within the block, ops of type ``k`` are recorded with the gradient registered as ``v``."""
+    """Within the block, ops of type ``k`` are recorded with the gradient registered as ``v``.
+
+    Args:
+      op_type_map: {op type: a name registered with ``RegisterGradient``}.
+
+    Raises:
+      LookupError: a name no gradient is registered under.
+
+    >>> @tf.RegisterGradient("DocZeroGrad")
+    ... def _zero_grad(op, grad):
+    ...     return tf.zeros_like(grad)
+    >>> x = tf.constant(2.0)
+    >>> with tf.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     with tf.gradient_override_map({"Exp": "DocZeroGrad"}):
+    ...         y = tf.exp(x)
+    >>> tape.gradient(y, x)
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
+    """
     for k, v in op_type_map.items():
         if v not in USER_GRADS:
             raise LookupError(f"No gradient registered under the name {v!r} (to override {k!r}); "
@@ -64,6 +99,27 @@ def custom_gradient(f=None):
 
     If ``f`` reads variables that are not arguments, ``grad_fn`` must accept
     ``variables=`` and return ``(input_grads, variable_grads)``.
+
+    Args:
+      f: the function; it returns its outputs and ``grad_fn``, which maps the upstream
+        gradient(s) to one gradient per tensor argument.
+
+    Returns:
+      ``f`` wrapped: its outputs, with ``grad_fn`` used for their gradient (by tapes eagerly
+      and inside ``function``, where ``grad_fn`` is traced into the program).
+
+    >>> @tf.custom_gradient
+    ... def log1pexp(x):
+    ...     e = tf.exp(x)
+    ...     def grad(upstream):
+    ...         return upstream * (1 - 1 / (1 + e))
+    ...     return tf.math.log(1 + e), grad
+    >>> x = tf.constant(100.0)
+    >>> with tf.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = log1pexp(x)
+    >>> tape.gradient(y, x)
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
     """
     if f is None:
         return custom_gradient

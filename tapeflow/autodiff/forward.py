@@ -15,7 +15,20 @@ from .tape import GradientTape, UnconnectedGradients
 
 
 class ForwardAccumulator:
-    """``with ForwardAccumulator(primals, tangents) as acc: y = f(x)`` then ``acc.jvp(y)``."""
+    """Forward-mode autodiff: Jacobian-vector products of what is computed in its context.
+
+    ``with ForwardAccumulator(primals, tangents) as acc: y = f(x)`` then ``acc.jvp(y)``.
+
+    Args:
+      primals: a tensor or variable, or a structure of them.
+      tangents: a tangent per primal, of its shape.
+
+    >>> x = tf.constant([1.0, 2.0])
+    >>> with tf.autodiff.ForwardAccumulator(x, tf.constant([1.0, 0.0])) as acc:
+    ...     y = x * x
+    >>> acc.jvp(y)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 0.], dtype=float32)>
+    """
 
     def __init__(self, primals, tangents):
         self._primals = _nest.flatten(primals)
@@ -45,7 +58,14 @@ class ForwardAccumulator:
         return self._tape.__exit__(*exc)
 
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
-        """J·t for each tensor of ``primals`` (a structure), computed in this context."""
+        """J·t for each tensor of ``primals`` (a structure), computed in this context.
+
+        >>> x = tf.constant(3.0)
+        >>> with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as acc:
+        ...     y = tf.square(x)
+        >>> acc.jvp(y)
+        <tf.Tensor: shape=(), dtype=float32, numpy=6.0>
+        """
         return _nest.map_structure(lambda y: self._jvp(y, unconnected_gradients), primals)
 
     def _jvp(self, y, unconnected):

@@ -68,7 +68,27 @@ class ModuleNameScope:
 
 
 class Module:
-    """Base class for a named container of variables and other modules (``tf.Module``)."""
+    """Base class for a named container of variables and other modules (``tf.Module``).
+
+    Subclass it and assign variables, modules and lists of them as attributes; ``variables``,
+    ``trainable_variables`` and ``submodules`` find them (in attribute name order).
+
+    Args:
+      name: the module's name (by default its class name in snake case).
+
+    >>> class Scale(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Variable(2.0, name="w")
+    ...         self.b = tf.Variable(0.0, trainable=False, name="b")
+    ...     def __call__(self, x):
+    ...         return self.w * x + self.b
+    >>> m = Scale()
+    >>> m.name, m(tf.constant(3.0)).numpy()
+    ('scale', np.float32(6.0))
+    >>> [v.name for v in m.trainable_variables]
+    ['w:0']
+    """
 
     _TF_MODULE_IGNORED_PROPERTIES = frozenset()
 
@@ -92,11 +112,24 @@ class Module:
 
     @property
     def variables(self):
-        """All variables of this module and its submodules, each once (a tuple)."""
+        """All variables of this module and its submodules, each once (a tuple).
+
+        >>> m = tf.Module()
+        >>> m.a, m.b = tf.Variable(1.0, name="a"), tf.Variable(2.0, trainable=False, name="b")
+        >>> [v.name for v in m.variables]
+        ['a:0', 'b:0']
+        """
         return tuple(self._flatten(predicate=_is_variable))
 
     @property
     def trainable_variables(self):
+        """The trainable variables of this module and its submodules, each once (a tuple).
+
+        >>> m = tf.Module()
+        >>> m.a, m.b = tf.Variable(1.0, name="a"), tf.Variable(2.0, trainable=False, name="b")
+        >>> [v.name for v in m.trainable_variables]
+        ['a:0']
+        """
         return tuple(self._flatten(predicate=_is_trainable_variable))
 
     @property
@@ -105,7 +138,13 @@ class Module:
 
     @property
     def submodules(self):
-        """Every module reachable from this one's attributes, nearest first (a tuple)."""
+        """Every module reachable from this one's attributes, nearest first (a tuple).
+
+        >>> outer = tf.Module(name="outer")
+        >>> outer.inner = tf.Module(name="inner")
+        >>> [m.name for m in outer.submodules]
+        ['inner']
+        """
         return tuple(self._flatten(predicate=_is_module))
 
     def _flatten(self, recursive=True, predicate=None, with_path=False):

@@ -102,7 +102,16 @@ STATE = _State()
 class init_scope:
     """``tf.init_scope``: run the block eagerly, outside any trace being built and unseen by any
     tape (TensorFlow lifts it out of function-building graphs and pauses gradient tapes), e.g.
-    to create a variable's initial value once inside a ``function``."""
+    to create a variable's initial value once inside a ``function``.
+
+    >>> @tf.function(jit_compile=False)
+    ... def f(x):
+    ...     with tf.init_scope():
+    ...         eager = tf.executing_eagerly()
+    ...     return x, eager
+    >>> f(tf.constant(1.0))[1]
+    <tf.Tensor: shape=(), dtype=bool, numpy=True>
+    """
 
     def __enter__(self):
         self._saved = STATE.tapes, STATE.var_watchers, STATE.traces
@@ -115,7 +124,13 @@ class init_scope:
 
 
 def executing_eagerly():
-    """False while a ``function`` is being traced on this thread, as ``tf.executing_eagerly``."""
+    """False while a ``function`` is being traced on this thread, as ``tf.executing_eagerly``.
+
+    >>> tf.executing_eagerly()
+    True
+    >>> tf.function(lambda: tf.constant(tf.executing_eagerly()), jit_compile=False)()
+    <tf.Tensor: shape=(), dtype=bool, numpy=False>
+    """
     return not STATE.traces
 
 

@@ -12,6 +12,13 @@ def current_name_scope():
 
 @contextlib.contextmanager
 def name_scope(name):
+    """A context manager prefixing the names of variables created inside (``"scope/"``).
+
+    >>> with tf.name_scope("layer"):
+    ...     v = tf.Variable(1.0, name="w")
+    >>> v.name
+    'layer/w:0'
+    """
     scopes = getattr(_local, "scopes", None)
     if scopes is None:
         scopes = _local.scopes = []
@@ -25,7 +32,13 @@ def name_scope(name):
 @contextlib.contextmanager
 def device(device_name):
     """``tf.device``: tapeflow runs on the CPU only, so every device name places ops there, as
-    TensorFlow's soft placement does for a device the machine lacks."""
+    TensorFlow's soft placement does for a device the machine lacks.
+
+    >>> with tf.device("/GPU:0"):
+    ...     y = tf.constant(1.0) + 1.0
+    >>> y.device
+    '/job:localhost/replica:0/task:0/device:CPU:0'
+    """
     if device_name is not None and not isinstance(device_name, str):
         raise TypeError(f"device name must be a string or None, got {type(device_name).__name__}")
     yield

@@ -20,6 +20,16 @@ _backend = env.get("TAPEFLOW_BACKEND")
 
 
 def set_backend(name):
+    """Run traced programs on ``"numba"`` (compiled, the default) or ``"numpy"`` (the interpreter).
+
+    Args:
+      name: ``"numba"`` or ``"numpy"`` (also set by ``TAPEFLOW_BACKEND``).
+
+    Raises:
+      ValueError: any other name.
+
+    >>> tf.set_backend("numpy")
+    """
     global _backend
     if name not in ("numba", "numpy"):
         raise ValueError(f"unknown backend {name!r}; expected 'numba' or 'numpy'")

@@ -23,7 +23,16 @@ _handler = None
 
 
 def set_log_compiles(enabled):
-    """Print each trace, compile and tier switch to stderr (``tapeflow.config.set_log_compiles``)."""
+    """Print each trace, compile and tier switch to stderr (``tapeflow.config.set_log_compiles``).
+
+    Args:
+      enabled: True to print the records, False to stop.
+
+    >>> tf.config.set_log_compiles(True)
+    >>> tf.config.log_compiles()
+    True
+    >>> tf.config.set_log_compiles(False)
+    """
     global _handler
     if enabled and _handler is None:
         _handler = logging.StreamHandler(sys.stderr)
@@ -38,7 +47,11 @@ def set_log_compiles(enabled):
 
 
 def log_compiles():
-    """Whether ``set_log_compiles`` (or ``TAPEFLOW_LOG_COMPILES``) is on."""
+    """Whether ``set_log_compiles`` (or ``TAPEFLOW_LOG_COMPILES``) is on.
+
+    >>> tf.config.log_compiles()
+    False
+    """
     return _handler is not None
 
 
