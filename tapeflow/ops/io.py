@@ -34,7 +34,21 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
     """Print ``inputs`` as TensorFlow does: tensors by their values (``summarize`` entries
     from each end of an axis; -1 for all), strings as they are, other Python values and
     structures as Python prints them with the tensors' values in place. ``output_stream``:
-    ``sys.stderr`` (the default, as in TensorFlow) or ``sys.stdout``."""
+    ``sys.stderr`` (the default, as in TensorFlow) or ``sys.stdout``.
+
+    Args:
+      *inputs: tensors, strings and Python values (structures too) to print.
+      output_stream: ``sys.stderr`` (the default) or ``sys.stdout``.
+      summarize: entries shown from each end of an axis (-1: all).
+      sep: the text between inputs.
+      end: the text after the last input.
+
+    >>> import sys
+    >>> tf.print("x:", tf.constant([1.0, 2.0]), output_stream=sys.stdout)
+    x: [1 2]
+    >>> tf.print(tf.range(10), summarize=2, output_stream=sys.stdout)
+    [0 1 ... 8 9]
+    """
     tensors = []
 
     def field(x):

@@ -35,7 +35,18 @@ def _type_text(aval):
 
 def py_function(func, inp, Tout, name=None):  # noqa: N803  (TensorFlow's argument name)
     """Call ``func(*inp)`` with tensors; returns a tensor per entry of ``Tout`` (a list), or one
-    tensor for a single dtype (``None``: func returns nothing)."""
+    tensor for a single dtype (``None``: func returns nothing).
+
+    Args:
+      func: a Python function of tensors.
+      inp: the list of its arguments.
+      Tout: the dtype of its result (or a list of dtypes, one per result).
+
+    >>> def halve(x):
+    ...     return x.numpy() / 2
+    >>> tf.py_function(halve, [tf.constant([2.0, 4.0])], Tout=tf.float32)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    """
     single = not isinstance(Tout, (list, tuple))
     touts = [] if Tout is None else [D.as_dtype(Tout)] if single else [D.as_dtype(t) for t in Tout]
     inputs = _tensors(inp)
@@ -55,7 +66,11 @@ def py_function(func, inp, Tout, name=None):  # noqa: N803  (TensorFlow's argume
 
 
 def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803
-    """``py_function`` whose function takes and returns NumPy arrays (never differentiable)."""
+    """``py_function`` whose function takes and returns NumPy arrays (never differentiable).
+
+    >>> tf.numpy_function(lambda a: a * 10, [tf.constant([1, 2])], Tout=tf.int32)
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([10, 20], dtype=int32)>
+    """
     def on_arrays(*tensors):
         return func(*[np.asarray(t._value) if isinstance(t, Tensor) else t for t in tensors])
     return py_function(on_arrays, inp, Tout, name)

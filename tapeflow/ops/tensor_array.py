@@ -48,7 +48,32 @@ def _static_int(x, what):
 
 
 class TensorArray:
-    """TensorFlow's ``tf.TensorArray`` (see the module docstring for the two representations)."""
+    """TensorFlow's ``tf.TensorArray`` (see the module docstring for the two representations).
+
+    A list of tensors of one dtype: eagerly, TensorFlow's eager list; inside a ``function``,
+    a loop variable (``ta = ta.write(i, x)``) that becomes one dense tensor.
+
+    Args:
+      dtype: the elements' dtype.
+      size: the number of elements (needed inside a function unless the loop's trip count
+        is a constant).
+      dynamic_size: allow writes past ``size``.
+      element_shape: the elements' shape, if known.
+
+    >>> ta = tf.TensorArray(tf.float32, size=3)
+    >>> for i in range(3):
+    ...     ta = ta.write(i, tf.constant(float(i)) * 2.0)
+    >>> ta.stack()
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([0., 2., 4.], dtype=float32)>
+    >>> @tf.function(jit_compile=False)
+    ... def squares(n):
+    ...     ta = tf.TensorArray(tf.float32, size=4)
+    ...     for i in tf.range(4):
+    ...         ta = ta.write(i, tf.cast(i * i, tf.float32))
+    ...     return ta.stack()
+    >>> squares(4)
+    <tf.Tensor: shape=(4,), dtype=float32, numpy=array([0., 1., 4., 9.], dtype=float32)>
+    """
 
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
                  tensor_array_name=None, handle=None, flow=None, infer_shape=True,

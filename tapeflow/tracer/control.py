@@ -142,7 +142,21 @@ def _is_symbolic(x):
 
 def cond(pred, true_fn=None, false_fn=None, name=None):
     """``true_fn()`` if ``pred`` else ``false_fn()``; inside a function on a symbolic ``pred``,
-    both are traced and only the taken one runs (TensorFlow's ``tf.cond``)."""
+    both are traced and only the taken one runs (TensorFlow's ``tf.cond``).
+
+    Args:
+      pred: a scalar boolean tensor (or Python bool).
+      true_fn, false_fn: functions of no arguments returning the same structure.
+
+    Returns:
+      What the branch taken returns.
+
+    >>> @tf.function(jit_compile=False)
+    ... def relu_like(x):
+    ...     return tf.cond(x > 0, lambda: x, lambda: tf.zeros_like(x))
+    >>> relu_like(tf.constant(-3.0)), relu_like(tf.constant(3.0))
+    (<tf.Tensor: shape=(), dtype=float32, numpy=0.0>, <tf.Tensor: shape=(), dtype=float32, numpy=3.0>)
+    """
     if true_fn is None or false_fn is None:
         raise TypeError("cond(): true_fn and false_fn are both required")
     if not _is_symbolic(pred):
@@ -176,6 +190,20 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
     Eagerly a Python loop; inside a function one While node whose body runs in the program.
     Returns the loop variables in the structure of ``loop_vars``.
+
+    Args:
+      cond: a function of the loop variables returning a scalar boolean tensor.
+      body: a function of the loop variables returning their new values (same structure).
+      loop_vars: the initial values (a tuple or list).
+      maximum_iterations: stop after this many iterations at most.
+
+    Returns:
+      The loop variables after the last iteration.
+
+    >>> i, total = tf.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s + i),
+    ...                          (tf.constant(0), tf.constant(0)))
+    >>> int(i), int(total)
+    (5, 10)
     """
     return loop(cond, body, loop_vars, maximum_iterations)
 

@@ -71,7 +71,15 @@ def _walk(obj, path, out, seen):
 
 
 class CheckpointLoadStatus:
-    """What ``restore`` matched (TensorFlow's status object and its assertions)."""
+    """What ``restore`` matched (TensorFlow's status object and its assertions).
+
+    >>> import os, tempfile
+    >>> v = tf.Variable(1.0)
+    >>> prefix = tf.train.Checkpoint(v=v).write(os.path.join(tempfile.mkdtemp(), "ckpt"))
+    >>> status = tf.train.Checkpoint(v=tf.Variable(0.0)).read(prefix)
+    >>> status.assert_consumed() is status
+    True
+    """
 
     def __init__(self, path, unused_keys, unmatched):
         self._path, self._unused, self._unmatched = path, unused_keys, unmatched
@@ -106,7 +114,23 @@ class CheckpointLoadStatus:
 
 
 class Checkpoint:
-    """``tf.train.Checkpoint(**objects)``: save and restore the variables reachable from them."""
+    """``tf.train.Checkpoint(**objects)``: save and restore the variables reachable from them.
+
+    Keyword arguments name the objects (variables, modules, optimizers, layers, lists and
+    dicts of them); ``save``/``write`` store every variable reachable from them, ``restore``/
+    ``read`` assign the saved values back. The files are data (validated on load).
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> model = tf.Module()
+    >>> model.w = tf.Variable([1.0, 2.0])
+    >>> ckpt = tf.train.Checkpoint(model=model)
+    >>> path = ckpt.save(os.path.join(d, "ckpt"))
+    >>> _ = model.w.assign([0.0, 0.0])
+    >>> _ = ckpt.restore(tf.train.latest_checkpoint(d))
+    >>> model.w.numpy()
+    array([1., 2.], dtype=float32)
+    """
 
     def __init__(self, root=None, **kwargs):
         for name, obj in ([("root", root)] if root is not None else []) + list(kwargs.items()):
@@ -247,7 +271,16 @@ def _read_index(prefix):
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
     """The prefix the directory's ``checkpoint`` file names (TensorFlow's text format), if it
-    exists, else None."""
+    exists, else None.
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> tf.train.latest_checkpoint(d) is None
+    True
+    >>> path = tf.train.Checkpoint(v=tf.Variable(1.0)).save(os.path.join(d, "ckpt"))
+    >>> os.path.basename(tf.train.latest_checkpoint(d))
+    'ckpt-1'
+    """
     path = os.path.join(os.fspath(checkpoint_dir), latest_filename or "checkpoint")
     if not os.path.isfile(path) or os.path.getsize(path) > _MAX_CHECKPOINT_FILE:
         return None
@@ -260,7 +293,13 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
 
 
 def list_variables(ckpt_dir_or_file):
-    """``[(key, shape)]`` of a checkpoint (a prefix, or a directory's latest), sorted by key."""
+    """``[(key, shape)]`` of a checkpoint (a prefix, or a directory's latest), sorted by key.
+
+    >>> import os, tempfile
+    >>> prefix = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).write(os.path.join(tempfile.mkdtemp(), "c"))
+    >>> tf.train.list_variables(prefix)
+    [('_CHECKPOINTABLE_OBJECT_GRAPH', []), ('v/.ATTRIBUTES/VARIABLE_VALUE', [2])]
+    """
     prefix = _prefix(ckpt_dir_or_file)
     entries, _, _ = _read_index(prefix)
     out = [(key, list(shape)) for key, (_, shape, _) in entries.items()]
@@ -268,7 +307,13 @@ def list_variables(ckpt_dir_or_file):
 
 
 def load_variable(ckpt_dir_or_file, name):
-    """The value saved under ``name`` (a key as ``list_variables`` gives it), as NumPy."""
+    """The value saved under ``name`` (a key as ``list_variables`` gives it), as NumPy.
+
+    >>> import os, tempfile
+    >>> prefix = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).write(os.path.join(tempfile.mkdtemp(), "c"))
+    >>> tf.train.load_variable(prefix, "v/.ATTRIBUTES/VARIABLE_VALUE")
+    array([1., 2.], dtype=float32)
+    """
     prefix = _prefix(ckpt_dir_or_file)
     entries, d, _ = _read_index(prefix)
     if name not in entries and name + _SUFFIX in entries:
