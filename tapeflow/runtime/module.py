@@ -84,8 +84,8 @@ class Module:
     ...     def __call__(self, x):
     ...         return self.w * x + self.b
     >>> m = Scale()
-    >>> m.name, m(tf.constant(3.0)).numpy()
-    ('scale', np.float32(6.0))
+    >>> m.name, float(m(tf.constant(3.0)))
+    ('scale', 6.0)
     >>> [v.name for v in m.trainable_variables]
     ['w:0']
     """

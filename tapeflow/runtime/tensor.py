@@ -405,8 +405,8 @@ class Variable(_Operators):
 
         >>> v = tf.Variable(1.0)
         >>> _ = v.assign(5.0)
-        >>> v.numpy()
-        np.float32(5.0)
+        >>> float(v.numpy())
+        5.0
         """
         self._set(convert_to_tensor(value, dtype=self.dtype), "assign to")
         return _UnreadVariable(self) if read_value else None
