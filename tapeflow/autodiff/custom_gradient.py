@@ -19,7 +19,9 @@ from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 
 
 class RegisterGradient:
-    """Decorator registering ``fn(op, *grads)`` as the gradient named ``op_type`` (global registry).
+    """Decorator registering a gradient function under a name, for ``gradient_override_map``.
+
+    Decorator registering ``fn(op, *grads)`` as the gradient named ``op_type`` (global registry).
 
     Use it with ``gradient_override_map`` to replace an op's gradient inside a block.
 
@@ -59,7 +61,9 @@ def _tf_style(fn):
 
 @contextlib.contextmanager
 def gradient_override_map(op_type_map):
-    """Within the block, ops of type ``k`` are recorded with the gradient registered as ``v``.
+    """A context manager giving ops of some types another registered gradient.
+
+    Within the block, ops of type ``k`` are recorded with the gradient registered as ``v``.
 
     Args:
       op_type_map: {op type: a name registered with ``RegisterGradient``}.
@@ -95,7 +99,9 @@ def _is_tensor(x):
 
 
 def custom_gradient(f=None):
-    """Decorator: ``f(*args) -> (outputs, grad_fn)`` with ``grad_fn(*upstream) -> input grads``.
+    """Decorator defining a function together with its own gradient.
+
+    Decorator: ``f(*args) -> (outputs, grad_fn)`` with ``grad_fn(*upstream) -> input grads``.
 
     If ``f`` reads variables that are not arguments, ``grad_fn`` must accept
     ``variables=`` and return ``(input_grads, variable_grads)``.

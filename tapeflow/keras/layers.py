@@ -58,7 +58,9 @@ def reset_uids():
 # -- input specs ----------------------------------------------------------------------
 
 class InputSpec:
-    """What a layer accepts: rank (``ndim``/``min_ndim``) and fixed dims (``axes``).
+    """What a layer accepts: a rank and fixed dimensions.
+
+    What a layer accepts: rank (``ndim``/``min_ndim``) and fixed dims (``axes``).
 
     >>> layer = tf.keras.layers.Dense(2)
     >>> layer.input_spec.min_ndim
@@ -124,7 +126,9 @@ ACTIVATIONS = {
 
 
 def get_activation(identifier):
-    """A callable for ``activation=``: None means linear, strings name Keras activations.
+    """The activation function for an ``activation=`` argument.
+
+    A callable for ``activation=``: None means linear, strings name Keras activations.
 
     >>> relu = tf.keras.layers.get_activation("relu")
     >>> relu(tf.constant([-1.0, 1.0]))
@@ -191,7 +195,9 @@ _ALLOWED_KWARGS = {"input_dim", "input_shape", "batch_input_shape", "batch_size"
 
 
 class Layer(Module):
-    """Keras's base layer: weights made in ``build`` on first ``__call__``, math in ``call``.
+    """The base class of Keras layers.
+
+    Keras's base layer: weights made in ``build`` on first ``__call__``, math in ``call``.
 
     Attributes holding variables or layers (directly or in lists/dicts) are
     tracked when assigned, so ``trainable_weights`` lists own weights in
@@ -474,7 +480,9 @@ class Layer(Module):
 # -- Dense -----------------------------------------------------------------------------
 
 class Dense(Layer):
-    """``activation(inputs @ kernel + bias)``; the kernel is (input dim, units).
+    """A densely connected layer: ``activation(inputs @ kernel + bias)``.
+
+    ``activation(inputs @ kernel + bias)``; the kernel is (input dim, units).
 
     Args:
       units: the output dimension.
@@ -580,7 +588,9 @@ def _validate_axis(axis, rank):
 
 
 class BatchNormalization(Layer):
-    """Normalizes with the batch's moments when training, with moving averages otherwise.
+    """A layer normalizing its inputs by the batch's (or the moving) mean and variance.
+
+    Normalizes with the batch's moments when training, with moving averages otherwise.
 
     With ``training=True`` the batch mean and variance are tapeflow ops, so the
     gradient (and jacobian) couples the examples of a batch, as in TensorFlow;

@@ -41,7 +41,9 @@ def filter_empty_gradients(grads_and_vars):
 
 
 class Optimizer:
-    """Base class: iteration counter, learning-rate variable, slot variables, ``apply_gradients``.
+    """The base class of Keras optimizers.
+
+    Base class: iteration counter, learning-rate variable, slot variables, ``apply_gradients``.
 
     Subclasses implement ``update_step(gradient, variable)``; ``apply_gradients`` and
     ``minimize`` are shared.
@@ -228,7 +230,9 @@ def _clip_by_global_norm(grads, clip_norm):
 
 
 class SGD(Optimizer):
-    """Gradient descent with optional (Nesterov) momentum, Keras's formulas.
+    """Gradient descent, with optional (Nesterov) momentum.
+
+    Gradient descent with optional (Nesterov) momentum, Keras's formulas.
 
     Args:
       learning_rate: the step size.
@@ -267,7 +271,9 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam with Keras's bias correction folded into the step size ``alpha``.
+    """The Adam optimizer (adaptive first and second moment estimates).
+
+    Adam with Keras's bias correction folded into the step size ``alpha``.
 
     Args:
       learning_rate: the step size.
@@ -318,7 +324,9 @@ class Adam(Optimizer):
 
 
 class RMSprop(Optimizer):
-    """RMSprop as Keras 3 writes it: a moving mean of squared gradients, optional momentum and centering.
+    """The RMSprop optimizer (gradients divided by a moving root mean square).
+
+    RMSprop as Keras 3 writes it: a moving mean of squared gradients, optional momentum and centering.
 
     Args:
       learning_rate: the step size.
@@ -374,7 +382,9 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
 
 
 def get(identifier, **kwargs):
-    """An optimizer from 'sgd'/'adam' (any case) or an instance.
+    """An optimizer from its name (``"sgd"``, ``"adam"``, ``"rmsprop"``) or an instance.
+
+    An optimizer from 'sgd'/'adam' (any case) or an instance.
 
     >>> type(tf.keras.optimizers.get("adam")).__name__
     'Adam'

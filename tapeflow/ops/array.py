@@ -80,7 +80,9 @@ def expand_dims(input, axis, name=None):
 
 
 def squeeze(input, axis=None, name=None):
-    """``axis`` None (or empty, as in TensorFlow) removes every dimension of size 1.
+    """``input`` without its dimensions of size 1 (or only those in ``axis``).
+
+    ``axis`` None (or empty, as in TensorFlow) removes every dimension of size 1.
 
     >>> tf.squeeze(tf.zeros([1, 2, 1])).shape
     TensorShape([2])
@@ -132,7 +134,9 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 # -- joining and splitting ------------------------------------------------------------
 
 def concat(values, axis, name="concat"):
-    """One tensor is returned through ``identity``, as in TensorFlow (no ConcatV2 op).
+    """Tensors joined along an existing axis ``axis``.
+
+    One tensor is returned through ``identity``, as in TensorFlow (no ConcatV2 op).
 
     >>> tf.concat([tf.constant([[1.0]]), tf.constant([[2.0]])], axis=1)
     <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[1., 2.]], dtype=float32)>
@@ -171,7 +175,9 @@ def unstack(value, num=None, axis=0, name="unstack"):
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
-    """An int splits into that many equal parts; a list gives the sizes (one may be -1).
+    """``value`` split along ``axis`` into a list of tensors.
+
+    An int splits into that many equal parts; a list gives the sizes (one may be -1).
 
     >>> [t.numpy().tolist() for t in tf.split(tf.constant([1, 2, 3, 4]), 2)]
     [[1, 2], [3, 4]]
@@ -237,7 +243,9 @@ def getitem(x, key):
 
 
 def slice(input_, begin, size, name=None):
-    """``size[i]`` -1 means to the end. Bounds are checked (a strided slice would clamp).
+    """The block of ``input_`` starting at ``begin`` with ``size`` entries per axis.
+
+    ``size[i]`` -1 means to the end. Bounds are checked (a strided slice would clamp).
 
     >>> tf.slice(tf.constant([[1, 2, 3], [4, 5, 6]]), [0, 1], [2, -1])
     <tf.Tensor: shape=(2, 2), dtype=int32, numpy=
@@ -283,7 +291,9 @@ def size(input, out_type=D.int32, name=None):
 
 
 def rank(input, name=None):
-    """Always static here, so a constant.
+    """The number of dimensions of ``input``, as a scalar int32 tensor.
+
+    Always static here, so a constant.
 
     >>> tf.rank(tf.zeros([2, 3]))
     <tf.Tensor: shape=(), dtype=int32, numpy=2>
@@ -297,7 +307,9 @@ def _scalar(value, dtype):
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    """TF's dtype rules: ``dtype``, else that of on/off_value, else float32; they must agree.
+    """One-hot vectors of length ``depth`` for integer ``indices``.
+
+    TF's dtype rules: ``dtype``, else that of on/off_value, else float32; they must agree.
 
     >>> tf.one_hot([0, 2], depth=3)
     <tf.Tensor: shape=(2, 3), dtype=float32, numpy=

@@ -10,7 +10,9 @@ def _assert_same_shape(values, result):
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """min(t, max) then max(., min); broadcasting that would grow ``t`` is an error, as in TF.
+    """``t`` with each entry clipped to ``[clip_value_min, clip_value_max]``.
+
+    min(t, max) then max(., min); broadcasting that would grow ``t`` is an error, as in TF.
 
     >>> tf.clip_by_value(tf.constant([-2.0, 0.5, 3.0]), -1.0, 1.0)
     <tf.Tensor: shape=(3,), dtype=float32, numpy=array([-1. ,  0.5,  1. ], dtype=float32)>
@@ -24,7 +26,9 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """``t * clip_norm / max(||t||, clip_norm)`` with TF's double-where for a zero norm.
+    """``t`` scaled down so that its L2 norm is at most ``clip_norm``.
+
+    ``t * clip_norm / max(||t||, clip_norm)`` with TF's double-where for a zero norm.
 
     >>> tf.clip_by_norm(tf.constant([3.0, 4.0]), 1.0)
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.6, 0.8], dtype=float32)>

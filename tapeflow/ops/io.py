@@ -31,7 +31,9 @@ def _stream_name(stream):
 
 
 def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001
-    """Print ``inputs`` as TensorFlow does: tensors by their values (``summarize`` entries
+    """Print tensors and Python values, as TensorFlow prints them (to stderr by default).
+
+    Print ``inputs`` as TensorFlow does: tensors by their values (``summarize`` entries
     from each end of an axis; -1 for all), strings as they are, other Python values and
     structures as Python prints them with the tensors' values in place. ``output_stream``:
     ``sys.stderr`` (the default, as in TensorFlow) or ``sys.stdout``.

@@ -22,7 +22,9 @@ def _tensor(x, dtype_hint=None):
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False,
            name=None):
-    """``a @ b`` over the last two axes; leading (batch) axes broadcast. Real dtypes: adjoint = transpose.
+    """The matrix product ``a @ b``.
+
+    ``a @ b`` over the last two axes; leading (batch) axes broadcast. Real dtypes: adjoint = transpose.
 
     Args:
       a, b: tensors of rank >= 2 and one float or int dtype.
@@ -45,7 +47,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
-    """``a @ b`` for a (batch of) matrix and vector, as TF: expand, matmul, squeeze.
+    """The matrix-vector product ``a @ b``.
+
+    ``a @ b`` for a (batch of) matrix and vector, as TF: expand, matmul, squeeze.
 
     >>> tf.linalg.matvec(tf.constant([[1.0, 2.0], [3.0, 4.0]]), tf.constant([1.0, 1.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 7.], dtype=float32)>
@@ -119,7 +123,9 @@ def _tensordot_reshape(a, axes, flipped=False):
 
 
 def tensordot(a, b, axes, name=None):
-    """Contraction over ``axes``, via transpose/reshape/matmul exactly as TensorFlow.
+    """The sum of products of ``a`` and ``b`` over ``axes``.
+
+    Contraction over ``axes``, via transpose/reshape/matmul exactly as TensorFlow.
 
     >>> tf.tensordot(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]), axes=1)
     <tf.Tensor: shape=(), dtype=float32, numpy=11.0>
@@ -135,7 +141,9 @@ def tensordot(a, b, axes, name=None):
 
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
-    """Swap the last two axes.
+    """Each matrix of ``a`` transposed (the last two axes swapped).
+
+    Swap the last two axes.
 
     >>> tf.linalg.matrix_transpose(tf.zeros([5, 2, 3])).shape
     TensorShape([5, 3, 2])
@@ -149,7 +157,9 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
 
 
 def adjoint(matrix, name=None):
-    """Conjugate transpose; real dtypes only, so just the transpose.
+    """The conjugate transpose of each matrix (the transpose: dtypes are real).
+
+    Conjugate transpose; real dtypes only, so just the transpose.
 
     >>> tf.linalg.adjoint(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
     <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
@@ -202,7 +212,9 @@ def cholesky(input, name=None):
 
 
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):
-    """Main diagonal of each matrix, as an einsum (whose gradient, like TF's, never reads ``input``).
+    """The main diagonal of each matrix of ``input``.
+
+    Main diagonal of each matrix, as an einsum (whose gradient, like TF's, never reads ``input``).
 
     >>> tf.linalg.diag_part(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 4.], dtype=float32)>
@@ -222,7 +234,9 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
 
 
 def trace(x, name=None):
-    """Sum of the main diagonal: ``reduce_sum(diag_part(x), -1)`` as in TF.
+    """The sum of the main diagonal of each matrix.
+
+    Sum of the main diagonal: ``reduce_sum(diag_part(x), -1)`` as in TF.
 
     >>> tf.linalg.trace(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
     <tf.Tensor: shape=(), dtype=float32, numpy=5.0>
@@ -235,7 +249,9 @@ _MATRIX_NORMS = ("euclidean", "fro", 1, 2, np.inf)
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
-    """TensorFlow's ``tf.norm``: the same composite of ops (so the same gradients, NaN at 0 included).
+    """The vector or matrix norm of ``tensor`` over ``axis``.
+
+    TensorFlow's ``tf.norm``: the same composite of ops (so the same gradients, NaN at 0 included).
 
     >>> tf.norm(tf.constant([3.0, 4.0]))
     <tf.Tensor: shape=(), dtype=float32, numpy=5.0>

@@ -57,7 +57,9 @@ def stop_gradient(input, name=None):
 
 
 def cast(x, dtype, name=None):
-    """TF returns a Tensor or Variable of the right dtype as is (no op, nothing recorded).
+    """``x`` converted to ``dtype``.
+
+    TF returns a Tensor or Variable of the right dtype as is (no op, nothing recorded).
 
     >>> tf.cast(tf.constant([1.7, -2.5]), tf.int32)
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([ 1, -2], dtype=int32)>
@@ -127,7 +129,9 @@ _TRUEDIV_FLOAT = {D.int8: D.float32, D.int16: D.float32, D.uint8: D.float32,
 
 
 def truediv(x, y, name=None):
-    """``x / y`` in floating point; ``x`` and ``y`` must share a dtype (TypeError otherwise).
+    """``x / y`` in floating point, elementwise.
+
+    ``x / y`` in floating point; ``x`` and ``y`` must share a dtype (TypeError otherwise).
 
     A Python ``x`` takes ``y``'s dtype when it can: TF converts it that way
     before calling truediv from ``y.__rtruediv__``, which lands here too.
@@ -148,7 +152,9 @@ def truediv(x, y, name=None):
 
 
 def divide(x, y, name=None):
-    """TF: converts ``x`` with ``y``'s dtype if ``x`` is not a tensor, then ``x / y``.
+    """``x / y``, elementwise, with broadcasting.
+
+    TF: converts ``x`` with ``y``'s dtype if ``x`` is not a tensor, then ``x / y``.
 
     >>> tf.divide(tf.constant([3.0, 4.0]), 2.0)
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1.5, 2. ], dtype=float32)>
@@ -196,7 +202,9 @@ def negative(x, name=None):
 
 
 def add_n(inputs, name=None):
-    """Sum of same-shaped tensors; a single input is returned as is, like TF.
+    """The elementwise sum of a list of tensors.
+
+    Sum of same-shaped tensors; a single input is returned as is, like TF.
 
     >>> tf.add_n([tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])])
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([4., 6.], dtype=float32)>
@@ -308,7 +316,9 @@ erf = _unary("Erf", "erf", """Gauss error function of ``x``, elementwise.
 
 
 def round(x, name=None):
-    """Half to even, as TF; integer tensors are returned unchanged (TF does not run an op).
+    """``x`` rounded to the nearest integer, elementwise (ties to even).
+
+    Half to even, as TF; integer tensors are returned unchanged (TF does not run an op).
 
     >>> tf.round(tf.constant([0.5, 1.5, -2.7]))
     <tf.Tensor: shape=(3,), dtype=float32, numpy=array([ 0.,  2., -3.], dtype=float32)>
@@ -413,7 +423,9 @@ def _broadcastable(x, y):
 
 
 def equal(x, y, name=None, incompatible_shape_error=True):
-    """With ``incompatible_shape_error=False`` (``Tensor.__eq__``), shapes that do not broadcast
+    """``x == y``, elementwise, with broadcasting.
+
+    With ``incompatible_shape_error=False`` (``Tensor.__eq__``), shapes that do not broadcast
     give a scalar False instead of an error.
 
     >>> tf.equal(tf.constant([1, 2]), tf.constant([1, 3]))

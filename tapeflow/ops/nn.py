@@ -60,7 +60,9 @@ def selu(features, name=None):
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    """Integer features are cast to float32 first, as in TF.
+    """``features`` where positive, ``alpha * features`` elsewhere.
+
+    Integer features are cast to float32 first, as in TF.
 
     >>> tf.nn.leaky_relu(tf.constant([-1.0, 2.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([-0.2,  2. ], dtype=float32)>
@@ -74,7 +76,9 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 
 def softplus(features, name=None):
-    """log(1 + exp(x)) without overflow: softplus(100.) is 100.
+    """``log(1 + exp(features))``, elementwise.
+
+    log(1 + exp(x)) without overflow: softplus(100.) is 100.
 
     >>> tf.nn.softplus(tf.constant([0.0, 100.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([  0.6931472, 100.       ], dtype=float32)>
@@ -118,7 +122,9 @@ def log_softmax(logits, axis=None, name=None):
 
 
 def gelu(features, approximate=False, name=None):
-    """TF's composite: erf form, or the tanh approximation when ``approximate``.
+    """Gaussian error linear unit: ``x * P(X <= x)`` for a standard normal X.
+
+    TF's composite: erf form, or the tanh approximation when ``approximate``.
 
     >>> tf.nn.gelu(tf.constant([0.0, 1.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.       , 0.8413447], dtype=float32)>
@@ -136,7 +142,9 @@ def gelu(features, approximate=False, name=None):
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """-sum(labels * log_softmax(logits)) along ``axis``; labels take the logits' dtype.
+    """Cross entropy of ``labels`` against ``softmax(logits)`` along ``axis``.
+
+    -sum(labels * log_softmax(logits)) along ``axis``; labels take the logits' dtype.
 
     >>> tf.nn.softmax_cross_entropy_with_logits(tf.constant([[0.0, 1.0]]), tf.constant([[0.0, 0.0]]))
     <tf.Tensor: shape=(1,), dtype=float32, numpy=array([0.6931472], dtype=float32)>
@@ -147,7 +155,9 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
-    """Cross entropy against integer class ids: the log-softmax entry each label picks, negated.
+    """Cross entropy of integer ``labels`` against ``softmax(logits)``.
+
+    Cross entropy against integer class ids: the log-softmax entry each label picks, negated.
 
     >>> tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant([1]), tf.constant([[0.0, 0.0]]))
     <tf.Tensor: shape=(1,), dtype=float32, numpy=array([0.6931472], dtype=float32)>
@@ -182,7 +192,9 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
-    """max(x, 0) - x * z + log1p(exp(-|x|)): TF's overflow-free form, built from the same ops.
+    """Binary cross entropy of ``labels`` against ``sigmoid(logits)``, elementwise.
+
+    max(x, 0) - x * z + log1p(exp(-|x|)): TF's overflow-free form, built from the same ops.
 
     >>> tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.constant([1.0]), logits=tf.constant([0.0]))
     <tf.Tensor: shape=(1,), dtype=float32, numpy=array([0.6931472], dtype=float32)>
@@ -200,7 +212,9 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
-    """x / sqrt(max(sum(x^2), epsilon)) along ``axis``.
+    """``x`` divided by its L2 norm along ``axis``.
+
+    x / sqrt(max(sum(x^2), epsilon)) along ``axis``.
 
     >>> tf.nn.l2_normalize(tf.constant([3.0, 4.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.6, 0.8], dtype=float32)>
@@ -212,7 +226,9 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 
 
 def l2_loss(t, name=None):
-    """sum(t ** 2) / 2.
+    """Half the sum of squares of ``t``.
+
+    sum(t ** 2) / 2.
 
     >>> tf.nn.l2_loss(tf.constant([1.0, 2.0]))
     <tf.Tensor: shape=(), dtype=float32, numpy=2.5>
@@ -263,7 +279,9 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 
 
 def bias_add(value, bias, data_format=None, name=None):
-    """value + bias along the channel axis (last, or 1 for 'NC...' formats).
+    """``value + bias`` with ``bias`` along the channel axis.
+
+    value + bias along the channel axis (last, or 1 for 'NC...' formats).
 
     >>> tf.nn.bias_add(tf.zeros([2, 3]), tf.constant([1.0, 2.0, 3.0]))
     <tf.Tensor: shape=(2, 3), dtype=float32, numpy=

@@ -34,7 +34,9 @@ def _type_text(aval):
 
 
 def py_function(func, inp, Tout, name=None):  # noqa: N803  (TensorFlow's argument name)
-    """Call ``func(*inp)`` with tensors; returns a tensor per entry of ``Tout`` (a list), or one
+    """Call a Python function on tensors, eagerly or as an op inside a ``function``.
+
+    Call ``func(*inp)`` with tensors; returns a tensor per entry of ``Tout`` (a list), or one
     tensor for a single dtype (``None``: func returns nothing).
 
     Args:
@@ -66,7 +68,9 @@ def py_function(func, inp, Tout, name=None):  # noqa: N803  (TensorFlow's argume
 
 
 def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803
-    """``py_function`` whose function takes and returns NumPy arrays (never differentiable).
+    """Call a Python function on NumPy arrays, eagerly or as an op inside a ``function``.
+
+    ``py_function`` whose function takes and returns NumPy arrays (never differentiable).
 
     >>> tf.numpy_function(lambda a: a * 10, [tf.constant([1, 2])], Tout=tf.int32)
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([10, 20], dtype=int32)>

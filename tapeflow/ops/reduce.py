@@ -42,7 +42,9 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    """Integer means truncate toward zero, as in TensorFlow.
+    """Mean of ``input_tensor``'s entries over ``axis`` (all axes if None).
+
+    Integer means truncate toward zero, as in TensorFlow.
 
     Args:
       input_tensor: the tensor to reduce.
@@ -106,7 +108,9 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
-    """TensorFlow's composite, op for op, so gradients (and their None/zeros) match.
+    """``log(sum(exp(input_tensor)))`` over ``axis``, computed without overflow.
+
+    TensorFlow's composite, op for op, so gradients (and their None/zeros) match.
 
     The max is shifted out for stability but behind stop_gradient, and replaced by 0
     where it is not finite (all -inf, or inf/nan) to keep the shift itself finite.
@@ -123,7 +127,9 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
-    """TF's composite: mean of squared deviations from the (kept-dims) mean.
+    """Variance (population, as TensorFlow) over ``axis`` (all axes if None).
+
+    TF's composite: mean of squared deviations from the (kept-dims) mean.
 
     >>> tf.math.reduce_variance(tf.constant([1.0, 3.0]))
     <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
@@ -168,7 +174,9 @@ def argmin(input, axis=None, output_type=D.int64, name=None):
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
-    """Sum of ``data`` rows into ``num_segments`` buckets; negative ids are dropped.
+    """Sums of ``data``'s rows grouped by ``segment_ids``.
+
+    Sum of ``data`` rows into ``num_segments`` buckets; negative ids are dropped.
 
     >>> tf.math.unsorted_segment_sum(tf.constant([1.0, 2.0, 3.0]), tf.constant([0, 1, 0]), 2)
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([4., 2.], dtype=float32)>

@@ -48,7 +48,9 @@ def _static_int(x, what):
 
 
 class TensorArray:
-    """TensorFlow's ``tf.TensorArray`` (see the module docstring for the two representations).
+    """A list of tensors of one dtype that a loop can write (TensorFlow's ``tf.TensorArray``).
+
+    TensorFlow's ``tf.TensorArray`` (see the module docstring for the two representations).
 
     A list of tensors of one dtype: eagerly, TensorFlow's eager list; inside a ``function``,
     a loop variable (``ta = ta.write(i, x)``) that becomes one dense tensor.

@@ -100,7 +100,9 @@ STATE = _State()
 
 
 class init_scope:
-    """``tf.init_scope``: run the block eagerly, outside any trace being built and unseen by any
+    """A context manager running its block eagerly, outside any trace and tape.
+
+    ``tf.init_scope``: run the block eagerly, outside any trace being built and unseen by any
     tape (TensorFlow lifts it out of function-building graphs and pauses gradient tapes), e.g.
     to create a variable's initial value once inside a ``function``.
 
@@ -124,7 +126,9 @@ class init_scope:
 
 
 def executing_eagerly():
-    """False while a ``function`` is being traced on this thread, as ``tf.executing_eagerly``.
+    """Whether ops run at once (True) rather than being traced into a ``function``.
+
+    False while a ``function`` is being traced on this thread, as ``tf.executing_eagerly``.
 
     >>> tf.executing_eagerly()
     True

@@ -31,7 +31,9 @@ def name_scope(name):
 
 @contextlib.contextmanager
 def device(device_name):
-    """``tf.device``: tapeflow runs on the CPU only, so every device name places ops there, as
+    """A context manager placing ops on a device: the CPU, whatever the name.
+
+    ``tf.device``: tapeflow runs on the CPU only, so every device name places ops there, as
     TensorFlow's soft placement does for a device the machine lacks.
 
     >>> with tf.device("/GPU:0"):

@@ -31,7 +31,9 @@ UNKNOWN_RANKS = range(5)
 
 
 class SaveOptions:
-    """Options of ``save``.
+    """Options for ``tf.saved_model.save``.
+
+    Options of ``save``.
 
     ``experimental_custom_gradients`` (default True, as in TensorFlow): save the
     gradient graphs of custom gradients. Saved programs are data, so saving them

@@ -141,7 +141,9 @@ def _is_symbolic(x):
 # -- tf.cond ----------------------------------------------------------------------------------
 
 def cond(pred, true_fn=None, false_fn=None, name=None):
-    """``true_fn()`` if ``pred`` else ``false_fn()``; inside a function on a symbolic ``pred``,
+    """``true_fn()`` if ``pred`` else ``false_fn()``, on a tensor ``pred`` too.
+
+    ``true_fn()`` if ``pred`` else ``false_fn()``; inside a function on a symbolic ``pred``,
     both are traced and only the taken one runs (TensorFlow's ``tf.cond``).
 
     Args:
@@ -186,7 +188,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
                back_prop=True, swap_memory=False, maximum_iterations=None, name=None):
-    """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` (``tf.while_loop``).
+    """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` holds.
+
+    Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` (``tf.while_loop``).
 
     Eagerly a Python loop; inside a function one While node whose body runs in the program.
     Returns the loop variables in the structure of ``loop_vars``.

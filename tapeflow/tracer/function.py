@@ -586,7 +586,9 @@ _WITH_FAST_PATH = weakref.WeakSet()  # Functions with a generated __call__ (undo
 
 
 def run_functions_eagerly(run_eagerly):
-    """``tf.config.run_functions_eagerly``: calls of every ``function`` run its Python body
+    """Run every ``function``'s Python body eagerly (no trace, no compile), or stop.
+
+    ``tf.config.run_functions_eagerly``: calls of every ``function`` run its Python body
     eagerly (no trace, no compile) until turned off again, the way to debug a function with
     print and pdb.
 
@@ -608,7 +610,9 @@ def run_functions_eagerly(run_eagerly):
 
 
 def functions_run_eagerly():
-    """``tf.config.functions_run_eagerly``.
+    """Whether ``run_functions_eagerly(True)`` is in effect.
+
+    ``tf.config.functions_run_eagerly``.
 
     >>> tf.config.functions_run_eagerly()
     False

@@ -23,7 +23,9 @@ def _check_argnums(argnums):
 
 
 def value_and_grad(f, argnums=0):
-    """``f(*args)`` and its gradient with respect to ``args[argnums]`` (an int or a tuple of
+    """A function returning ``f(*args)`` and its gradient, as one compiled program.
+
+    ``f(*args)`` and its gradient with respect to ``args[argnums]`` (an int or a tuple of
     ints), from one compiled program.
 
     >>> import tapeflow as tf

@@ -16,7 +16,9 @@ from .jacobian import _symbolic_or_taped
 
 
 def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
-    """``fn`` applied to every row of ``elems`` (a tensor or a structure of tensors sharing
+    """``fn`` applied to every row of ``elems``, as one vectorized program.
+
+    ``fn`` applied to every row of ``elems`` (a tensor or a structure of tensors sharing
     their first dimension), as one vectorized program; the results stacked.
 
     Args:

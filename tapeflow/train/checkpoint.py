@@ -270,7 +270,9 @@ def _read_index(prefix):
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
-    """The prefix the directory's ``checkpoint`` file names (TensorFlow's text format), if it
+    """The prefix of the newest checkpoint in ``checkpoint_dir``, or None.
+
+    The prefix the directory's ``checkpoint`` file names (TensorFlow's text format), if it
     exists, else None.
 
     >>> import os, tempfile
