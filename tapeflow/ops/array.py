@@ -1,4 +1,6 @@
 """Shape ops: reshape, transpose, stack, slicing... (top-level ``tapeflow.*``)."""
+from __future__ import annotations
+
 import builtins
 
 import numpy as np
@@ -44,7 +46,7 @@ def _tensor_list(values):
 
 # -- reshaping ---------------------------------------------------------------------
 
-def reshape(tensor, shape, name=None):
+def reshape(tensor, shape, name=None) -> Tensor:
     """``tensor``'s entries in a new ``shape`` (one dimension may be -1: inferred).
 
     >>> tf.reshape(tf.range(6), [2, -1])
@@ -55,7 +57,7 @@ def reshape(tensor, shape, name=None):
     return apply("Reshape", [tensor], {"shape": _ints(shape)})
 
 
-def transpose(a, perm=None, conjugate=False, name=None):
+def transpose(a, perm=None, conjugate=False, name=None) -> Tensor:
     """``a`` with its axes permuted by ``perm`` (reversed when None).
 
     >>> tf.transpose(tf.constant([[1, 2, 3]]))
@@ -70,7 +72,7 @@ def transpose(a, perm=None, conjugate=False, name=None):
     return apply("Transpose", [a], {"perm": _ints(perm)})
 
 
-def expand_dims(input, axis, name=None):
+def expand_dims(input, axis, name=None) -> Tensor:
     """``input`` with a new axis of size 1 inserted at ``axis``.
 
     >>> tf.expand_dims(tf.constant([1.0, 2.0]), -1).shape
@@ -79,7 +81,7 @@ def expand_dims(input, axis, name=None):
     return apply("ExpandDims", [input], {"axis": _int(axis)})
 
 
-def squeeze(input, axis=None, name=None):
+def squeeze(input, axis=None, name=None) -> Tensor:
     """``input`` without its dimensions of size 1 (or only those in ``axis``).
 
     ``axis`` None (or empty, as in TensorFlow) removes every dimension of size 1.
@@ -91,7 +93,7 @@ def squeeze(input, axis=None, name=None):
     return apply("Squeeze", [input], {"axis": axes or None})
 
 
-def broadcast_to(input, shape, name=None):
+def broadcast_to(input, shape, name=None) -> Tensor:
     """``input`` broadcast to ``shape`` (NumPy's broadcasting rules).
 
     >>> tf.broadcast_to(tf.constant([1.0, 2.0]), [2, 2])
@@ -102,7 +104,7 @@ def broadcast_to(input, shape, name=None):
     return apply("BroadcastTo", [input], {"shape": _ints(shape)})
 
 
-def tile(input, multiples, name=None):
+def tile(input, multiples, name=None) -> Tensor:
     """``input`` repeated ``multiples[i]`` times along each axis ``i``.
 
     >>> tf.tile(tf.constant([[1, 2]]), [2, 1])
@@ -113,7 +115,7 @@ def tile(input, multiples, name=None):
     return apply("Tile", [input], {"multiples": _ints(multiples)})
 
 
-def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tensor:
     """``tensor`` padded with ``constant_values`` (``paddings``: [before, after] per axis).
 
     >>> tf.pad(tf.constant([[1.0]]), [[1, 0], [0, 1]])
@@ -133,7 +135,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 # -- joining and splitting ------------------------------------------------------------
 
-def concat(values, axis, name="concat"):
+def concat(values, axis, name="concat") -> Tensor:
     """Tensors joined along an existing axis ``axis``.
 
     One tensor is returned through ``identity``, as in TensorFlow (no ConcatV2 op).
@@ -148,7 +150,7 @@ def concat(values, axis, name="concat"):
     return apply("ConcatV2", _tensor_list(values), {"axis": _int(axis)})
 
 
-def stack(values, axis=0, name="stack"):
+def stack(values, axis=0, name="stack") -> Tensor:
     """Tensors of one shape stacked along a new axis ``axis``.
 
     >>> tf.stack([tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])], axis=1)
@@ -159,7 +161,7 @@ def stack(values, axis=0, name="stack"):
     return apply("Pack", _tensor_list(values), {"axis": _int(axis)})
 
 
-def unstack(value, num=None, axis=0, name="unstack"):
+def unstack(value, num=None, axis=0, name="unstack") -> list[Tensor]:
     """The slices of ``value`` along ``axis``, as a list of tensors.
 
     >>> [t.numpy().tolist() for t in tf.unstack(tf.constant([[1, 2], [3, 4]]))]
@@ -174,7 +176,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     return list(apply("Unpack", [x], {"num": int(num), "axis": axis}))
 
 
-def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Tensor]:
     """``value`` split along ``axis`` into a list of tensors.
 
     An int splits into that many equal parts; a list gives the sizes (one may be -1).
@@ -192,7 +194,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 # -- gathering and slicing ------------------------------------------------------------
 
-def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None) -> Tensor:
     """Slices of ``params`` along ``axis`` (default 0) at ``indices``.
 
     >>> tf.gather(tf.constant([10.0, 20.0, 30.0]), [2, 0])
@@ -242,7 +244,7 @@ def getitem(x, key):
     return strided_slice(x, slice_spec(key))
 
 
-def slice(input_, begin, size, name=None):
+def slice(input_, begin, size, name=None) -> Tensor:
     """The block of ``input_`` starting at ``begin`` with ``size`` entries per axis.
 
     ``size[i]`` -1 means to the end. Bounds are checked (a strided slice would clamp).
@@ -272,7 +274,7 @@ def slice(input_, begin, size, name=None):
 
 # -- shapes and encodings ---------------------------------------------------------------
 
-def shape(input, out_type=D.int32, name=None):
+def shape(input, out_type=D.int32, name=None) -> Tensor:
     """The shape of ``input`` as a 1-D integer tensor.
 
     >>> tf.shape(tf.zeros([2, 3]))
@@ -281,7 +283,7 @@ def shape(input, out_type=D.int32, name=None):
     return apply("Shape", [input], {"out_type": D.as_dtype(out_type)})
 
 
-def size(input, out_type=D.int32, name=None):
+def size(input, out_type=D.int32, name=None) -> Tensor:
     """The number of entries of ``input``, as a scalar integer tensor.
 
     >>> tf.size(tf.zeros([2, 3]))
@@ -290,7 +292,7 @@ def size(input, out_type=D.int32, name=None):
     return apply("Size", [input], {"out_type": D.as_dtype(out_type)})
 
 
-def rank(input, name=None):
+def rank(input, name=None) -> Tensor:
     """The number of dimensions of ``input``, as a scalar int32 tensor.
 
     Always static here, so a constant.
@@ -306,7 +308,7 @@ def _scalar(value, dtype):
     return t.numpy().item(), t.dtype
 
 
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None) -> Tensor:
     """One-hot vectors of length ``depth`` for integer ``indices``.
 
     TF's dtype rules: ``dtype``, else that of on/off_value, else float32; they must agree.

@@ -1,5 +1,7 @@
 """Clipping, composites exactly as TensorFlow's clip_ops (so gradients match op for op)."""
-from ..runtime.tensor import TensorShape
+from __future__ import annotations
+
+from ..runtime.tensor import Tensor, TensorShape
 from . import creation, math, reduce
 
 
@@ -9,7 +11,7 @@ def _assert_same_shape(values, result):
         raise ValueError(f"Shapes {tuple(values.shape)} and {tuple(result.shape)} are incompatible")
 
 
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
     """``t`` with each entry clipped to ``[clip_value_min, clip_value_max]``.
 
     min(t, max) then max(., min); broadcasting that would grow ``t`` is an error, as in TF.
@@ -25,7 +27,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return t_max
 
 
-def clip_by_norm(t, clip_norm, axes=None, name=None):
+def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
     """``t`` scaled down so that its L2 norm is at most ``clip_norm``.
 
     ``t * clip_norm / max(||t||, clip_norm)`` with TF's double-where for a zero norm.

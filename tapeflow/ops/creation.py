@@ -1,4 +1,6 @@
 """Creating tensors: zeros, ones, fill, eye, linspace, range (constants, never recorded)."""
+from __future__ import annotations
+
 import numpy as np
 
 from ..ir import dtypes as D
@@ -13,7 +15,7 @@ def _shape(shape):
     return tuple(int(d) for d in shape)
 
 
-def zeros(shape, dtype=D.float32, name=None):
+def zeros(shape, dtype=D.float32, name=None) -> Tensor:
     """A tensor of zeros of ``shape`` and ``dtype`` (float32 by default).
 
     >>> tf.zeros([2, 1])
@@ -24,7 +26,7 @@ def zeros(shape, dtype=D.float32, name=None):
     return wrap(np.zeros(_shape(shape), D.as_dtype(dtype).np))
 
 
-def ones(shape, dtype=D.float32, name=None):
+def ones(shape, dtype=D.float32, name=None) -> Tensor:
     """A tensor of ones of ``shape`` and ``dtype`` (float32 by default).
 
     >>> tf.ones([2])
@@ -37,7 +39,7 @@ def _like(x):
     return x if isinstance(x, (Tensor, Variable)) else convert_to_tensor(x)
 
 
-def zeros_like(input, dtype=None, name=None):
+def zeros_like(input, dtype=None, name=None) -> Tensor:
     """Zeros with the shape (and by default the dtype) of ``input``.
 
     >>> tf.zeros_like(tf.constant([1.0, 2.0]))
@@ -47,7 +49,7 @@ def zeros_like(input, dtype=None, name=None):
     return wrap(np.zeros(tuple(x.shape), D.as_dtype(dtype or x.dtype).np))
 
 
-def ones_like(input, dtype=None, name=None):
+def ones_like(input, dtype=None, name=None) -> Tensor:
     """Ones with the shape (and by default the dtype) of ``input``.
 
     >>> tf.ones_like(tf.constant([1, 2]))
@@ -57,7 +59,7 @@ def ones_like(input, dtype=None, name=None):
     return wrap(np.ones(tuple(x.shape), D.as_dtype(dtype or x.dtype).np))
 
 
-def fill(dims, value, name=None):
+def fill(dims, value, name=None) -> Tensor:
     """A tensor of shape ``dims`` with every entry ``value``.
 
     >>> tf.fill([2, 2], 7)
@@ -69,7 +71,7 @@ def fill(dims, value, name=None):
     return wrap(np.full(_shape(dims), v._value, dtype=v.dtype.np))
 
 
-def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None):
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None) -> Tensor:
     """An identity matrix (or a batch of them), ``num_rows`` by ``num_columns``.
 
     >>> tf.eye(2)
@@ -83,7 +85,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None
     return wrap(m)
 
 
-def linspace(start, stop, num, name=None, axis=0):
+def linspace(start, stop, num, name=None, axis=0) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive.
 
     >>> tf.linspace(0.0, 1.0, 3)
@@ -94,7 +96,7 @@ def linspace(start, stop, num, name=None, axis=0):
     return wrap(np.linspace(s._value, e._value, int(num), axis=axis).astype(dt.np))
 
 
-def range(start, limit=None, delta=1, dtype=None, name="range"):
+def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
     """Numbers from ``start`` up to (not including) ``limit`` in steps of ``delta``.
 
     >>> tf.range(5)

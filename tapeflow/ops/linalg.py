@@ -4,6 +4,8 @@ Primitives (MatMul, Einsum, MatrixSolve, MatrixInverse, MatrixDeterminant, Chole
 go through ``apply``; the rest are composites built the way TensorFlow builds them,
 so their gradients touch the same tensors.
 """
+from __future__ import annotations
+
 import numpy as np
 
 from ..ir.defs.linalg import LETTERS
@@ -21,7 +23,7 @@ def _tensor(x, dtype_hint=None):
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False,
-           name=None):
+           name=None) -> Tensor:
     """The matrix product ``a @ b``.
 
     ``a @ b`` over the last two axes; leading (batch) axes broadcast. Real dtypes: adjoint = transpose.
@@ -46,7 +48,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                                     "transpose_b": bool(transpose_b or adjoint_b)})
 
 
-def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
+def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None) -> Tensor:
     """The matrix-vector product ``a @ b``.
 
     ``a @ b`` for a (batch of) matrix and vector, as TF: expand, matmul, squeeze.
@@ -72,7 +74,7 @@ def _explicit(equation):
     return eq + "->" + ("..." if "..." in eq else "") + out
 
 
-def einsum(equation, *inputs, **kwargs):
+def einsum(equation, *inputs, **kwargs) -> Tensor:
     """Einstein summation over any number of operands (one Einsum op).
 
     >>> tf.einsum("ij,j->i", tf.constant([[1.0, 2.0], [3.0, 4.0]]), tf.constant([1.0, 1.0]))
@@ -122,7 +124,7 @@ def _tensordot_reshape(a, axes, flipped=False):
     return a, free_dims
 
 
-def tensordot(a, b, axes, name=None):
+def tensordot(a, b, axes, name=None) -> Tensor:
     """The sum of products of ``a`` and ``b`` over ``axes``.
 
     Contraction over ``axes``, via transpose/reshape/matmul exactly as TensorFlow.
@@ -140,7 +142,7 @@ def tensordot(a, b, axes, name=None):
     return array.reshape(product, a_free + b_free)
 
 
-def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+def matrix_transpose(a, name="matrix_transpose", conjugate=False) -> Tensor:
     """Each matrix of ``a`` transposed (the last two axes swapped).
 
     Swap the last two axes.
@@ -156,7 +158,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     return array.transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2])
 
 
-def adjoint(matrix, name=None):
+def adjoint(matrix, name=None) -> Tensor:
     """The conjugate transpose of each matrix (the transpose: dtypes are real).
 
     Conjugate transpose; real dtypes only, so just the transpose.
@@ -169,7 +171,7 @@ def adjoint(matrix, name=None):
     return matrix_transpose(matrix)
 
 
-def solve(matrix, rhs, adjoint=False, name=None):
+def solve(matrix, rhs, adjoint=False, name=None) -> Tensor:
     """``x`` with ``matrix @ x == rhs`` for each (batch of) square matrix.
 
     >>> tf.linalg.solve(tf.constant([[2.0, 0.0], [0.0, 4.0]]), tf.constant([[2.0], [2.0]]))
@@ -180,7 +182,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
     return apply("MatrixSolve", [matrix, rhs], {"adjoint": bool(adjoint)})
 
 
-def inv(input, adjoint=False, name=None):
+def inv(input, adjoint=False, name=None) -> Tensor:
     """The inverse of each matrix of ``input`` (an error names a singular one).
 
     >>> tf.linalg.inv(tf.constant([[2.0, 0.0], [0.0, 4.0]]))
@@ -191,7 +193,7 @@ def inv(input, adjoint=False, name=None):
     return apply("MatrixInverse", [input], {"adjoint": bool(adjoint)})
 
 
-def det(input, name=None):
+def det(input, name=None) -> Tensor:
     """The determinant of each matrix of ``input`` (shape ``[..., M, M]``).
 
     >>> tf.linalg.det(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
@@ -200,7 +202,7 @@ def det(input, name=None):
     return apply("MatrixDeterminant", [input])
 
 
-def cholesky(input, name=None):
+def cholesky(input, name=None) -> Tensor:
     """The lower-triangular Cholesky factor ``L`` (``L @ L^T == input``) of each matrix.
 
     >>> tf.linalg.cholesky(tf.constant([[4.0, 2.0], [2.0, 5.0]]))
@@ -211,7 +213,7 @@ def cholesky(input, name=None):
     return apply("Cholesky", [input])
 
 
-def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):
+def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT") -> Tensor:
     """The main diagonal of each matrix of ``input``.
 
     Main diagonal of each matrix, as an einsum (whose gradient, like TF's, never reads ``input``).
@@ -233,7 +235,7 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     return einsum("...ij,ik,jk->...k", x, pick_rows, pick_cols)
 
 
-def trace(x, name=None):
+def trace(x, name=None) -> Tensor:
     """The sum of the main diagonal of each matrix.
 
     Sum of the main diagonal: ``reduce_sum(diag_part(x), -1)`` as in TF.
@@ -248,7 +250,7 @@ _VECTOR_NORMS = ("euclidean", 1, 2, np.inf)
 _MATRIX_NORMS = ("euclidean", "fro", 1, 2, np.inf)
 
 
-def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None) -> Tensor:
     """The vector or matrix norm of ``tensor`` over ``axis``.
 
     TensorFlow's ``tf.norm``: the same composite of ops (so the same gradients, NaN at 0 included).

@@ -5,6 +5,8 @@ composites (``truediv``, ...) are built
 from the same primitive ops TensorFlow uses, so their gradients, and which of
 them are ``None``, come out the same.
 """
+from __future__ import annotations
+
 import numpy as np
 
 from ..errors import InferError
@@ -28,7 +30,7 @@ def _tensor(x, dtype_hint=None):
 
 # -- identity-like -------------------------------------------------------------------
 
-def identity(input, name=None):
+def identity(input, name=None) -> Tensor:
     """A tensor with the same value as ``input`` (gradients pass through unchanged).
 
     >>> tf.identity(tf.constant([1.0, 2.0]))
@@ -37,7 +39,7 @@ def identity(input, name=None):
     return apply("Identity", [input])
 
 
-def stop_gradient(input, name=None):
+def stop_gradient(input, name=None) -> Tensor:
     """The value of ``input``, but no gradient flows through it.
 
     Args:
@@ -56,7 +58,7 @@ def stop_gradient(input, name=None):
     return apply("StopGradient", [input])
 
 
-def cast(x, dtype, name=None):
+def cast(x, dtype, name=None) -> Tensor | Variable:
     """``x`` converted to ``dtype``.
 
     TF returns a Tensor or Variable of the right dtype as is (no op, nothing recorded).
@@ -75,7 +77,7 @@ def cast(x, dtype, name=None):
 
 # -- arithmetic ----------------------------------------------------------------------
 
-def add(x, y, name=None):
+def add(x, y, name=None) -> Tensor:
     """``x + y``, elementwise, with broadcasting.
 
     >>> tf.add(tf.constant([1.0, 2.0]), 10.0)
@@ -84,7 +86,7 @@ def add(x, y, name=None):
     return apply("Add", [x, y])
 
 
-def subtract(x, y, name=None):
+def subtract(x, y, name=None) -> Tensor:
     """``x - y``, elementwise, with broadcasting.
 
     >>> tf.subtract(tf.constant([5.0, 6.0]), 1.0)
@@ -93,7 +95,7 @@ def subtract(x, y, name=None):
     return apply("Sub", [x, y])
 
 
-def multiply(x, y, name=None):
+def multiply(x, y, name=None) -> Tensor:
     """``x * y``, elementwise, with broadcasting.
 
     >>> tf.multiply(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]))
@@ -102,7 +104,7 @@ def multiply(x, y, name=None):
     return apply("Mul", [x, y])
 
 
-def scalar_mul(scalar, x, name=None):
+def scalar_mul(scalar, x, name=None) -> Tensor:
     """``scalar * x`` for a 0-D ``scalar`` (a ValueError for any other shape).
 
     >>> tf.math.scalar_mul(2.0, tf.constant([1.0, 2.0]))
@@ -114,7 +116,7 @@ def scalar_mul(scalar, x, name=None):
     return apply("Mul", [scalar, x])
 
 
-def realdiv(x, y, name=None):
+def realdiv(x, y, name=None) -> Tensor:
     """``x / y`` for floating-point tensors of one dtype, elementwise.
 
     >>> tf.realdiv(tf.constant([1.0, 3.0]), tf.constant([2.0, 2.0]))
@@ -128,7 +130,7 @@ _TRUEDIV_FLOAT = {D.int8: D.float32, D.int16: D.float32, D.uint8: D.float32,
                   D.int32: D.float64, D.int64: D.float64}
 
 
-def truediv(x, y, name=None):
+def truediv(x, y, name=None) -> Tensor:
     """``x / y`` in floating point, elementwise.
 
     ``x / y`` in floating point; ``x`` and ``y`` must share a dtype (TypeError otherwise).
@@ -151,7 +153,7 @@ def truediv(x, y, name=None):
     return apply("RealDiv", [x, y])
 
 
-def divide(x, y, name=None):
+def divide(x, y, name=None) -> Tensor:
     """``x / y``, elementwise, with broadcasting.
 
     TF: converts ``x`` with ``y``'s dtype if ``x`` is not a tensor, then ``x / y``.
@@ -162,7 +164,7 @@ def divide(x, y, name=None):
     return truediv(x, y)
 
 
-def floordiv(x, y, name=None):
+def floordiv(x, y, name=None) -> Tensor:
     """``x // y``, elementwise: division rounded toward negative infinity.
 
     >>> tf.math.floordiv(tf.constant([7, -7]), 2)
@@ -171,7 +173,7 @@ def floordiv(x, y, name=None):
     return apply("FloorDiv", [x, y])
 
 
-def floormod(x, y, name=None):
+def floormod(x, y, name=None) -> Tensor:
     """``x % y``, elementwise, with the sign of ``y`` (Python's ``%``).
 
     >>> tf.math.floormod(tf.constant([7, -7]), 3)
@@ -183,7 +185,7 @@ def floormod(x, y, name=None):
 mod = floormod
 
 
-def pow(x, y, name=None):
+def pow(x, y, name=None) -> Tensor:
     """``x ** y``, elementwise, with broadcasting.
 
     >>> tf.pow(tf.constant([2.0, 3.0]), 2.0)
@@ -192,7 +194,7 @@ def pow(x, y, name=None):
     return apply("Pow", [x, y])
 
 
-def negative(x, name=None):
+def negative(x, name=None) -> Tensor:
     """``-x``, elementwise.
 
     >>> tf.negative(tf.constant([1.0, -2.0]))
@@ -201,7 +203,7 @@ def negative(x, name=None):
     return apply("Neg", [x])
 
 
-def add_n(inputs, name=None):
+def add_n(inputs, name=None) -> Tensor:
     """The elementwise sum of a list of tensors.
 
     Sum of same-shaped tensors; a single input is returned as is, like TF.
@@ -221,7 +223,7 @@ def add_n(inputs, name=None):
 # -- unary ---------------------------------------------------------------------------
 
 def _unary(op_name, fn_name, doc=None):
-    def fn(x, name=None):
+    def fn(x, name=None) -> Tensor:
         return apply(op_name, [x])
     fn.__name__ = fn.__qualname__ = fn_name
     fn.__doc__ = doc
@@ -315,7 +317,7 @@ erf = _unary("Erf", "erf", """Gauss error function of ``x``, elementwise.
     """)
 
 
-def round(x, name=None):
+def round(x, name=None) -> Tensor:
     """``x`` rounded to the nearest integer, elementwise (ties to even).
 
     Half to even, as TF; integer tensors are returned unchanged (TF does not run an op).
@@ -329,7 +331,7 @@ def round(x, name=None):
     return apply("Round", [x])
 
 
-def maximum(x, y, name=None):
+def maximum(x, y, name=None) -> Tensor:
     """The larger of ``x`` and ``y``, elementwise, with broadcasting.
 
     >>> tf.maximum(tf.constant([1.0, 5.0]), 3.0)
@@ -338,7 +340,7 @@ def maximum(x, y, name=None):
     return apply("Maximum", [x, y])
 
 
-def minimum(x, y, name=None):
+def minimum(x, y, name=None) -> Tensor:
     """The smaller of ``x`` and ``y``, elementwise, with broadcasting.
 
     >>> tf.minimum(tf.constant([1.0, 5.0]), 3.0)
@@ -347,7 +349,7 @@ def minimum(x, y, name=None):
     return apply("Minimum", [x, y])
 
 
-def where(condition, x=None, y=None, name=None):
+def where(condition, x=None, y=None, name=None) -> Tensor:
     """Elementwise select with three-way broadcasting (TF2's ``where``, op SelectV2).
 
     >>> tf.where(tf.constant([True, False]), tf.constant([1.0, 2.0]), tf.constant([10.0, 20.0]))
@@ -377,7 +379,7 @@ def reciprocal_grad(y, dy):
 
 # -- comparisons and logic -----------------------------------------------------------
 
-def less(x, y, name=None):
+def less(x, y, name=None) -> Tensor:
     """``x < y``, elementwise, with broadcasting.
 
     >>> tf.less(tf.constant([1.0, 3.0]), 2.0)
@@ -386,7 +388,7 @@ def less(x, y, name=None):
     return apply("Less", [x, y])
 
 
-def less_equal(x, y, name=None):
+def less_equal(x, y, name=None) -> Tensor:
     """``x <= y``, elementwise, with broadcasting.
 
     >>> tf.less_equal(tf.constant([1.0, 2.0]), 2.0)
@@ -395,7 +397,7 @@ def less_equal(x, y, name=None):
     return apply("LessEqual", [x, y])
 
 
-def greater(x, y, name=None):
+def greater(x, y, name=None) -> Tensor:
     """``x > y``, elementwise, with broadcasting.
 
     >>> tf.greater(tf.constant([1.0, 3.0]), 2.0)
@@ -404,7 +406,7 @@ def greater(x, y, name=None):
     return apply("Greater", [x, y])
 
 
-def greater_equal(x, y, name=None):
+def greater_equal(x, y, name=None) -> Tensor:
     """``x >= y``, elementwise, with broadcasting.
 
     >>> tf.greater_equal(tf.constant([1.0, 2.0]), 2.0)
@@ -422,7 +424,7 @@ def _broadcastable(x, y):
     return True
 
 
-def equal(x, y, name=None, incompatible_shape_error=True):
+def equal(x, y, name=None, incompatible_shape_error=True) -> Tensor:
     """``x == y``, elementwise, with broadcasting.
 
     With ``incompatible_shape_error=False`` (``Tensor.__eq__``), shapes that do not broadcast
@@ -436,7 +438,7 @@ def equal(x, y, name=None, incompatible_shape_error=True):
     return apply("Equal", [x, y])
 
 
-def not_equal(x, y, name=None, incompatible_shape_error=True):
+def not_equal(x, y, name=None, incompatible_shape_error=True) -> Tensor:
     """``x != y``, elementwise, with broadcasting.
 
     >>> tf.not_equal(tf.constant([1, 2]), 2)
@@ -447,7 +449,7 @@ def not_equal(x, y, name=None, incompatible_shape_error=True):
     return apply("NotEqual", [x, y])
 
 
-def is_finite(x, name=None):
+def is_finite(x, name=None) -> Tensor:
     """True where ``x`` is neither infinite nor NaN.
 
     >>> tf.math.is_finite(tf.constant([1.0, np.inf, np.nan]))
@@ -456,7 +458,7 @@ def is_finite(x, name=None):
     return apply("IsFinite", [x])
 
 
-def is_nan(x, name=None):
+def is_nan(x, name=None) -> Tensor:
     """True where ``x`` is NaN.
 
     >>> tf.math.is_nan(tf.constant([1.0, np.nan]))
@@ -465,7 +467,7 @@ def is_nan(x, name=None):
     return apply("IsNan", [x])
 
 
-def is_inf(x, name=None):
+def is_inf(x, name=None) -> Tensor:
     """True where ``x`` is plus or minus infinity.
 
     >>> tf.math.is_inf(tf.constant([1.0, -np.inf]))
@@ -474,7 +476,7 @@ def is_inf(x, name=None):
     return apply("IsInf", [x])
 
 
-def logical_and(x, y, name=None):
+def logical_and(x, y, name=None) -> Tensor:
     """``x and y``, elementwise, on booleans.
 
     >>> tf.logical_and(tf.constant([True, True]), tf.constant([True, False]))
@@ -483,7 +485,7 @@ def logical_and(x, y, name=None):
     return apply("LogicalAnd", [x, y])
 
 
-def logical_or(x, y, name=None):
+def logical_or(x, y, name=None) -> Tensor:
     """``x or y``, elementwise, on booleans.
 
     >>> tf.logical_or(tf.constant([True, False]), tf.constant([False, False]))
@@ -492,7 +494,7 @@ def logical_or(x, y, name=None):
     return apply("LogicalOr", [x, y])
 
 
-def logical_not(x, name=None):
+def logical_not(x, name=None) -> Tensor:
     """``not x``, elementwise, on booleans.
 
     >>> tf.logical_not(tf.constant([True, False]))

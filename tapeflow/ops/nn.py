@@ -3,6 +3,8 @@
 Activations and softmax are primitives; gelu, the cross entropies, l2_loss, dropout
 and bias_add are composites built like TensorFlow's own Python wrappers.
 """
+from __future__ import annotations
+
 import numbers
 
 import numpy as np
@@ -23,7 +25,7 @@ def _tensor(x, dtype=None):
     return convert_to_tensor(x, dtype=dtype)
 
 
-def relu(features, name=None):
+def relu(features, name=None) -> Tensor:
     """``max(features, 0)``, elementwise.
 
     >>> tf.nn.relu(tf.constant([-1.0, 2.0]))
@@ -32,7 +34,7 @@ def relu(features, name=None):
     return apply("Relu", [features])
 
 
-def relu6(features, name=None):
+def relu6(features, name=None) -> Tensor:
     """``min(max(features, 0), 6)``, elementwise.
 
     >>> tf.nn.relu6(tf.constant([-1.0, 8.0]))
@@ -41,7 +43,7 @@ def relu6(features, name=None):
     return apply("Relu6", [features])
 
 
-def elu(features, name=None):
+def elu(features, name=None) -> Tensor:
     """``x`` where positive, ``exp(x) - 1`` elsewhere.
 
     >>> tf.nn.elu(tf.constant([-1.0, 2.0]))
@@ -50,7 +52,7 @@ def elu(features, name=None):
     return apply("Elu", [features])
 
 
-def selu(features, name=None):
+def selu(features, name=None) -> Tensor:
     """Scaled exponential linear unit: ``scale * elu(x)`` with SELU's constants.
 
     >>> tf.nn.selu(tf.constant([0.0, 1.0]))
@@ -59,7 +61,7 @@ def selu(features, name=None):
     return apply("Selu", [features])
 
 
-def leaky_relu(features, alpha=0.2, name=None):
+def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
     """``features`` where positive, ``alpha * features`` elsewhere.
 
     Integer features are cast to float32 first, as in TF.
@@ -75,7 +77,7 @@ def leaky_relu(features, alpha=0.2, name=None):
     return apply("LeakyRelu", [x], {"alpha": float(alpha)})
 
 
-def softplus(features, name=None):
+def softplus(features, name=None) -> Tensor:
     """``log(1 + exp(features))``, elementwise.
 
     log(1 + exp(x)) without overflow: softplus(100.) is 100.
@@ -86,7 +88,7 @@ def softplus(features, name=None):
     return apply("Softplus", [features])
 
 
-def softsign(features, name=None):
+def softsign(features, name=None) -> Tensor:
     """``x / (1 + |x|)``, elementwise.
 
     >>> tf.nn.softsign(tf.constant([-1.0, 3.0]))
@@ -103,7 +105,7 @@ def _axis(axis):
     return int(axis)
 
 
-def softmax(logits, axis=None, name=None):
+def softmax(logits, axis=None, name=None) -> Tensor:
     """``exp(logits) / sum(exp(logits))`` along ``axis`` (default: the last).
 
     >>> tf.nn.softmax(tf.constant([0.0, 0.0]))
@@ -112,7 +114,7 @@ def softmax(logits, axis=None, name=None):
     return apply("Softmax", [logits], {"axis": _axis(axis)})
 
 
-def log_softmax(logits, axis=None, name=None):
+def log_softmax(logits, axis=None, name=None) -> Tensor:
     """``logits - log(sum(exp(logits)))`` along ``axis`` (default: the last).
 
     >>> tf.nn.log_softmax(tf.constant([0.0, 0.0]))
@@ -121,7 +123,7 @@ def log_softmax(logits, axis=None, name=None):
     return apply("LogSoftmax", [logits], {"axis": _axis(axis)})
 
 
-def gelu(features, approximate=False, name=None):
+def gelu(features, approximate=False, name=None) -> Tensor:
     """Gaussian error linear unit: ``x * P(X <= x)`` for a standard normal X.
 
     TF's composite: erf form, or the tanh approximation when ``approximate``.
@@ -141,7 +143,7 @@ def gelu(features, approximate=False, name=None):
     return 0.5 * x * (1.0 + math.erf(x / 1.4142135623730951))
 
 
-def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None) -> Tensor:
     """Cross entropy of ``labels`` against ``softmax(logits)`` along ``axis``.
 
     -sum(labels * log_softmax(logits)) along ``axis``; labels take the logits' dtype.
@@ -154,7 +156,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     return math.negative(reduce.reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis))
 
 
-def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None) -> Tensor:
     """Cross entropy of integer ``labels`` against ``softmax(logits)``.
 
     Cross entropy against integer class ids: the log-softmax entry each label picks, negated.
@@ -191,7 +193,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     return math.negative(reduce.reduce_sum(chosen, axis=-1))
 
 
-def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None) -> Tensor:
     """Binary cross entropy of ``labels`` against ``sigmoid(logits)``, elementwise.
 
     max(x, 0) - x * z + log1p(exp(-|x|)): TF's overflow-free form, built from the same ops.
@@ -211,7 +213,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     return math.add(relu_logits - logits * labels, math.log1p(math.exp(neg_abs_logits)))
 
 
-def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) -> Tensor:
     """``x`` divided by its L2 norm along ``axis``.
 
     x / sqrt(max(sum(x^2), epsilon)) along ``axis``.
@@ -225,7 +227,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     return math.multiply(x, math.rsqrt(math.maximum(square_sum, epsilon)))
 
 
-def l2_loss(t, name=None):
+def l2_loss(t, name=None) -> Tensor:
     """Half the sum of squares of ``t``.
 
     sum(t ** 2) / 2.
@@ -250,7 +252,7 @@ def _noise_shape(x, noise_shape):
     return tuple(int(d) for d in dims)
 
 
-def dropout(x, rate, noise_shape=None, seed=None, name=None):
+def dropout(x, rate, noise_shape=None, seed=None, name=None) -> Tensor:
     """Zero each element with probability ``rate`` and scale the rest by 1 / (1 - rate).
 
     The keep mask comes from ``tapeflow.random.uniform`` (so ``seed`` makes it repeatable);
@@ -278,7 +280,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     return scaled * keep
 
 
-def bias_add(value, bias, data_format=None, name=None):
+def bias_add(value, bias, data_format=None, name=None) -> Tensor:
     """``value + bias`` with ``bias`` along the channel axis.
 
     value + bias along the channel axis (last, or 1 for 'NC...' formats).

@@ -1,4 +1,6 @@
 """Reductions: ``reduce_sum`` and friends (``tapeflow.math.reduce_*``)."""
+from __future__ import annotations
+
 from ..ir import dtypes as D
 from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor, convert_to_tensor
@@ -21,7 +23,7 @@ def _reduce(op, x, axis, keepdims):
     return apply(op, [x], {"axis": _axis(axis), "keepdims": bool(keepdims)})
 
 
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Sum of ``input_tensor``'s entries over ``axis`` (all axes if None).
 
     Args:
@@ -41,7 +43,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce("Sum", input_tensor, axis, keepdims)
 
 
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Mean of ``input_tensor``'s entries over ``axis`` (all axes if None).
 
     Integer means truncate toward zero, as in TensorFlow.
@@ -62,7 +64,7 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce("Mean", input_tensor, axis, keepdims)
 
 
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Largest entry of ``input_tensor`` over ``axis`` (all axes if None).
 
     >>> tf.reduce_max(tf.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0)
@@ -71,7 +73,7 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce("Max", input_tensor, axis, keepdims)
 
 
-def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Smallest entry of ``input_tensor`` over ``axis`` (all axes if None).
 
     >>> tf.reduce_min(tf.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0)
@@ -80,7 +82,7 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce("Min", input_tensor, axis, keepdims)
 
 
-def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Product of ``input_tensor``'s entries over ``axis`` (all axes if None).
 
     >>> tf.reduce_prod(tf.constant([[1.0, 2.0], [3.0, 4.0]]), axis=1)
@@ -89,7 +91,7 @@ def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce("Prod", input_tensor, axis, keepdims)
 
 
-def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Logical or of ``input_tensor``'s entries over ``axis`` (all axes if None).
 
     >>> tf.reduce_any(tf.constant([[True, False], [False, False]]), axis=1)
@@ -98,7 +100,7 @@ def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce("Any", input_tensor, axis, keepdims)
 
 
-def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Logical and of ``input_tensor``'s entries over ``axis`` (all axes if None).
 
     >>> tf.reduce_all(tf.constant([[True, False], [True, True]]), axis=1)
@@ -107,7 +109,7 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce("All", input_tensor, axis, keepdims)
 
 
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """``log(sum(exp(input_tensor)))`` over ``axis``, computed without overflow.
 
     TensorFlow's composite, op for op, so gradients (and their None/zeros) match.
@@ -126,7 +128,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     return math.add(result, my_max)
 
 
-def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Variance (population, as TensorFlow) over ``axis`` (all axes if None).
 
     TF's composite: mean of squared deviations from the (kept-dims) mean.
@@ -141,7 +143,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     return reduce_mean(math.square(math.subtract(x, means)), axis, keepdims)
 
 
-def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
     """Standard deviation (population, as TensorFlow) over ``axis`` (all axes if None).
 
     >>> tf.math.reduce_std(tf.constant([1.0, 3.0]))
@@ -155,7 +157,7 @@ def _arg(op, x, axis, output_type):
                            "output_type": D.as_dtype(output_type)})
 
 
-def argmax(input, axis=None, output_type=D.int64, name=None):
+def argmax(input, axis=None, output_type=D.int64, name=None) -> Tensor:
     """Index of the largest entry along ``axis`` (default 0), as ``output_type``.
 
     >>> tf.argmax(tf.constant([[1.0, 5.0], [7.0, 2.0]]), axis=1)
@@ -164,7 +166,7 @@ def argmax(input, axis=None, output_type=D.int64, name=None):
     return _arg("ArgMax", input, axis, output_type)
 
 
-def argmin(input, axis=None, output_type=D.int64, name=None):
+def argmin(input, axis=None, output_type=D.int64, name=None) -> Tensor:
     """Index of the smallest entry along ``axis`` (default 0), as ``output_type``.
 
     >>> tf.argmin(tf.constant([[1.0, 5.0], [7.0, 2.0]]), axis=1)
@@ -173,7 +175,7 @@ def argmin(input, axis=None, output_type=D.int64, name=None):
     return _arg("ArgMin", input, axis, output_type)
 
 
-def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
     """Sums of ``data``'s rows grouped by ``segment_ids``.
 
     Sum of ``data`` rows into ``num_segments`` buckets; negative ids are dropped.
