@@ -1,4 +1,6 @@
 """``tapeflow.config``: TensorFlow's ``tf.config`` names that matter on one CPU."""
+from __future__ import annotations
+
 from typing import NamedTuple
 
 from .tracer.compile_log import log_compiles, set_log_compiles
@@ -25,7 +27,7 @@ class LogicalDevice(NamedTuple):
     device_type: str
 
 
-def list_physical_devices(device_type=None):
+def list_physical_devices(device_type: str | None=None) -> list[PhysicalDevice]:
     """The CPU, as TensorFlow lists it; no GPU or TPU (tapeflow runs on the CPU only).
 
     >>> tf.config.list_physical_devices()
@@ -37,7 +39,7 @@ def list_physical_devices(device_type=None):
     return [cpu] if device_type in (None, "CPU") else []
 
 
-def list_logical_devices(device_type=None):
+def list_logical_devices(device_type: str | None=None) -> list[LogicalDevice]:
     """The CPU as a logical device, as TensorFlow lists it (no GPU or TPU).
 
     >>> tf.config.list_logical_devices("CPU")

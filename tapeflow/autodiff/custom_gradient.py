@@ -6,9 +6,12 @@ its outputs are fresh tensors, so gradients reach the inputs only through
 ``grad_fn``. Keyword arguments are bound to the signature first: a tensor passed
 by keyword gets its gradient, where TensorFlow silently drops it.
 """
+from __future__ import annotations
+
 import contextlib
 import functools
 import inspect
+from collections.abc import Callable, Iterator
 
 from .. import _nest
 from ..ir.graph import Graph, Value
@@ -40,12 +43,12 @@ class RegisterGradient:
     <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
     """
 
-    def __init__(self, op_type):
+    def __init__(self, op_type: str) -> None:
         if not isinstance(op_type, str):
             raise TypeError("op_type must be a string")
         self._op_type = op_type
 
-    def __call__(self, fn):
+    def __call__(self, fn: Callable) -> Callable:
         if self._op_type in USER_GRADS or self._op_type in GRADS:
             raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
         USER_GRADS[self._op_type] = GradRule(_tf_style(fn), inputs="all", outputs="all")
@@ -60,7 +63,7 @@ def _tf_style(fn):
 
 
 @contextlib.contextmanager
-def gradient_override_map(op_type_map):
+def gradient_override_map(op_type_map: dict[str, str]) -> Iterator[None]:
     """A context manager giving ops of some types another registered gradient.
 
     Within the block, ops of type ``k`` are recorded with the gradient registered as ``v``.
@@ -98,7 +101,7 @@ def _is_tensor(x):
     return isinstance(x, (Tensor, Variable)) or hasattr(x, "aval")
 
 
-def custom_gradient(f=None):
+def custom_gradient(f: Callable | None=None) -> Callable:
     """Decorator defining a function together with its own gradient.
 
     Decorator: ``f(*args) -> (outputs, grad_fn)`` with ``grad_fn(*upstream) -> input grads``.

@@ -7,6 +7,10 @@ the gradient of ⟨Jᵀu, t⟩ with respect to u is J·t. The gradient rules are
 the outer tape records them (higher order), eagerly and inside ``function`` alike, and an
 unconnected target gets None (or zeros) exactly as TensorFlow's.
 """
+from __future__ import annotations
+
+from typing import Any
+
 from .. import _nest
 from ..ops import math, reduce
 from ..ops.creation import zeros_like
@@ -30,7 +34,7 @@ class ForwardAccumulator:
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 0.], dtype=float32)>
     """
 
-    def __init__(self, primals, tangents):
+    def __init__(self, primals, tangents) -> None:
         self._primals = _nest.flatten(primals)
         flat_tangents = _nest.flatten(tangents)
         if len(self._primals) != len(flat_tangents):
@@ -57,7 +61,7 @@ class ForwardAccumulator:
         self._active = False
         return self._tape.__exit__(*exc)
 
-    def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
+    def jvp(self, primals, unconnected_gradients: UnconnectedGradients | str=UnconnectedGradients.NONE) -> Any:
         """J·t for each tensor of ``primals`` (a structure), computed in this context.
 
         >>> x = tf.constant(3.0)

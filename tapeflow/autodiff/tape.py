@@ -1,9 +1,13 @@
 """GradientTape: TensorFlow's tape API over the recorder and the backprop sweep."""
+from __future__ import annotations
+
 import contextlib
 import enum
 import itertools
 import types
 import warnings
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +83,7 @@ class GradientTape:
     <tf.Tensor: shape=(), dtype=float32, numpy=12.0>
     """
 
-    def __init__(self, persistent=False, watch_accessed_variables=True):
+    def __init__(self, persistent: bool=False, watch_accessed_variables: bool=True) -> None:
         self._serial = next(CREATED)   # creation order (tracer/pyif.py: tapes older than an `if`)
         self._persistent = bool(persistent)
         self._watch_accessed_variables = bool(watch_accessed_variables)
@@ -138,7 +142,7 @@ class GradientTape:
             yield
 
     @contextlib.contextmanager
-    def stop_recording(self):
+    def stop_recording(self) -> Iterator[None]:
         """Temporarily stop recording operations on this tape (a context manager).
 
         Raises:
@@ -163,7 +167,7 @@ class GradientTape:
         finally:
             self._push()
 
-    def reset(self):
+    def reset(self) -> None:
         """Clear everything recorded (and watched) so far; keep recording.
 
         >>> x = tf.constant(3.0)
@@ -181,7 +185,7 @@ class GradientTape:
         self._push()
 
     # -- watching ------------------------------------------------------------------
-    def watch(self, tensor):
+    def watch(self, tensor) -> None:
         """Watch a tensor, a variable, or a nested structure of them.
 
         Args:
@@ -211,7 +215,7 @@ class GradientTape:
                 raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor "
                                  f"or tf.Variable.")
 
-    def watched_variables(self):
+    def watched_variables(self) -> tuple[Variable, ...]:
         """Variables watched by this tape, in the order they were first watched.
 
         >>> a, b = tf.Variable(1.0, name="a"), tf.Variable(2.0, name="b")
@@ -224,7 +228,7 @@ class GradientTape:
             self._watched_variables = tuple(self._rec.variables.values())
         return self._watched_variables
 
-    def saved_bytes(self):
+    def saved_bytes(self) -> int:
         """Bytes of tensor data this tape keeps for its backward pass (beyond TensorFlow)."""
         return 0 if self._rec is None else self._rec.saved_bytes()
 
@@ -257,7 +261,7 @@ class GradientTape:
         self._freed_rec, self._rec = rec, None
 
     def gradient(self, target, sources, output_gradients=None,
-                 unconnected_gradients=UnconnectedGradients.NONE):
+                 unconnected_gradients=UnconnectedGradients.NONE) -> Any:
         """Gradient of ``target`` (summed if not scalar; a structure is summed too) w.r.t. ``sources``.
 
         Args:
@@ -317,7 +321,7 @@ class GradientTape:
         return [None if g is None else convert_to_tensor(g, dtype_hint=t.dtype)
                 for g, t in zip(seeds, flat_targets)]
 
-    def explain(self, target, source):
+    def explain(self, target, source) -> str:
         """Why ``gradient(target, source)`` is None (or that it is not): a sentence for humans."""
         rec = self._rec if self._rec is not None else self._freed_rec
         target_ids = flat_ids(_nest.flatten(target), "target")
@@ -327,8 +331,8 @@ class GradientTape:
                 return f"{_explain.describe(source)} is connected to the target: its gradient is not None."
         return _explain.explain(rec, target_ids, source)
 
-    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
-                 parallel_iterations=None, experimental_use_pfor=True):
+    def jacobian(self, target, sources, unconnected_gradients: UnconnectedGradients | str=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor: bool=True) -> Any:
         """d target[i...] / d source[j...] with shape ``target.shape + source.shape`` per source.
 
         Computed as one vectorized program (``experimental_use_pfor=True``, the default).
@@ -385,8 +389,8 @@ class GradientTape:
             self._end()
         return _nest.pack_sequence_as(sources, out)
 
-    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
-                       parallel_iterations=None, experimental_use_pfor=True):
+    def batch_jacobian(self, target, source, unconnected_gradients: UnconnectedGradients | str=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor: bool=True) -> Tensor | None:
         """Per-example jacobian: shape ``target.shape + source.shape[1:]``; assumes rows independent.
 
         As in TensorFlow, an unconnected source gives zeros whatever ``unconnected_gradients`` says.

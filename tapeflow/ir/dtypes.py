@@ -1,4 +1,6 @@
 """tapeflow dtypes: thin, hashable wrappers over NumPy dtypes with TensorFlow's names."""
+from __future__ import annotations
+
 import numpy as np
 
 
@@ -13,7 +15,7 @@ class DType:
 
     __slots__ = ("name", "np")
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.name = name
         self.np = np.dtype(name)
 
@@ -86,7 +88,7 @@ _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64})
 
 
-def as_dtype(x):
+def as_dtype(x) -> DType:
     """The tapeflow DType for a DType, NumPy dtype/type, or name; TypeError otherwise.
 
     >>> tf.as_dtype("float64")

@@ -3,7 +3,10 @@
 The Python values and the structure of the arguments are formatted once, into a template
 with one field per tensor; the tensors are formatted when the print runs (``PrintV2``).
 """
+from __future__ import annotations
+
 import sys
+from typing import TextIO
 
 from .. import _nest
 from ..runtime.dispatch import apply
@@ -30,7 +33,7 @@ def _stream_name(stream):
     raise ValueError(f"tapeflow.print: output_stream must be sys.stderr or sys.stdout, got {stream!r}")
 
 
-def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001
+def print(*inputs, output_stream: TextIO | None=None, summarize: int=3, sep: str=" ", end: str="\n", name: str | None=None) -> None:  # noqa: A001
     """Print tensors and Python values, as TensorFlow prints them (to stderr by default).
 
     Print ``inputs`` as TensorFlow does: tensors by their values (``summarize`` entries

@@ -8,7 +8,11 @@ gradient. Our IR needs the outputs' shapes where TensorFlow leaves them unknown:
 calls the function once on zeros of the inputs' shapes (outside the trace, unseen by
 tapes) to learn them, and each run checks its results against them.
 """
+from __future__ import annotations
+
 import numpy as np
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..runtime.dispatch import apply
 from ..runtime.kernels.io import register_py_func
@@ -33,7 +37,7 @@ def _type_text(aval):
     return f"{aval.dtype.name}[{','.join('?' if d is None else str(d) for d in aval.shape)}]"
 
 
-def py_function(func, inp, Tout, name=None):  # noqa: N803  (TensorFlow's argument name)
+def py_function(func: Callable, inp: Sequence, Tout, name: str | None=None) -> Any:  # noqa: N803  (TensorFlow's argument name)
     """Call a Python function on tensors, eagerly or as an op inside a ``function``.
 
     Call ``func(*inp)`` with tensors; returns a tensor per entry of ``Tout`` (a list), or one
@@ -67,7 +71,7 @@ def py_function(func, inp, Tout, name=None):  # noqa: N803  (TensorFlow's argume
     return outs[0] if single else outs
 
 
-def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803
+def numpy_function(func: Callable, inp: Sequence, Tout, stateful: bool=True, name: str | None=None) -> Any:  # noqa: N803
     """Call a Python function on NumPy arrays, eagerly or as an op inside a ``function``.
 
     ``py_function`` whose function takes and returns NumPy arrays (never differentiable).

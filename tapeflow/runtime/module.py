@@ -7,6 +7,8 @@ submodules', every object reported once. So ``trainable_variables`` comes out
 in the same order as in TensorFlow, which is the order optimizers and
 ``tape.gradient`` results line up with.
 """
+from __future__ import annotations
+
 import re
 
 from .. import _nest
@@ -92,7 +94,7 @@ class Module:
 
     _TF_MODULE_IGNORED_PROPERTIES = frozenset()
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None=None) -> None:
         if name is None:
             name = camel_to_snake(type(self).__name__)
         elif not _IDENTIFIER.match(name):
@@ -102,7 +104,7 @@ class Module:
         self._scope_name = stack.current_name_scope() + name + "/"
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self._name
 
     @property
@@ -111,7 +113,7 @@ class Module:
         return ModuleNameScope(self._scope_name)
 
     @property
-    def variables(self):
+    def variables(self) -> tuple[Variable, ...]:
         """All variables of this module and its submodules, each once (a tuple).
 
         >>> m = tf.Module()
@@ -122,7 +124,7 @@ class Module:
         return tuple(self._flatten(predicate=_is_variable))
 
     @property
-    def trainable_variables(self):
+    def trainable_variables(self) -> tuple[Variable, ...]:
         """The trainable variables of this module and its submodules, each once (a tuple).
 
         >>> m = tf.Module()
@@ -133,11 +135,11 @@ class Module:
         return tuple(self._flatten(predicate=_is_trainable_variable))
 
     @property
-    def non_trainable_variables(self):
+    def non_trainable_variables(self) -> tuple[Variable, ...]:
         return tuple(self._flatten(predicate=_is_non_trainable_variable))
 
     @property
-    def submodules(self):
+    def submodules(self) -> tuple[Module, ...]:
         """Every module reachable from this one's attributes, nearest first (a tuple).
 
         >>> outer = tf.Module(name="outer")

@@ -24,6 +24,8 @@ only calls these methods on the innermost one, ``current_trace()``:
 - ``trace_graph(fn, avals)``: ``fn`` traced on symbolic inputs into a graph of its own (a
   custom gradient's ``grad_fn``); returns the graph and the tensors its extra inputs take.
 """
+from __future__ import annotations
+
 import threading
 
 
@@ -115,17 +117,17 @@ class init_scope:
     <tf.Tensor: shape=(), dtype=bool, numpy=True>
     """
 
-    def __enter__(self):
+    def __enter__(self) -> init_scope:
         self._saved = STATE.tapes, STATE.var_watchers, STATE.traces
         STATE.tapes, STATE.var_watchers, STATE.traces = [], [], []
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc) -> bool:
         STATE.tapes, STATE.var_watchers, STATE.traces = self._saved
         return False
 
 
-def executing_eagerly():
+def executing_eagerly() -> bool:
     """Whether ops run at once (True) rather than being traced into a ``function``.
 
     False while a ``function`` is being traced on this thread, as ``tf.executing_eagerly``.

@@ -1,6 +1,9 @@
 """Name scopes for variable names ('dense/kernel:0'); thread-local."""
+from __future__ import annotations
+
 import contextlib
 import threading
+from collections.abc import Iterator
 
 _local = threading.local()
 
@@ -11,7 +14,7 @@ def current_name_scope():
 
 
 @contextlib.contextmanager
-def name_scope(name):
+def name_scope(name: str | None) -> Iterator[str]:
     """A context manager prefixing the names of variables created inside (``"scope/"``).
 
     >>> with tf.name_scope("layer"):
@@ -30,7 +33,7 @@ def name_scope(name):
 
 
 @contextlib.contextmanager
-def device(device_name):
+def device(device_name: str | None) -> Iterator[None]:
     """A context manager placing ops on a device: the CPU, whatever the name.
 
     ``tf.device``: tapeflow runs on the CPU only, so every device name places ops there, as

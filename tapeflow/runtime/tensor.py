@@ -5,7 +5,10 @@ A Tensor is an immutable NumPy value (0-d values are NumPy scalars, as
 use to track it. A Variable is mutable state with an id of its own; reading it
 yields a fresh Tensor, recorded on the tapes that watch the variable.
 """
+from __future__ import annotations
+
 import itertools
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -40,10 +43,10 @@ class TensorShape(tuple):
 
     ndims = rank
 
-    def as_list(self):
+    def as_list(self) -> list[int | None]:
         return list(self)
 
-    def num_elements(self):
+    def num_elements(self) -> int | None:
         return None if None in self else int(np.prod(self, dtype=np.int64))
 
     def is_compatible_with(self, other):
@@ -150,7 +153,7 @@ class Tensor(_Operators):
 
     __slots__ = ("_value", "_id", "__weakref__")
 
-    def __init__(self, value):
+    def __init__(self, value) -> None:
         self._value = value
         self._id = _next_id()
 
@@ -179,7 +182,7 @@ class Tensor(_Operators):
         return "/job:localhost/replica:0/task:0/device:CPU:0"
 
     # -- leaving tapeflow --------------------------------------------------------
-    def numpy(self):
+    def numpy(self) -> np.ndarray | np.generic:
         """The value as NumPy (a NumPy scalar for 0-d tensors); a copy the caller may mutate.
 
         >>> tf.constant([1, 2]).numpy()
@@ -274,7 +277,7 @@ class Variable(_Operators):
 
     __slots__ = ("_value", "_id", "_trainable", "_name", "__weakref__")
 
-    def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None):
+    def __init__(self, initial_value=None, trainable: bool=True, name: str | None=None, dtype: D.DType | str | None=None, shape: Sequence[int | None] | None=None) -> None:
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if callable(initial_value):
@@ -368,7 +371,7 @@ class Variable(_Operators):
         ctx = current_trace()
         return Tensor(self._value) if ctx is None else ctx.variable_value(self)
 
-    def numpy(self):
+    def numpy(self) -> np.ndarray | np.generic:
         v = self._value
         return v.copy() if isinstance(v, np.ndarray) else v
 
@@ -393,7 +396,7 @@ class Variable(_Operators):
 
     # TensorFlow's assigns return the variable as an ``_UnreadVariable`` (its repr says
     # 'UnreadVariable'), or None with ``read_value=False``.
-    def assign(self, value, use_locking=False, name=None, read_value=True):
+    def assign(self, value, use_locking: bool=False, name: str | None=None, read_value: bool=True) -> Variable | None:
         """Set the variable to ``value`` (same shape and dtype); returns the variable.
 
         Args:
@@ -411,7 +414,7 @@ class Variable(_Operators):
         self._set(convert_to_tensor(value, dtype=self.dtype), "assign to")
         return _UnreadVariable(self) if read_value else None
 
-    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+    def assign_add(self, delta, use_locking: bool=False, name: str | None=None, read_value: bool=True) -> Variable | None:
         """Add ``delta`` to the variable in place; returns the variable.
 
         >>> v = tf.Variable([1.0, 2.0])
@@ -428,7 +431,7 @@ class Variable(_Operators):
             self._set(wrap(np.asarray(self._value + d._value, dtype=self._value.dtype)), "assign_add to")
         return _UnreadVariable(self) if read_value else None
 
-    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+    def assign_sub(self, delta, use_locking: bool=False, name: str | None=None, read_value: bool=True) -> Variable | None:
         """Subtract ``delta`` from the variable in place; returns the variable.
 
         >>> v = tf.Variable([1.0, 2.0])
@@ -533,7 +536,7 @@ def _contains_tensor(seq):
                for x in seq)
 
 
-def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+def convert_to_tensor(value, dtype: D.DType | str | None=None, dtype_hint: D.DType | str | None=None, name: str | None=None) -> Tensor:
     """Tensor for a Tensor, Variable (read), NumPy value, Python scalar or nested list.
 
     ``dtype`` is a requirement (Python values are converted to it, tensors must have it);
@@ -588,7 +591,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     return wrap(_python_array(value, dtype))
 
 
-def constant(value, dtype=None, shape=None, name=None):
+def constant(value, dtype: D.DType | str | None=None, shape: Sequence[int] | None=None, name: str | None=None) -> Tensor:
     """A new Tensor from a value (never recorded on a tape).
 
     Args:

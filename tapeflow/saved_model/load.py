@@ -14,6 +14,9 @@ file bytes, parsed JSON, the sum of all variables' and constants' bytes (checked
 manifest before any array is read), graph nodes and the object tree's list padding are
 charged before they are allocated.
 """
+from __future__ import annotations
+
+import os
 import re
 
 from .. import env
@@ -418,7 +421,7 @@ def _count(s):
     return sum(_count(v if kind != "dict" else v[1]) for v in items)
 
 
-def load(export_dir):
+def load(export_dir: str | os.PathLike) -> LoadedModule | LoadedFunction:
     """The Module (or function) saved in ``export_dir``; raises SavedModelError if the files are bad.
 
     Args:

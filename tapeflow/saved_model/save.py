@@ -8,6 +8,8 @@ trace at are left out (calling the loaded function at one says which ranks exist
 Variables are saved by value with their names and trainability; eager tensors a
 function captured are saved as constants. The layout is in docs/saved_programs.md.
 """
+from __future__ import annotations
+
 import inspect
 import itertools
 import os
@@ -44,7 +46,7 @@ class SaveOptions:
     False
     """
 
-    def __init__(self, experimental_custom_gradients=True, **unsupported):
+    def __init__(self, experimental_custom_gradients: bool=True, **unsupported) -> None:
         if unsupported:
             raise TypeError(f"SaveOptions: unsupported option(s) {sorted(unsupported)}")
         self.experimental_custom_gradients = bool(experimental_custom_gradients)
@@ -273,7 +275,7 @@ def _signature_functions(obj, signatures, w):
     return out
 
 
-def save(obj, export_dir, signatures=None, options=None):
+def save(obj, export_dir: str | os.PathLike, signatures=None, options: SaveOptions | None=None) -> None:
     """Save ``obj`` (a Module, a ``tapeflow.function`` or a loaded one) as a saved program.
 
     The files are data (JSON graphs and ``.npy`` arrays; ``docs/saved_programs.md``): loading

@@ -12,6 +12,8 @@ Records carry their fields as attributes (``record.tapeflow``: a dict with ``eve
 aggregate without parsing the text. Records are emitted only per trace and per compile,
 never per call: a logger nobody listens to costs nothing on the call path.
 """
+from __future__ import annotations
+
 import logging
 import sys
 
@@ -22,7 +24,7 @@ LOGGER = logging.getLogger("tapeflow")
 _handler = None
 
 
-def set_log_compiles(enabled):
+def set_log_compiles(enabled: bool) -> None:
     """Print each trace, compile and tier switch to stderr (``tapeflow.config.set_log_compiles``).
 
     Args:
@@ -46,7 +48,7 @@ def set_log_compiles(enabled):
         LOGGER.setLevel(logging.NOTSET)
 
 
-def log_compiles():
+def log_compiles() -> bool:
     """Whether ``set_log_compiles`` (or ``TAPEFLOW_LOG_COMPILES``) is on.
 
     >>> tf.config.log_compiles()

@@ -7,7 +7,10 @@ through compiled code. This reproduces TensorFlow's rule for gradients through
 a function: an input that reaches any output gets a tensor (zeros where the
 requested target does not depend on it); an input that reaches none gets None.
 """
+from __future__ import annotations
+
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +69,7 @@ class ConcreteFunction:
         # straight-line code generated for this function and program (fastcall.py)
         self.fast = self.call_fast
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args, **kwargs) -> Any:
         """Call with the same kind of arguments as the Python function it was traced from.
 
         >>> c = tf.function(lambda x, y: x - y).get_concrete_function(tf.constant(1.0), tf.constant(2.0))

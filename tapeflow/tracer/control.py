@@ -20,7 +20,11 @@ path through a loop on a tensor ends at ``context.MAX_DECISIONS``. ``convert.py`
 the function's ``while`` statements so that a loop whose first test is a symbolic tensor becomes ``loop``
 (one While node), see ``pywhile.py``.
 """
+from __future__ import annotations
+
 import numpy as np
+from collections.abc import Callable
+from typing import Any
 
 from .. import _nest
 from ..errors import user_line
@@ -140,7 +144,7 @@ def _is_symbolic(x):
 
 # -- tf.cond ----------------------------------------------------------------------------------
 
-def cond(pred, true_fn=None, false_fn=None, name=None):
+def cond(pred, true_fn: Callable | None=None, false_fn: Callable | None=None, name: str | None=None) -> Any:
     """``true_fn()`` if ``pred`` else ``false_fn()``, on a tensor ``pred`` too.
 
     ``true_fn()`` if ``pred`` else ``false_fn()``; inside a function on a symbolic ``pred``,
@@ -186,8 +190,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 
 # -- tf.while_loop ----------------------------------------------------------------------------
 
-def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
-               back_prop=True, swap_memory=False, maximum_iterations=None, name=None):
+def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None, parallel_iterations=10,
+               back_prop=True, swap_memory=False, maximum_iterations: int | Tensor | None=None, name: str | None=None) -> Any:
     """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` holds.
 
     Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` (``tf.while_loop``).

@@ -7,12 +7,16 @@ argument that changed, old versus new; from the fifth trace on, a warning says s
 With an ``input_signature`` (or ``reduce_retracing``), ``None`` dimensions match
 any size: one signature trace, specialised per concrete shape underneath.
 """
+from __future__ import annotations
+
 import functools
 import inspect
 import threading
 import time
 import warnings
 import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +62,7 @@ class TensorSpec:
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 3.], dtype=float32)>
     """
 
-    def __init__(self, shape=None, dtype=D.float32, name=None):
+    def __init__(self, shape: Sequence[int | None] | None=None, dtype: D.DType | str=D.float32, name: str | None=None) -> None:
         self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
         self.dtype = D.as_dtype(dtype)
         self.name = name
@@ -265,7 +269,7 @@ class Function:
                          for name, a, b in best)
 
     # -- calling ---------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args, **kwargs) -> Any:
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
@@ -405,7 +409,7 @@ class Function:
             arg_inputs.get(v.id) for v in concrete.graph.inputs) if pos is not None}
         concrete.graph.input_names = [by_input.get(k) for k in range(len(concrete.graph.inputs))]
 
-    def pretty_printed_concrete_signatures(self, verbose=True):
+    def pretty_printed_concrete_signatures(self, verbose: bool=True) -> str:
         """Every traced signature as TensorFlow prints them, separated by a blank line."""
         return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._concrete.values())
 
@@ -435,7 +439,7 @@ class Function:
 
         return bind
 
-    def get_concrete_function(self, *args, **kwargs):
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction | AnyRankConcreteFunction:
         """The ConcreteFunction for these arguments (TensorSpecs allowed), tracing if needed.
 
         Args:
@@ -459,7 +463,7 @@ class Function:
         with self._lock:
             return self._concrete.get(ckey) or self._trace(ba, flat, labels, ckey, gkey)
 
-    def lower(self, *args, **kwargs):
+    def lower(self, *args, **kwargs) -> Lowered:
         """Every compilation stage for these arguments (see ``tracer.lower.Lowered``).
 
         Beyond TensorFlow (as JAX's ``jit(f).lower(x)``): the traced graph, each pass, the
@@ -479,7 +483,7 @@ class Function:
             args = tuple(self.input_signature)
         return Lowered(concrete, arg_names=self._keys(self._bind(args, kwargs))[1])
 
-    def experimental_get_tracing_count(self):
+    def experimental_get_tracing_count(self) -> int:
         """How many times this function has been traced (one per new input signature).
 
         >>> f = tf.function(lambda x: x * x)
@@ -585,7 +589,7 @@ _EAGER = _Eager()                    # tf.config.run_functions_eagerly
 _WITH_FAST_PATH = weakref.WeakSet()  # Functions with a generated __call__ (undone when eager)
 
 
-def run_functions_eagerly(run_eagerly):
+def run_functions_eagerly(run_eagerly: bool) -> None:
     """Run every ``function``'s Python body eagerly (no trace, no compile), or stop.
 
     ``tf.config.run_functions_eagerly``: calls of every ``function`` run its Python body
@@ -609,7 +613,7 @@ def run_functions_eagerly(run_eagerly):
         _WITH_FAST_PATH.clear()
 
 
-def functions_run_eagerly():
+def functions_run_eagerly() -> bool:
     """Whether ``run_functions_eagerly(True)`` is in effect.
 
     ``tf.config.functions_run_eagerly``.
@@ -620,8 +624,8 @@ def functions_run_eagerly():
     return _EAGER.on
 
 
-def function(func=None, input_signature=None, jit_compile=None, reduce_retracing=False,
-             experimental_relax_shapes=None, name=None):
+def function(func: Callable | None=None, input_signature: Sequence[TensorSpec] | None=None, jit_compile: bool | None=None, reduce_retracing: bool=False,
+             experimental_relax_shapes=None, name: str | None=None) -> Function | Callable[[Callable], Function]:
     """Decorator compiling ``func`` (TensorFlow's ``tf.function``); works on methods too.
 
     The Python function is traced into a graph once per input signature, optimized, and run

@@ -6,6 +6,11 @@ the batch and is reported); the batched graph then runs as jacobians' programs d
 NumPy eagerly, through dispatch when traced or when a tape tracks an input (so it lands in
 the enclosing function's graph, or on the tape: differentiable).
 """
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 from .. import _nest
 from ..ir.opdef import AVal
 from ..passes.vectorize import vectorize
@@ -15,7 +20,7 @@ from .context import TraceContext, as_tensor
 from .jacobian import _symbolic_or_taped
 
 
-def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+def vectorized_map(fn: Callable, elems, fallback_to_while_loop: bool=True, warn: bool=True) -> Any:
     """``fn`` applied to every row of ``elems``, as one vectorized program.
 
     ``fn`` applied to every row of ``elems`` (a tensor or a structure of tensors sharing
