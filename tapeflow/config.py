@@ -27,7 +27,7 @@ class LogicalDevice(NamedTuple):
     device_type: str
 
 
-def list_physical_devices(device_type: str | None=None) -> list[PhysicalDevice]:
+def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
     """The CPU, as TensorFlow lists it; no GPU or TPU (tapeflow runs on the CPU only).
 
     >>> tf.config.list_physical_devices()
@@ -39,7 +39,7 @@ def list_physical_devices(device_type: str | None=None) -> list[PhysicalDevice]:
     return [cpu] if device_type in (None, "CPU") else []
 
 
-def list_logical_devices(device_type: str | None=None) -> list[LogicalDevice]:
+def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
     """The CPU as a logical device, as TensorFlow lists it (no GPU or TPU).
 
     >>> tf.config.list_logical_devices("CPU")

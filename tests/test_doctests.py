@@ -28,12 +28,14 @@ MODULES = [
     "tapeflow.keras.layers", "tapeflow.keras.optimizers",
     "tapeflow.saved_model.save", "tapeflow.saved_model.load", "tapeflow.train.checkpoint",
     "tapeflow.config", "tapeflow.tracer.compile_log", "tapeflow.distribute.strategy",
+    "tapeflow.random", "tapeflow.autodiff.explain", "tapeflow.autograph", "tapeflow.tracer.convert",
 ]
 
 # Namespaces whose every public callable must have a docstring with an example.
 NAMESPACES = ["tapeflow", "tapeflow.math", "tapeflow.nn", "tapeflow.linalg",
               "tapeflow.keras.layers", "tapeflow.keras.optimizers", "tapeflow.saved_model",
-              "tapeflow.train", "tapeflow.config", "tapeflow.autodiff"]
+              "tapeflow.train", "tapeflow.config", "tapeflow.autodiff", "tapeflow.random",
+              "tapeflow.debugging", "tapeflow.autograph"]
 
 # Methods users call, which need an example too (classes above are checked as classes).
 METHODS = {

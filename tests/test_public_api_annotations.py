@@ -13,6 +13,7 @@ import tapeflow as tf
 from test_doctests import METHODS, _function_classes, _public
 
 NAMESPACES = ["tapeflow", "tapeflow.math", "tapeflow.nn", "tapeflow.linalg", "tapeflow.saved_model",
+              "tapeflow.random", "tapeflow.debugging", "tapeflow.autograph",
               "tapeflow.train", "tapeflow.config", "tapeflow.autodiff"]
 
 

@@ -101,7 +101,7 @@ def _is_tensor(x):
     return isinstance(x, (Tensor, Variable)) or hasattr(x, "aval")
 
 
-def custom_gradient(f: Callable | None=None) -> Callable:
+def custom_gradient(f: Callable | None = None) -> Callable:
     """Decorator defining a function together with its own gradient.
 
     Decorator: ``f(*args) -> (outputs, grad_fn)`` with ``grad_fn(*upstream) -> input grads``.

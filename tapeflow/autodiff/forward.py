@@ -61,7 +61,8 @@ class ForwardAccumulator:
         self._active = False
         return self._tape.__exit__(*exc)
 
-    def jvp(self, primals, unconnected_gradients: UnconnectedGradients | str=UnconnectedGradients.NONE) -> Any:
+    def jvp(self, primals,
+            unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE) -> Any:
         """J·t for each tensor of ``primals`` (a structure), computed in this context.
 
         >>> x = tf.constant(3.0)

@@ -83,7 +83,7 @@ class GradientTape:
     <tf.Tensor: shape=(), dtype=float32, numpy=12.0>
     """
 
-    def __init__(self, persistent: bool=False, watch_accessed_variables: bool=True) -> None:
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._serial = next(CREATED)   # creation order (tracer/pyif.py: tapes older than an `if`)
         self._persistent = bool(persistent)
         self._watch_accessed_variables = bool(watch_accessed_variables)
@@ -331,8 +331,9 @@ class GradientTape:
                 return f"{_explain.describe(source)} is connected to the target: its gradient is not None."
         return _explain.explain(rec, target_ids, source)
 
-    def jacobian(self, target, sources, unconnected_gradients: UnconnectedGradients | str=UnconnectedGradients.NONE,
-                 parallel_iterations=None, experimental_use_pfor: bool=True) -> Any:
+    def jacobian(self, target, sources,
+                 unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor: bool = True) -> Any:
         """d target[i...] / d source[j...] with shape ``target.shape + source.shape`` per source.
 
         Computed as one vectorized program (``experimental_use_pfor=True``, the default).
@@ -389,8 +390,10 @@ class GradientTape:
             self._end()
         return _nest.pack_sequence_as(sources, out)
 
-    def batch_jacobian(self, target, source, unconnected_gradients: UnconnectedGradients | str=UnconnectedGradients.NONE,
-                       parallel_iterations=None, experimental_use_pfor: bool=True) -> Tensor | None:
+    def batch_jacobian(
+            self, target, source,
+            unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+            parallel_iterations=None, experimental_use_pfor: bool = True) -> Tensor | None:
         """Per-example jacobian: shape ``target.shape + source.shape[1:]``; assumes rows independent.
 
         As in TensorFlow, an unconnected source gives zeros whatever ``unconnected_gradients`` says.

@@ -308,7 +308,8 @@ def _scalar(value, dtype):
     return t.numpy().item(), t.dtype
 
 
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None) -> Tensor:
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None,
+            name=None) -> Tensor:
     """One-hot vectors of length ``depth`` for integer ``indices``.
 
     TF's dtype rules: ``dtype``, else that of on/off_value, else float32; they must agree.

@@ -33,7 +33,8 @@ def _stream_name(stream):
     raise ValueError(f"tapeflow.print: output_stream must be sys.stderr or sys.stdout, got {stream!r}")
 
 
-def print(*inputs, output_stream: TextIO | None=None, summarize: int=3, sep: str=" ", end: str="\n", name: str | None=None) -> None:  # noqa: A001
+def print(*inputs, output_stream: TextIO | None = None, summarize: int = 3,  # noqa: A001
+          sep: str = " ", end: str = "\n", name: str | None = None) -> None:
     """Print tensors and Python values, as TensorFlow prints them (to stderr by default).
 
     Print ``inputs`` as TensorFlow does: tensors by their values (``summarize`` entries

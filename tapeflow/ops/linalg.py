@@ -48,7 +48,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                                     "transpose_b": bool(transpose_b or adjoint_b)})
 
 
-def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None) -> Tensor:
+def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
+           name=None) -> Tensor:
     """The matrix-vector product ``a @ b``.
 
     ``a @ b`` for a (batch of) matrix and vector, as TF: expand, matmul, squeeze.

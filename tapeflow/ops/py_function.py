@@ -37,7 +37,8 @@ def _type_text(aval):
     return f"{aval.dtype.name}[{','.join('?' if d is None else str(d) for d in aval.shape)}]"
 
 
-def py_function(func: Callable, inp: Sequence, Tout, name: str | None=None) -> Any:  # noqa: N803  (TensorFlow's argument name)
+def py_function(func: Callable, inp: Sequence, Tout,  # noqa: N803  (TensorFlow's argument name)
+                name: str | None = None) -> Any:
     """Call a Python function on tensors, eagerly or as an op inside a ``function``.
 
     Call ``func(*inp)`` with tensors; returns a tensor per entry of ``Tout`` (a list), or one
@@ -71,7 +72,8 @@ def py_function(func: Callable, inp: Sequence, Tout, name: str | None=None) -> A
     return outs[0] if single else outs
 
 
-def numpy_function(func: Callable, inp: Sequence, Tout, stateful: bool=True, name: str | None=None) -> Any:  # noqa: N803
+def numpy_function(func: Callable, inp: Sequence, Tout,  # noqa: N803
+                   stateful: bool = True, name: str | None = None) -> Any:
     """Call a Python function on NumPy arrays, eagerly or as an op inside a ``function``.
 
     ``py_function`` whose function takes and returns NumPy arrays (never differentiable).

@@ -79,9 +79,10 @@ class TensorArray:
     <tf.Tensor: shape=(4,), dtype=float32, numpy=array([0., 1., 4., 9.], dtype=float32)>
     """
 
-    def __init__(self, dtype: D.DType | str, size: int | Tensor | None=None, dynamic_size: bool | None=None, clear_after_read=None,
-                 tensor_array_name=None, handle=None, flow=None, infer_shape=True,
-                 element_shape=None, colocate_with_first_write_call=True, name=None) -> None:
+    def __init__(self, dtype: D.DType | str, size: int | Tensor | None = None,
+                 dynamic_size: bool | None = None, clear_after_read=None, tensor_array_name=None,
+                 handle=None, flow=None, infer_shape=True, element_shape=None,
+                 colocate_with_first_write_call=True, name=None) -> None:
         self._dtype = D.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)

@@ -94,7 +94,7 @@ class Module:
 
     _TF_MODULE_IGNORED_PROPERTIES = frozenset()
 
-    def __init__(self, name: str | None=None) -> None:
+    def __init__(self, name: str | None = None) -> None:
         if name is None:
             name = camel_to_snake(type(self).__name__)
         elif not _IDENTIFIER.match(name):

@@ -277,7 +277,9 @@ class Variable(_Operators):
 
     __slots__ = ("_value", "_id", "_trainable", "_name", "__weakref__")
 
-    def __init__(self, initial_value=None, trainable: bool=True, name: str | None=None, dtype: D.DType | str | None=None, shape: Sequence[int | None] | None=None) -> None:
+    def __init__(self, initial_value=None, trainable: bool = True, name: str | None = None,
+                 dtype: D.DType | str | None = None,
+                 shape: Sequence[int | None] | None = None) -> None:
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if callable(initial_value):
@@ -396,7 +398,8 @@ class Variable(_Operators):
 
     # TensorFlow's assigns return the variable as an ``_UnreadVariable`` (its repr says
     # 'UnreadVariable'), or None with ``read_value=False``.
-    def assign(self, value, use_locking: bool=False, name: str | None=None, read_value: bool=True) -> Variable | None:
+    def assign(self, value, use_locking: bool = False, name: str | None = None,
+               read_value: bool = True) -> Variable | None:
         """Set the variable to ``value`` (same shape and dtype); returns the variable.
 
         Args:
@@ -414,7 +417,8 @@ class Variable(_Operators):
         self._set(convert_to_tensor(value, dtype=self.dtype), "assign to")
         return _UnreadVariable(self) if read_value else None
 
-    def assign_add(self, delta, use_locking: bool=False, name: str | None=None, read_value: bool=True) -> Variable | None:
+    def assign_add(self, delta, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Variable | None:
         """Add ``delta`` to the variable in place; returns the variable.
 
         >>> v = tf.Variable([1.0, 2.0])
@@ -431,7 +435,8 @@ class Variable(_Operators):
             self._set(wrap(np.asarray(self._value + d._value, dtype=self._value.dtype)), "assign_add to")
         return _UnreadVariable(self) if read_value else None
 
-    def assign_sub(self, delta, use_locking: bool=False, name: str | None=None, read_value: bool=True) -> Variable | None:
+    def assign_sub(self, delta, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Variable | None:
         """Subtract ``delta`` from the variable in place; returns the variable.
 
         >>> v = tf.Variable([1.0, 2.0])
@@ -536,7 +541,8 @@ def _contains_tensor(seq):
                for x in seq)
 
 
-def convert_to_tensor(value, dtype: D.DType | str | None=None, dtype_hint: D.DType | str | None=None, name: str | None=None) -> Tensor:
+def convert_to_tensor(value, dtype: D.DType | str | None = None,
+                      dtype_hint: D.DType | str | None = None, name: str | None = None) -> Tensor:
     """Tensor for a Tensor, Variable (read), NumPy value, Python scalar or nested list.
 
     ``dtype`` is a requirement (Python values are converted to it, tensors must have it);
@@ -591,7 +597,8 @@ def convert_to_tensor(value, dtype: D.DType | str | None=None, dtype_hint: D.DTy
     return wrap(_python_array(value, dtype))
 
 
-def constant(value, dtype: D.DType | str | None=None, shape: Sequence[int] | None=None, name: str | None=None) -> Tensor:
+def constant(value, dtype: D.DType | str | None = None, shape: Sequence[int] | None = None,
+             name: str | None = None) -> Tensor:
     """A new Tensor from a value (never recorded on a tape).
 
     Args:

@@ -46,7 +46,7 @@ class SaveOptions:
     False
     """
 
-    def __init__(self, experimental_custom_gradients: bool=True, **unsupported) -> None:
+    def __init__(self, experimental_custom_gradients: bool = True, **unsupported) -> None:
         if unsupported:
             raise TypeError(f"SaveOptions: unsupported option(s) {sorted(unsupported)}")
         self.experimental_custom_gradients = bool(experimental_custom_gradients)
@@ -275,7 +275,8 @@ def _signature_functions(obj, signatures, w):
     return out
 
 
-def save(obj, export_dir: str | os.PathLike, signatures=None, options: SaveOptions | None=None) -> None:
+def save(obj, export_dir: str | os.PathLike, signatures=None,
+         options: SaveOptions | None = None) -> None:
     """Save ``obj`` (a Module, a ``tapeflow.function`` or a loaded one) as a saved program.
 
     The files are data (JSON graphs and ``.npy`` arrays; ``docs/saved_programs.md``): loading

@@ -144,7 +144,8 @@ def _is_symbolic(x):
 
 # -- tf.cond ----------------------------------------------------------------------------------
 
-def cond(pred, true_fn: Callable | None=None, false_fn: Callable | None=None, name: str | None=None) -> Any:
+def cond(pred, true_fn: Callable | None = None, false_fn: Callable | None = None,
+         name: str | None = None) -> Any:
     """``true_fn()`` if ``pred`` else ``false_fn()``, on a tensor ``pred`` too.
 
     ``true_fn()`` if ``pred`` else ``false_fn()``; inside a function on a symbolic ``pred``,
@@ -190,8 +191,9 @@ def cond(pred, true_fn: Callable | None=None, false_fn: Callable | None=None, na
 
 # -- tf.while_loop ----------------------------------------------------------------------------
 
-def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None, parallel_iterations=10,
-               back_prop=True, swap_memory=False, maximum_iterations: int | Tensor | None=None, name: str | None=None) -> Any:
+def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
+               parallel_iterations=10, back_prop=True, swap_memory=False,
+               maximum_iterations: int | Tensor | None = None, name: str | None = None) -> Any:
     """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` holds.
 
     Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` (``tf.while_loop``).

@@ -62,7 +62,8 @@ class TensorSpec:
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 3.], dtype=float32)>
     """
 
-    def __init__(self, shape: Sequence[int | None] | None=None, dtype: D.DType | str=D.float32, name: str | None=None) -> None:
+    def __init__(self, shape: Sequence[int | None] | None = None, dtype: D.DType | str = D.float32,
+                 name: str | None = None) -> None:
         self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
         self.dtype = D.as_dtype(dtype)
         self.name = name
@@ -409,7 +410,7 @@ class Function:
             arg_inputs.get(v.id) for v in concrete.graph.inputs) if pos is not None}
         concrete.graph.input_names = [by_input.get(k) for k in range(len(concrete.graph.inputs))]
 
-    def pretty_printed_concrete_signatures(self, verbose: bool=True) -> str:
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
         """Every traced signature as TensorFlow prints them, separated by a blank line."""
         return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._concrete.values())
 
@@ -624,8 +625,10 @@ def functions_run_eagerly() -> bool:
     return _EAGER.on
 
 
-def function(func: Callable | None=None, input_signature: Sequence[TensorSpec] | None=None, jit_compile: bool | None=None, reduce_retracing: bool=False,
-             experimental_relax_shapes=None, name: str | None=None) -> Function | Callable[[Callable], Function]:
+def function(func: Callable | None = None, input_signature: Sequence[TensorSpec] | None = None,
+             jit_compile: bool | None = None, reduce_retracing: bool = False,
+             experimental_relax_shapes=None,
+             name: str | None = None) -> Function | Callable[[Callable], Function]:
     """Decorator compiling ``func`` (TensorFlow's ``tf.function``); works on methods too.
 
     The Python function is traced into a graph once per input signature, optimized, and run

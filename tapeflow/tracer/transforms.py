@@ -25,7 +25,7 @@ def _check_argnums(argnums):
     return nums, many
 
 
-def value_and_grad(f: Callable, argnums: int | Sequence[int]=0) -> Callable:
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """A function returning ``f(*args)`` and its gradient, as one compiled program.
 
     ``f(*args)`` and its gradient with respect to ``args[argnums]`` (an int or a tuple of
@@ -65,7 +65,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int]=0) -> Callable:
     return wrapper
 
 
-def grad(f: Callable, argnums: int | Sequence[int]=0) -> Callable:
+def grad(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """The gradient of scalar-valued ``f`` with respect to ``args[argnums]``, compiled.
 
     >>> import tapeflow as tf

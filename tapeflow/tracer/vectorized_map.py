@@ -20,7 +20,8 @@ from .context import TraceContext, as_tensor
 from .jacobian import _symbolic_or_taped
 
 
-def vectorized_map(fn: Callable, elems, fallback_to_while_loop: bool=True, warn: bool=True) -> Any:
+def vectorized_map(fn: Callable, elems, fallback_to_while_loop: bool = True,
+                   warn: bool = True) -> Any:
     """``fn`` applied to every row of ``elems``, as one vectorized program.
 
     ``fn`` applied to every row of ``elems`` (a tensor or a structure of tensors sharing

@@ -271,7 +271,8 @@ def _read_index(prefix):
     return entries, d, order
 
 
-def latest_checkpoint(checkpoint_dir: str | os.PathLike, latest_filename: str | None=None) -> str | None:
+def latest_checkpoint(checkpoint_dir: str | os.PathLike,
+                      latest_filename: str | None = None) -> str | None:
     """The prefix of the newest checkpoint in ``checkpoint_dir``, or None.
 
     The prefix the directory's ``checkpoint`` file names (TensorFlow's text format), if it
