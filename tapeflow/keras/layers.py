@@ -58,7 +58,14 @@ def reset_uids():
 # -- input specs ----------------------------------------------------------------------
 
 class InputSpec:
-    """What a layer accepts: rank (``ndim``/``min_ndim``) and fixed dims (``axes``)."""
+    """What a layer accepts: a rank and fixed dimensions.
+
+    What a layer accepts: rank (``ndim``/``min_ndim``) and fixed dims (``axes``).
+
+    >>> layer = tf.keras.layers.Dense(2)
+    >>> layer.input_spec.min_ndim
+    2
+    """
 
     def __init__(self, ndim=None, min_ndim=None, axes=None):
         self.ndim, self.min_ndim, self.axes = ndim, min_ndim, dict(axes or {})
@@ -119,7 +126,14 @@ ACTIVATIONS = {
 
 
 def get_activation(identifier):
-    """A callable for ``activation=``: None means linear, strings name Keras activations."""
+    """The activation function for an ``activation=`` argument.
+
+    A callable for ``activation=``: None means linear, strings name Keras activations.
+
+    >>> relu = tf.keras.layers.get_activation("relu")
+    >>> relu(tf.constant([-1.0, 1.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 1.], dtype=float32)>
+    """
     if identifier is None:
         return linear
     if isinstance(identifier, str):
@@ -181,11 +195,27 @@ _ALLOWED_KWARGS = {"input_dim", "input_shape", "batch_input_shape", "batch_size"
 
 
 class Layer(Module):
-    """Keras's base layer: weights made in ``build`` on first ``__call__``, math in ``call``.
+    """The base class of Keras layers.
+
+    Keras's base layer: weights made in ``build`` on first ``__call__``, math in ``call``.
 
     Attributes holding variables or layers (directly or in lists/dicts) are
     tracked when assigned, so ``trainable_weights`` lists own weights in
     creation order and then each sublayer's, as Keras does.
+
+    Subclass it: make weights in ``build(input_shape)`` with ``add_weight``, compute in
+    ``call(inputs)``; calling the layer builds it on first use.
+
+    >>> class Scale(tf.keras.layers.Layer):
+    ...     def build(self, input_shape):
+    ...         self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones")
+    ...     def call(self, inputs):
+    ...         return inputs * self.w
+    >>> layer = Scale()
+    >>> layer(tf.constant([[1.0, 2.0]]))
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[1., 2.]], dtype=float32)>
+    >>> [w.shape for w in layer.trainable_weights]
+    [TensorShape([2])]
     """
 
     _UNTRACKED = frozenset({"_trainable_weights", "_non_trainable_weights", "_self_tracked_trackables"})
@@ -450,7 +480,22 @@ class Layer(Module):
 # -- Dense -----------------------------------------------------------------------------
 
 class Dense(Layer):
-    """``activation(inputs @ kernel + bias)``; the kernel is (input dim, units)."""
+    """A densely connected layer: ``activation(inputs @ kernel + bias)``.
+
+    ``activation(inputs @ kernel + bias)``; the kernel is (input dim, units).
+
+    Args:
+      units: the output dimension.
+      activation: a callable, an activation's name (``"relu"``, ...) or None (linear).
+      use_bias: add a bias vector.
+      kernel_initializer, bias_initializer: initializers or their names.
+
+    >>> layer = tf.keras.layers.Dense(2, activation="relu", kernel_initializer="ones")
+    >>> layer(tf.constant([[1.0, -3.0, 1.0]]))
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[0., 0.]], dtype=float32)>
+    >>> layer.kernel.shape, layer.bias.shape
+    (TensorShape([3, 2]), TensorShape([2]))
+    """
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
@@ -543,7 +588,9 @@ def _validate_axis(axis, rank):
 
 
 class BatchNormalization(Layer):
-    """Normalizes with the batch's moments when training, with moving averages otherwise.
+    """A layer normalizing its inputs by the batch's (or the moving) mean and variance.
+
+    Normalizes with the batch's moments when training, with moving averages otherwise.
 
     With ``training=True`` the batch mean and variance are tapeflow ops, so the
     gradient (and jacobian) couples the examples of a batch, as in TensorFlow;
@@ -551,6 +598,21 @@ class BatchNormalization(Layer):
     ``moving -= (moving - batch) * (1 - momentum)``. 4-D/5-D inputs follow
     TensorFlow's fused kernel, whose moving variance uses the unbiased
     (n / (n - 1)) batch variance.
+
+    Args:
+      axis: the features axis (the last by default).
+      momentum: the moving averages' momentum.
+      epsilon: added to the variance before the square root.
+      center, scale: learn an offset (beta) and a scale (gamma).
+
+    >>> bn = tf.keras.layers.BatchNormalization()
+    >>> x = tf.constant([[1.0], [3.0]])
+    >>> bn(x, training=True)
+    <tf.Tensor: shape=(2, 1), dtype=float32, numpy=
+    array([[-0.9995004],
+           [ 0.9995005]], dtype=float32)>
+    >>> bn.moving_mean.numpy()
+    array([0.02], dtype=float32)
     """
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
