@@ -9,6 +9,7 @@ import math
 
 from ..ir import dtypes as D
 from ..ops import array as A
+from ..ops import creation
 from ..ops import math as M
 from ..ops import nn as N
 from . import initializers
@@ -17,9 +18,20 @@ from .random_bits import SeedGenerator
 
 
 class Dropout(Layer):
-    """With ``training=True``: zero each input with probability ``rate``, scale the rest by
-    ``1 / (1 - rate)``; otherwise the identity. ``noise_shape`` dims of 1 (or None: the
-    input's) share one draw along that axis."""
+    """A layer that zeroes a random fraction ``rate`` of its inputs while training.
+
+    With ``training=True``: zero each input with probability ``rate``, scale the rest by
+    ``1 / (1 - rate)``; otherwise (inference, the default) the identity. ``noise_shape``
+    dims of 1 (or None: the input's) share one draw along that axis.
+
+    >>> layer = tf.keras.layers.Dropout(0.5, seed=1)
+    >>> layer(tf.ones((2, 3)))
+    <tf.Tensor: shape=(2, 3), dtype=float32, numpy=
+    array([[1., 1., 1.],
+           [1., 1., 1.]], dtype=float32)>
+    >>> sorted(set(layer(tf.ones((4, 8)), training=True).numpy().ravel().tolist()))
+    [0.0, 2.0]
+    """
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
@@ -57,7 +69,13 @@ class Dropout(Layer):
 
 
 class Flatten(Layer):
-    """``(batch, d1, d2, ...) -> (batch, d1 * d2 * ...)``; a 1-D input becomes ``(batch, 1)``."""
+    """A layer that flattens each sample: ``(batch, d1, d2, ...) -> (batch, d1 * d2 * ...)``.
+
+    A 1-D input becomes ``(batch, 1)``.
+
+    >>> tf.keras.layers.Flatten()(tf.ones((2, 3, 4))).shape
+    TensorShape([2, 12])
+    """
 
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -77,7 +95,13 @@ class Flatten(Layer):
 
 
 class Reshape(Layer):
-    """``(batch, ...) -> (batch, *target_shape)``; one -1 in ``target_shape`` is inferred."""
+    """A layer that reshapes each sample: ``(batch, ...) -> (batch, *target_shape)``.
+
+    One -1 in ``target_shape`` is inferred.
+
+    >>> tf.keras.layers.Reshape((3, -1))(tf.ones((1, 6))).shape
+    TensorShape([1, 3, 2])
+    """
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
@@ -99,7 +123,11 @@ class Reshape(Layer):
 
 
 class Activation(Layer):
-    """``activation(inputs)``, by name (Keras' activations) or a callable."""
+    """A layer applying an activation function, by name (Keras' activations) or a callable.
+
+    >>> tf.keras.layers.Activation("relu")(tf.constant([[-1.0, 2.0]]))
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[0., 2.]], dtype=float32)>
+    """
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
@@ -114,7 +142,14 @@ class Activation(Layer):
 
 
 class ReLU(Layer):
-    """``x`` from ``threshold`` up (capped at ``max_value``), ``negative_slope * (x - threshold)`` below."""
+    """The rectified linear unit as a layer, with an optional cap, slope and threshold.
+
+    ``x`` from ``threshold`` up (capped at ``max_value``), ``negative_slope * (x - threshold)``
+    below.
+
+    >>> tf.keras.layers.ReLU(max_value=1.0)(tf.constant([[-1.0, 0.5, 3.0]]))
+    <tf.Tensor: shape=(1, 3), dtype=float32, numpy=array([[0. , 0.5, 1. ]], dtype=float32)>
+    """
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -135,7 +170,8 @@ class ReLU(Layer):
         dt = inputs.dtype
         threshold = M.cast(self.threshold, dt)
         above = M.greater_equal(inputs, threshold)
-        below = M.multiply(M.cast(self.negative_slope, dt), M.subtract(inputs, threshold))
+        below = (M.multiply(M.cast(self.negative_slope, dt), M.subtract(inputs, threshold))
+                 if self.negative_slope else creation.zeros_like(inputs))
         out = M.where(above, inputs, below)
         if self.max_value is not None:
             out = M.minimum(out, M.cast(self.max_value, dt))
@@ -147,7 +183,11 @@ class ReLU(Layer):
 
 
 class Softmax(Layer):
-    """``softmax(inputs, axis)``."""
+    """The softmax of the inputs along ``axis``, as a layer.
+
+    >>> tf.keras.layers.Softmax()(tf.constant([[0.0, 0.0]]))
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[0.5, 0.5]], dtype=float32)>
+    """
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
@@ -170,7 +210,11 @@ def _merge_inputs(layer, inputs):
 
 
 class Concatenate(Layer):
-    """The inputs joined along ``axis``; every other dimension must match."""
+    """A layer joining a list of inputs along ``axis``; every other dimension must match.
+
+    >>> tf.keras.layers.Concatenate()([tf.ones((1, 2)), tf.zeros((1, 1))])
+    <tf.Tensor: shape=(1, 3), dtype=float32, numpy=array([[1., 1., 0.]], dtype=float32)>
+    """
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
@@ -192,7 +236,11 @@ class Concatenate(Layer):
 
 
 class Add(Layer):
-    """The elementwise sum of the inputs."""
+    """A layer adding a list of inputs elementwise.
+
+    >>> tf.keras.layers.Add()([tf.ones((1, 2)), tf.ones((1, 2))])
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[2., 2.]], dtype=float32)>
+    """
 
     def call(self, inputs):
         inputs = _merge_inputs(self, inputs)
@@ -203,7 +251,12 @@ class Add(Layer):
 
 
 class Embedding(Layer):
-    """Rows of an ``(input_dim, output_dim)`` table looked up by integer ids."""
+    """A layer looking up rows of an ``(input_dim, output_dim)`` table by integer ids.
+
+    >>> layer = tf.keras.layers.Embedding(4, 2, embeddings_initializer="ones")
+    >>> layer(tf.constant([[0, 3]])).shape
+    TensorShape([1, 2, 2])
+    """
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False, **kwargs):

@@ -57,7 +57,14 @@ def reset_uids():
 # -- input specs ----------------------------------------------------------------------
 
 class InputSpec:
-    """What a layer accepts: rank (``ndim``/``min_ndim``) and fixed dims (``axes``)."""
+    """What a layer accepts: a rank and fixed dimensions.
+
+    What a layer accepts: rank (``ndim``/``min_ndim``) and fixed dims (``axes``).
+
+    >>> layer = tf.keras.layers.Dense(2)
+    >>> layer.input_spec.min_ndim
+    2
+    """
 
     def __init__(self, ndim=None, min_ndim=None, axes=None):
         self.ndim, self.min_ndim, self.axes = ndim, min_ndim, dict(axes or {})
@@ -118,7 +125,14 @@ ACTIVATIONS = {
 
 
 def get_activation(identifier):
-    """A callable for ``activation=``: None means linear, strings name Keras activations."""
+    """The activation function for an ``activation=`` argument.
+
+    A callable for ``activation=``: None means linear, strings name Keras activations.
+
+    >>> relu = tf.keras.layers.get_activation("relu")
+    >>> relu(tf.constant([-1.0, 1.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 1.], dtype=float32)>
+    """
     if identifier is None:
         return linear
     if isinstance(identifier, str):
@@ -193,11 +207,27 @@ _ALLOWED_KWARGS = {"input_dim", "input_shape", "batch_input_shape", "batch_size"
 
 
 class Layer(Module):
-    """Keras's base layer: weights made in ``build`` on first ``__call__``, math in ``call``.
+    """The base class of Keras layers.
+
+    Keras's base layer: weights made in ``build`` on first ``__call__``, math in ``call``.
 
     Attributes holding variables or layers (directly or in lists/dicts) are
     tracked when assigned, so ``trainable_weights`` lists own weights in
     creation order and then each sublayer's, as Keras does.
+
+    Subclass it: make weights in ``build(input_shape)`` with ``add_weight``, compute in
+    ``call(inputs)``; calling the layer builds it on first use.
+
+    >>> class Scale(tf.keras.layers.Layer):
+    ...     def build(self, input_shape):
+    ...         self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones")
+    ...     def call(self, inputs):
+    ...         return inputs * self.w
+    >>> layer = Scale()
+    >>> layer(tf.constant([[1.0, 2.0]]))
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[1., 2.]], dtype=float32)>
+    >>> [w.shape for w in layer.trainable_weights]
+    [TensorShape([2])]
     """
 
     _UNTRACKED = frozenset({"_trainable_weights", "_non_trainable_weights", "_self_tracked_trackables"})
@@ -506,7 +536,22 @@ class Layer(Module):
 # -- Dense -----------------------------------------------------------------------------
 
 class Dense(Layer):
-    """``activation(inputs @ kernel + bias)``; the kernel is (input dim, units)."""
+    """A densely connected layer: ``activation(inputs @ kernel + bias)``.
+
+    ``activation(inputs @ kernel + bias)``; the kernel is (input dim, units).
+
+    Args:
+      units: the output dimension.
+      activation: a callable, an activation's name (``"relu"``, ...) or None (linear).
+      use_bias: add a bias vector.
+      kernel_initializer, bias_initializer: initializers or their names.
+
+    >>> layer = tf.keras.layers.Dense(2, activation="relu", kernel_initializer="ones")
+    >>> layer(tf.constant([[1.0, -3.0, 1.0]]))
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[0., 0.]], dtype=float32)>
+    >>> layer.kernel.shape, layer.bias.shape
+    (TensorShape([3, 2]), TensorShape([2]))
+    """
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,

@@ -52,7 +52,9 @@ def _validate_axis(axis, rank):
 
 
 class BatchNormalization(Layer):
-    """Normalizes with the batch's moments when training, with moving averages otherwise.
+    """A layer normalizing its inputs by the batch's (or the moving) mean and variance.
+
+    Normalizes with the batch's moments when training, with moving averages otherwise.
 
     With ``training=True`` the batch mean and variance are tapeflow ops, so the
     gradient (and jacobian) couples the examples of a batch, as in TensorFlow;
@@ -60,6 +62,21 @@ class BatchNormalization(Layer):
     ``moving -= (moving - batch) * (1 - momentum)``. 4-D/5-D inputs follow
     TensorFlow's fused kernel, whose moving variance uses the unbiased
     (n / (n - 1)) batch variance.
+
+    Args:
+      axis: the features axis (the last by default).
+      momentum: the moving averages' momentum.
+      epsilon: added to the variance before the square root.
+      center, scale: learn an offset (beta) and a scale (gamma).
+
+    >>> bn = tf.keras.layers.BatchNormalization()
+    >>> x = tf.constant([[1.0], [3.0]])
+    >>> bn(x, training=True)
+    <tf.Tensor: shape=(2, 1), dtype=float32, numpy=
+    array([[-0.9995004],
+           [ 0.9995005]], dtype=float32)>
+    >>> bn.moving_mean.numpy()
+    array([0.02], dtype=float32)
     """
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
@@ -216,7 +233,11 @@ class BatchNormalization(Layer):
 
 
 class LayerNormalization(Layer):
-    """Normalize each sample over ``axis`` (mean 0, variance 1), then ``* gamma + beta``."""
+    """A layer normalizing each sample over ``axis`` (mean 0, variance 1), then ``* gamma + beta``.
+
+    >>> tf.keras.layers.LayerNormalization()(tf.constant([[1.0, 3.0]]))
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[-0.9995004,  0.9995005]], dtype=float32)>
+    """
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False,
                  beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
