@@ -21,6 +21,10 @@ WhileGrad's own gradient (second order) differentiates an equivalent graph of Wh
 ``k`` from the initial values: O(n^2) body evaluations at second order, where no stack is
 needed, and differentiable to any order.
 """
+import contextlib
+import threading
+
+from .. import env
 from ..autodiff.backprop import zeros
 from ..ops import math
 from ..passes.dce import without_effects
@@ -102,9 +106,9 @@ def _while(op, *cts):
     # a loop variable's gradient after zero iterations is its own cotangent
     start = [cts[i] if cts[i] is not None else zeros(init[i].aval) for i in floats]
     start += [zeros(extra[i - n].aval) for i in into_extra]
-    out = apply("WhileGrad", init + extra + start,
+    out = apply("WhileGrad", [op.outputs[n]] + init + extra + start,
                 {"cond_graph": cond, "fwd_graph": fwd_graph, "bwd_graph": bwd_graph,
-                 "n_vars": n, "n_extra": len(extra)})
+                 "n_vars": n, "n_extra": len(extra), "memory_budget": memory_budget()})
     result = [None] * len(op.inputs)
     for i, gr in zip(floats + into_extra, out, strict=True):
         result[i] = gr
@@ -114,14 +118,12 @@ def _while(op, *cts):
 def _expansion(attrs, inputs):
     """WhileGrad's outputs computed with While ops only (no stacks): differentiable."""
     n, n_extra = attrs["n_vars"], attrs["n_extra"]
-    cond, fwd, bwd = attrs["cond_graph"], attrs["fwd_graph"], attrs["bwd_graph"]
+    fwd, bwd = attrs["fwd_graph"], attrs["bwd_graph"]
+    count, inputs = inputs[0], inputs[1:]
     init, extra, carry = inputs[:n], inputs[n:n + n_extra], inputs[n + n_extra:]
 
     def step(j, *xs):
         return [math.add(j, 1), *replay(fwd, list(xs) + extra)[:n]]
-
-    count = while_loop(lambda j, *xs: replay(cond, list(xs) + extra)[0], step,
-                       [zeros_int(), *init])[0]
 
     def back(k, *c):
         k = math.subtract(k, 1)
@@ -130,6 +132,35 @@ def _expansion(attrs, inputs):
         return [k, *replay(bwd, rows + extra + list(c))]
 
     return while_loop(lambda k, *c: math.greater(k, 0), back, [count, *carry])[1:]
+
+
+def memory_budget():
+    """Bytes a loop's gradient may stack before it checkpoints: the innermost
+    ``loop_memory`` scope's, else ``TAPEFLOW_LOOP_MEMORY_MB``'s."""
+    mb = _BUDGET.stack[-1] if _BUDGET.stack else env.get("TAPEFLOW_LOOP_MEMORY_MB")
+    return int(mb * 2**20)
+
+
+class _Budget(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_BUDGET = _Budget()
+
+
+@contextlib.contextmanager
+def loop_memory(megabytes):
+    """Loops whose gradients are built in this scope (``tape.gradient`` eagerly, or the trace
+    of a function that takes one) stack at most ``megabytes`` MiB per loop and checkpoint
+    beyond it (0: always checkpoint); the scope overrides ``TAPEFLOW_LOOP_MEMORY_MB``."""
+    if isinstance(megabytes, bool) or not isinstance(megabytes, (int, float)) or not megabytes >= 0:
+        raise ValueError(f"loop_memory takes a number of MiB >= 0, got {megabytes!r}")
+    _BUDGET.stack.append(megabytes)
+    try:
+        yield
+    finally:
+        _BUDGET.stack.pop()
 
 
 def zeros_int():

@@ -1,20 +1,32 @@
 """WhileGrad: the gradient of a While loop in linear time, as one op.
 
-``WhileGrad(*loop_vars, *operands, *carry)`` runs the loop forward from ``loop_vars``
-(``cond_graph`` as the While's condition; ``fwd_graph``: (loop vars, operands) -> (next loop
+``WhileGrad(count, *loop_vars, *operands, *carry)`` runs the loop forward ``count`` times (the
+forward While's trip count) from ``loop_vars`` (``cond_graph``: the While's condition, read by
+the second-order expansion only; ``fwd_graph``: (loop vars, operands) -> (next loop
 vars, then the per-iteration values the body's gradient reads)), keeping those values in one
 stack per output (as TensorFlow's while_v2 accumulators), then runs ``bwd_graph``:
 (one iteration's stacked values, operands, carry) -> carry, once per iteration in reverse.
 Its outputs are the final carry: the loop variables' cotangents and the operands' summed
 gradients. The stacks never leave the op, so every tensor of the IR keeps a static type
 while the trip count is data: no dynamically-shaped stack value is needed.
+
+``memory_budget`` (bytes) chooses, at run time when the trip count is known, between the
+stacks (``count`` rows fit) and checkpointing (``runtime/kernels/loops.py``): the same
+gradients either way.
 """
 from ...errors import InferError
-from ..opdef import defop
+from .. import dtypes as D
+from ..opdef import AVal, defop
 from .control import _avals, _check_inputs, _check_pred, _fmt
 
 
-def _while_grad(avals, cond_graph, fwd_graph, bwd_graph, n_vars, n_extra):
+def _while_grad(avals, cond_graph, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+    if not avals or avals[0] != AVal((), D.int32):
+        raise InferError("WhileGrad's first operand must be the int32 trip count")
+    avals = avals[1:]
+    if n_vars + n_extra > len(avals):
+        raise InferError(f"WhileGrad has {n_vars} loop variables and {n_extra} operands but "
+                         f"{len(avals)} inputs after the trip count")
     loop = tuple(avals[:n_vars + n_extra])
     carry = tuple(avals[n_vars + n_extra:])
     _check_inputs(cond_graph, loop, "the condition of WhileGrad")
@@ -37,4 +49,4 @@ def _while_grad(avals, cond_graph, fwd_graph, bwd_graph, n_vars, n_extra):
 
 defop("WhileGrad", _while_grad, arity=None, multi_output=True,
       attrs={"cond_graph": "graph", "fwd_graph": "graph", "bwd_graph": "graph",
-             "n_vars": "int", "n_extra": "int"})
+             "n_vars": "int", "n_extra": "int", "memory_budget": "int"})
