@@ -154,3 +154,16 @@ def test_compiled_checkpoints_equal_the_interpreter(compiled, n):
     for fn in compiled:
         for g, r in zip(fn(x, w, count), reference, strict=True):
             np.testing.assert_allclose(g.numpy(), r.numpy(), rtol=1e-13, atol=1e-15)
+
+
+def test_the_dump_says_how_each_loop_gradient_keeps_its_values(monkeypatch):
+    f = tf.function(lambda x, w: loss(x, w, 10))
+    text = f.lower(tf.constant(X), tf.constant(W)).as_text(stages=("backward",))
+    assert ("== loop gradients: 1\n   WhileGrad -> f64[4], f64[4]: 72 bytes stacked per iteration, "
+            "36 bytes of loop state; budget 1073741824 bytes: stacks while n <= 14913080 "
+            "iterations") in text
+    with tf.config.loop_memory(0):
+        g = tf.function(lambda x, w: loss(x, w, 10))
+        text = g.lower(tf.constant(X), tf.constant(W)).as_text(stages=("backward",))
+    assert ("budget 0 bytes: checkpoints: the state every ceil(sqrt(n * 36 / 72)) iterations, "
+            "each segment recomputed in the backward (O(sqrt n) memory)") in text

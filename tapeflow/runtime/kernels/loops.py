@@ -60,3 +60,19 @@ def _while_grad(count, *operands, cond_graph, fwd_graph, bwd_graph, n_vars, n_ex
         while stack:
             carry = run_graph(bwd_graph, *stack.pop(), *extra, *carry)
     return tuple(carry)
+
+
+def describe(node):
+    """One line saying how WhileGrad ``node`` keeps its loop's values (``tapeflow dump``)."""
+    nv, budget = node.attrs["n_vars"], node.attrs["memory_budget"]
+    rb, sb = row_bytes(node.attrs["fwd_graph"], nv), state_bytes(node.attrs["fwd_graph"], nv)
+    head = (f"{rb} bytes stacked per iteration, {sb} bytes of loop state; "
+            f"budget {budget} bytes: ")
+    if rb == 0:
+        return head + "nothing to stack"
+    fit = budget // rb
+    if fit <= 1:
+        return head + (f"checkpoints: the state every ceil(sqrt(n * {sb} / {rb})) iterations, "
+                       f"each segment recomputed in the backward (O(sqrt n) memory)")
+    return head + (f"stacks while n <= {fit} iterations ({fit * rb} bytes), else checkpoints "
+                   f"every ceil(sqrt(n * {sb} / {rb})) iterations (O(sqrt n) memory)")
