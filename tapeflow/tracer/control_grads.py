@@ -9,15 +9,18 @@ TensorFlow's cond_v2, an operand with a gradient in one branch gets zeros from t
 
 While: one WhileGrad op (ir/defs/loops.py). The body's joint graph is split as a function's
 is (``autodiff.split``): its forward part computes the next loop variables and the residuals
-the body's gradient reads; WhileGrad runs the loop again from the initial values, pushing
-each iteration's residuals (residuals that are operands of the loop are passed once, not
-stacked), then runs the backward part once per iteration in reverse: O(n) body evaluations
-(n for the forward While, n again in WhileGrad's forward, n body gradients) and memory O(n)
-residual rows. (WhileGrad runs its own forward because a gradient rule sees the forward op
-after the fact; a graph pass could let the forward While's result come from WhileGrad.)
+the body's gradient reads; WhileGrad runs the loop again from the initial values for the
+forward While's trip count, keeping each iteration's residuals (residuals that are operands
+of the loop are passed once, not stacked), then runs the backward part once per iteration in
+reverse: O(n) body evaluations (n for the forward While, n again in WhileGrad's forward, n
+body gradients) and memory O(n) residual rows, or, past the memory budget
+(``memory_budget``: ``loop_memory`` below, else ``TAPEFLOW_LOOP_MEMORY_MB``), checkpoints:
+n more body evaluations, O(sqrt n) memory. (WhileGrad runs its own forward because a
+gradient rule sees the forward op after the fact; a graph pass could let the forward While's
+result come from WhileGrad.)
 
 WhileGrad's own gradient (second order) differentiates an equivalent graph of While ops
-(``_expansion``): the trip count, then a reverse loop that recomputes the state of iteration
+(``_expansion``): a reverse loop over the trip count that recomputes the state of iteration
 ``k`` from the initial values: O(n^2) body evaluations at second order, where no stack is
 needed, and differentiable to any order.
 """
@@ -107,7 +110,7 @@ def _while(op, *cts):
     start = [cts[i] if cts[i] is not None else zeros(init[i].aval) for i in floats]
     start += [zeros(extra[i - n].aval) for i in into_extra]
     out = apply("WhileGrad", [op.outputs[n]] + init + extra + start,
-                {"cond_graph": cond, "fwd_graph": fwd_graph, "bwd_graph": bwd_graph,
+                {"fwd_graph": fwd_graph, "bwd_graph": bwd_graph,
                  "n_vars": n, "n_extra": len(extra), "memory_budget": memory_budget()})
     result = [None] * len(op.inputs)
     for i, gr in zip(floats + into_extra, out, strict=True):

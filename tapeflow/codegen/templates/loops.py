@@ -20,7 +20,7 @@ def _buffer(em, rows, aval):
 
 
 @stmt_op("WhileGrad")
-def _while_grad(em, node, cond_graph, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+def _while_grad(em, node, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
     ins = [em.ref(v) for v in node.inputs[1:]]
     state = [em.fresh("s") for _ in range(n_vars)]
     extra = ins[n_vars:n_vars + n_extra]

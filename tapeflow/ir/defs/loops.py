@@ -1,8 +1,7 @@
 """WhileGrad: the gradient of a While loop in linear time, as one op.
 
 ``WhileGrad(count, *loop_vars, *operands, *carry)`` runs the loop forward ``count`` times (the
-forward While's trip count) from ``loop_vars`` (``cond_graph``: the While's condition, read by
-the second-order expansion only; ``fwd_graph``: (loop vars, operands) -> (next loop
+forward While's trip count) from ``loop_vars`` (``fwd_graph``: (loop vars, operands) -> (next loop
 vars, then the per-iteration values the body's gradient reads)), keeping those values in one
 stack per output (as TensorFlow's while_v2 accumulators), then runs ``bwd_graph``:
 (one iteration's stacked values, operands, carry) -> carry, once per iteration in reverse.
@@ -17,10 +16,10 @@ gradients either way.
 from ...errors import InferError
 from .. import dtypes as D
 from ..opdef import AVal, defop
-from .control import _avals, _check_inputs, _check_pred, _fmt
+from .control import _avals, _check_inputs, _fmt
 
 
-def _while_grad(avals, cond_graph, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+def _while_grad(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
     if not avals or avals[0] != AVal((), D.int32):
         raise InferError("WhileGrad's first operand must be the int32 trip count")
     avals = avals[1:]
@@ -29,12 +28,7 @@ def _while_grad(avals, cond_graph, fwd_graph, bwd_graph, n_vars, n_extra, memory
                          f"{len(avals)} inputs after the trip count")
     loop = tuple(avals[:n_vars + n_extra])
     carry = tuple(avals[n_vars + n_extra:])
-    _check_inputs(cond_graph, loop, "the condition of WhileGrad")
     _check_inputs(fwd_graph, loop, "the forward body of WhileGrad")
-    (pred,) = _avals(cond_graph) or (None,)
-    if pred is None:
-        raise InferError("the condition of WhileGrad returns nothing")
-    _check_pred(pred, "the condition of WhileGrad")
     fwd_out = _avals(fwd_graph)
     if fwd_out[:n_vars] != tuple(avals[:n_vars]):
         raise InferError(f"the forward body of WhileGrad returns {_fmt(fwd_out[:n_vars])} for "
@@ -48,5 +42,5 @@ def _while_grad(avals, cond_graph, fwd_graph, bwd_graph, n_vars, n_extra, memory
 
 
 defop("WhileGrad", _while_grad, arity=None, multi_output=True,
-      attrs={"cond_graph": "graph", "fwd_graph": "graph", "bwd_graph": "graph",
+      attrs={"fwd_graph": "graph", "bwd_graph": "graph",
              "n_vars": "int", "n_extra": "int", "memory_budget": "int"})

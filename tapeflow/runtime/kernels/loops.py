@@ -36,7 +36,7 @@ def state_bytes(graph, n_vars):
 
 
 @kernel("WhileGrad")
-def _while_grad(count, *operands, cond_graph, fwd_graph, bwd_graph, n_vars, n_extra,
+def _while_grad(count, *operands, fwd_graph, bwd_graph, n_vars, n_extra,
                 memory_budget):
     n = int(count)
     state = operands[:n_vars]
