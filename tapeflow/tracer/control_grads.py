@@ -19,10 +19,10 @@ n more body evaluations, O(sqrt n) memory. (WhileGrad runs its own forward becau
 gradient rule sees the forward op after the fact; a graph pass could let the forward While's
 result come from WhileGrad.)
 
-WhileGrad's own gradient (second order) differentiates an equivalent graph of While ops
-(``_expansion``): a reverse loop over the trip count that recomputes the state of iteration
-``k`` from the initial values: O(n^2) body evaluations at second order, where no stack is
-needed, and differentiable to any order.
+WhileGrad's own gradient (second order) is one WhileGradGrad op: O(n) body evaluations
+(runtime/kernels/loops.py). Its gradient (third order) differentiates an equivalent graph
+of While ops (``_expansion``): a reverse loop over the trip count that recomputes the state
+of iteration ``k`` from the initial values: O(n^2), no stack needed, any order.
 """
 import contextlib
 import threading
@@ -170,19 +170,50 @@ def zeros_int():
     return convert_to_tensor(0, dtype="int32")
 
 
-@gradient("WhileGrad", inputs="all")
-def _while_grad(op, *cts):
+def _vjp_all(graph):
+    """Graph (inputs..., a cotangent per output...) -> a gradient per input (zeros where there
+    is none, integers included): a VJP with a fixed signature, for the loop kernels."""
+    joint = vjp_graph(graph)
     ctx = TraceContext()
     with ctx:
-        ins = [ctx.input(v.aval) for v in op.inputs]
-        outs = _expansion(op.attrs, ins)
-        ctx.graph.outputs = [ctx.value_of(o) for o in outs]
-    wanted, (joint,), (vjp,) = _branch_vjps([ctx.graph])
-    if not wanted:
-        return [None] * len(op.inputs)
-    ct_in = [cts[i] if cts[i] is not None else zeros(op.outputs[i].aval) for i in joint.ct_outputs]
-    grads = replay(vjp, list(op.inputs) + ct_in)
-    result = [None] * len(op.inputs)
-    for i, gr in zip(wanted, grads, strict=True):
-        result[i] = gr
-    return result
+        ins = [ctx.input(v.aval) for v in graph.inputs]
+        cts = [ctx.input(v.aval) for v in graph.outputs]
+        outs = replay(joint.graph, ins + [cts[i] for i in joint.ct_outputs])
+        got = dict(zip(joint.grad_inputs, outs[joint.n_outputs:], strict=True))
+        grads = [got[i] if i in got else zeros(v.aval) for i, v in enumerate(graph.inputs)]
+        ctx.graph.outputs = [ctx.value_of(g) for g in grads]
+    return without_effects(ctx.graph)
+
+
+def _float_only(op, grads):
+    return [g if v.aval.dtype.is_floating else None for v, g in zip(op.inputs, grads, strict=True)]
+
+
+@gradient("WhileGrad", inputs="all")
+def _while_grad(op, *cts):
+    """Second order in linear time: one WhileGradGrad (runtime/kernels/loops.py)."""
+    fwd, bwd = op.attrs["fwd_graph"], op.attrs["bwd_graph"]
+    ct_in = [c if c is not None else zeros(o.aval) for c, o in zip(cts, op.outputs, strict=True)]
+    outs = apply("WhileGradGrad", list(op.inputs) + ct_in,
+                 {"fwd_graph": fwd, "bwd_graph": bwd, "fwd_vjp": _vjp_all(fwd),
+                  "bwd_vjp": _vjp_all(bwd), "n_vars": op.attrs["n_vars"],
+                  "n_extra": op.attrs["n_extra"]})
+    return _float_only(op, [None, *outs])
+
+
+@gradient("WhileGradGrad", inputs="all")
+def _while_grad_grad(op, *cts):
+    """Third order: WhileGradGrad's outputs rebuilt from While ops (``_expansion``, O(n^2)
+    body evaluations) and differentiated as a graph: correct to any order."""
+    n_in = 1 + len(op.outputs)        # WhileGrad's inputs: count, vars, operands, carry
+    ctx = TraceContext()
+    with ctx:
+        ins = [ctx.input(v.aval) for v in op.inputs[:n_in]]
+        ctx.graph.outputs = [ctx.value_of(o) for o in _expansion(op.attrs, ins)]
+    vjp = _vjp_all(_vjp_all(ctx.graph))      # (inputs, cts, their cts) -> gradients
+    count_ct = zeros(op.inputs[0].aval)
+    ct_in = [count_ct] + [c if c is not None else zeros(o.aval)
+                          for c, o in zip(cts, op.outputs, strict=True)]
+    return _float_only(op, replay(vjp, list(op.inputs) + ct_in))
+
+

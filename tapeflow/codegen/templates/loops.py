@@ -68,3 +68,75 @@ def _while_grad(em, node, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
                     simultaneous=True)
     for v in node.outputs:
         em.bind(v)
+
+
+def _zero(aval):
+    if not aval.shape:
+        return f"{np_type(aval.dtype)}(0)"
+    return f"np.zeros({tuple(int(d) for d in aval.shape)}, dtype={np_type(aval.dtype)})"
+
+
+def _accumulate(em, names, avals, exprs):
+    """``name = name + expr`` for the float ones (integers have no cotangent: they stay 0)."""
+    for name, aval, e in zip(names, avals, exprs, strict=True):
+        if aval.dtype.is_floating:
+            em.line(f"{name} = {name} + {e}")
+
+
+@stmt_op("WhileGradGrad")
+def _while_grad_grad(em, node, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_extra):
+    """runtime/kernels/loops.py's four passes, each a ``while`` over stacks of ``n`` rows."""
+    nc = len(node.outputs) - n_vars - n_extra
+    ins = [em.ref(v) for v in node.inputs[1:]]
+    avals = [v.aval for v in node.inputs[1:]]
+    extra = ins[n_vars:n_vars + n_extra]
+    state = [em.fresh("s") for _ in range(n_vars)]
+    carry = [em.fresh("c") for _ in range(nc)]
+    ct = [em.fresh("ct") for _ in range(nc)]
+    _assign(em, state, ins[:n_vars])
+    _assign(em, carry, ins[n_vars + n_extra:n_vars + n_extra + nc])
+    _assign(em, ct, ins[n_vars + n_extra + nc:])
+    n, i = em.fresh("n"), em.fresh("i")
+    em.line(f"{n} = np.int64({em.ref(node.inputs[0])})")
+    rows = [v.aval for v in fwd_graph.outputs[n_vars:]]
+    states_st = [_buffer(em, f"max({n}, 1)", a) for a in avals[:n_vars]]
+    rows_st = [_buffer(em, f"max({n}, 1)", a) for a in rows]
+    carry_st = [_buffer(em, f"max({n}, 1)", a) for a in avals[n_vars + n_extra:n_vars + n_extra + nc]]
+    rows_ct_st = [_buffer(em, f"max({n}, 1)", a) for a in rows]
+    em.line(f"{i} = 0")
+    with em.block(f"while {i} < {n}:"):
+        outs = em.inline(fwd_graph, state + extra)
+        for b, s in zip(states_st, state, strict=True):
+            em.line(f"{b}[{i}] = {s}")
+        for b, e in zip(rows_st, outs[n_vars:], strict=True):
+            em.line(f"{b}[{i}] = {e}")
+        _assign(em, state, outs[:n_vars], simultaneous=True)
+        em.line(f"{i} += 1")
+    row = [f"{b}[{i}]" for b in rows_st]
+    with em.block(f"while {i} > 0:"):
+        em.line(f"{i} -= 1")
+        for b, c in zip(carry_st, carry, strict=True):
+            em.line(f"{b}[{i}] = {c}")
+        _assign(em, carry, em.inline(bwd_graph, row + extra + carry), simultaneous=True)
+    extra_ct = [em.fresh("ea") for _ in range(n_extra)]
+    _assign(em, extra_ct, [_zero(a) for a in avals[n_vars:n_vars + n_extra]])
+    nr = len(rows)
+    with em.block(f"while {i} < {n}:"):
+        outs = em.inline(bwd_vjp, row + extra + [f"{b}[{i}]" for b in carry_st] + ct)
+        for b, e in zip(rows_ct_st, outs[:nr], strict=True):
+            em.line(f"{b}[{i}] = {e}")
+        _accumulate(em, extra_ct, avals[n_vars:n_vars + n_extra], outs[nr:nr + n_extra])
+        _assign(em, ct, outs[nr + n_extra:], simultaneous=True)
+        em.line(f"{i} += 1")
+    state_ct = [em.fresh("sa") for _ in range(n_vars)]
+    _assign(em, state_ct, [_zero(a) for a in avals[:n_vars]])
+    with em.block(f"while {i} > 0:"):
+        em.line(f"{i} -= 1")
+        outs = em.inline(fwd_vjp, [f"{b}[{i}]" for b in states_st] + extra + state_ct
+                         + [f"{b}[{i}]" for b in rows_ct_st])
+        _accumulate(em, extra_ct, avals[n_vars:n_vars + n_extra], outs[n_vars:])
+        floats = [k for k, a in enumerate(avals[:n_vars]) if a.dtype.is_floating]
+        _assign(em, [state_ct[k] for k in floats], [outs[k] for k in floats], simultaneous=True)
+    _assign(em, [em.var(v) for v in node.outputs], state_ct + extra_ct + ct)
+    for v in node.outputs:
+        em.bind(v)

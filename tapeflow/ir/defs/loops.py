@@ -44,3 +44,28 @@ def _while_grad(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
 defop("WhileGrad", _while_grad, arity=None, multi_output=True,
       attrs={"fwd_graph": "graph", "bwd_graph": "graph",
              "n_vars": "int", "n_extra": "int", "memory_budget": "int"})
+
+
+def _while_grad_grad(avals, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_extra):
+    """``WhileGradGrad(count, *loop_vars, *operands, *carry, *carry_ct)``: WhileGrad's VJP
+    (its inputs' cotangents, zeros for integers) in linear time; see runtime/kernels/loops.py."""
+    n_carry = (len(avals) - 1 - n_vars - n_extra) // 2
+    if not avals or avals[0] != AVal((), D.int32) or n_carry < 0 or \
+            1 + n_vars + n_extra + 2 * n_carry != len(avals):
+        raise InferError(f"WhileGradGrad takes the trip count, {n_vars} loop variables, "
+                         f"{n_extra} operands, a carry and its cotangent; got {len(avals)} inputs")
+    body = tuple(avals[1:1 + n_vars + n_extra])
+    carry = tuple(avals[1 + n_vars + n_extra:1 + n_vars + n_extra + n_carry])
+    if tuple(avals[1 + n_vars + n_extra + n_carry:]) != carry:
+        raise InferError("WhileGradGrad: the carry's cotangent must have the carry's types")
+    _check_inputs(fwd_graph, body, "the forward body of WhileGradGrad")
+    rows = _avals(fwd_graph)[n_vars:]
+    _check_inputs(bwd_graph, rows + body[n_vars:] + carry, "the backward body of WhileGradGrad")
+    _check_inputs(bwd_vjp, rows + body[n_vars:] + carry + carry, "the backward body's VJP")
+    _check_inputs(fwd_vjp, body + body[:n_vars] + rows, "the forward body's VJP")
+    return body + carry
+
+
+defop("WhileGradGrad", _while_grad_grad, arity=None, multi_output=True,
+      attrs={"fwd_graph": "graph", "bwd_graph": "graph", "fwd_vjp": "graph", "bwd_vjp": "graph",
+             "n_vars": "int", "n_extra": "int"})

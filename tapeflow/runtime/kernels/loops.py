@@ -76,3 +76,43 @@ def describe(node):
                        f"each segment recomputed in the backward (O(sqrt n) memory)")
     return head + (f"stacks while n <= {fit} iterations ({fit * rb} bytes), else checkpoints "
                    f"every ceil(sqrt(n * {sb} / {rb})) iterations (O(sqrt n) memory)")
+
+
+@kernel("WhileGradGrad")
+def _while_grad_grad(count, *operands, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_extra):
+    """WhileGrad's VJP in four linear passes (states s_i, rows r_i = fwd's extra outputs,
+    carries c_i = bwd(r_i, e, c_{i+1}) from c_n = carry): the forward keeps s_i and r_i; the
+    carry pass keeps each c_{i+1}; ascending, ``bwd_vjp`` turns the output's cotangent into
+    each r_i's and the carry's; descending, ``fwd_vjp`` turns those into the states' and the
+    initial values'. Each operand's cotangent is summed over both."""
+    n = int(count)
+    nc = (len(operands) - n_vars - n_extra) // 2
+    state = operands[:n_vars]
+    extra = operands[n_vars:n_vars + n_extra]
+    carry = operands[n_vars + n_extra:n_vars + n_extra + nc]
+    carry_ct = operands[n_vars + n_extra + nc:]
+    states, rows = [], []
+    for _ in range(n):
+        out = run_graph(fwd_graph, *state, *extra)
+        states.append(state)
+        rows.append(out[n_vars:])
+        state = out[:n_vars]
+    carries = [None] * n
+    for i in reversed(range(n)):
+        carries[i] = carry
+        carry = run_graph(bwd_graph, *rows[i], *extra, *carry)
+    nr = len(fwd_graph.outputs) - n_vars
+    extra_ct = [np.zeros_like(e) for e in extra]
+    rows_ct = [None] * n
+    ct = tuple(carry_ct)
+    for i in range(n):
+        out = run_graph(bwd_vjp, *rows[i], *extra, *carries[i], *ct)
+        rows_ct[i] = out[:nr]
+        extra_ct = [a + b for a, b in zip(extra_ct, out[nr:nr + n_extra], strict=True)]
+        ct = out[nr + n_extra:]
+    state_ct = [np.zeros_like(s) for s in operands[:n_vars]]
+    for i in reversed(range(n)):
+        out = run_graph(fwd_vjp, *states[i], *extra, *state_ct, *rows_ct[i])
+        state_ct = out[:n_vars]
+        extra_ct = [a + b for a, b in zip(extra_ct, out[n_vars:], strict=True)]
+    return (*state_ct, *extra_ct, *ct)
