@@ -95,7 +95,7 @@ def _median_ms(step, n):
 def scaling(opts):
     """Median ms per gradient call of compiled tapeflow and hand NumPy at each T (same run)."""
     import tapeflow
-    fn = tapeflow.function(tf_code(tapeflow))
+    fn = tapeflow.function(tf_code(tapeflow), jit_compile=True)   # compiled, not tiered
     base = params(False) if not opts.quick else params(True)
     rows = []
     for T in (SCALING if not opts.quick else (10, 20)):
@@ -111,7 +111,7 @@ def checkpoint_scaling(opts):
     """Compiled tapeflow with the loop checkpointing (``loop_memory(0)``) at T = 200 and 800:
     median ms, next to the stacks' times of ``scaling`` (the same run)."""
     import tapeflow
-    fn = tapeflow.function(tf_code(tapeflow))
+    fn = tapeflow.function(tf_code(tapeflow), jit_compile=True)   # compiled, not tiered
     base = params(False) if not opts.quick else params(True)
     rows = []
     for T in ((200, 800) if not opts.quick else (20,)):
