@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .tracer.compile_log import log_compiles, set_log_compiles
+from .tracer.control_grads import loop_memory
 from .tracer.function import functions_run_eagerly, run_functions_eagerly
 
 
@@ -50,4 +51,5 @@ def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
 
 
 __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
-           "run_functions_eagerly", "functions_run_eagerly", "set_log_compiles", "log_compiles"]
+           "run_functions_eagerly", "functions_run_eagerly", "set_log_compiles", "log_compiles",
+           "loop_memory"]

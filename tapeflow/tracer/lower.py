@@ -17,9 +17,10 @@ from ..codegen.emitter import Unsupported
 from ..codegen.fusion import Group, plan
 from ..codegen.generate import generate
 from ..ir.dot import INPUT, RESIDUAL, cluster, document, link, statements
-from ..ir.graph import aval_str, print_graph
+from ..ir.graph import Graph, aval_str, print_graph
 from ..ir.shapes import num_elements
 from ..passes import FINAL, partition, run_passes
+from ..runtime.kernels.loops import describe as loops_describe
 from . import backend
 from .jacobian import REPORTS
 
@@ -339,7 +340,13 @@ class Lowered:
     def _stage_backward(self, diff, lines):
         if self._no_gradient():
             return []
-        return [("backward (residuals + cotangents)", self.tape_programs(lines)[1])]
+        out = [("backward (residuals + cotangents)", self.tape_programs(lines)[1])]
+        _, bwd, _ = self.concrete.tape_pair()
+        loops = [f"   {_node_outputs(n)}: {loops_describe(n)}" for n in _all_nodes(bwd.graph)
+                 if n.op == "WhileGrad"]
+        if loops:
+            out.append((f"loop gradients: {len(loops)}", "\n".join(loops)))
+        return out
 
     def _stage_source(self, diff, lines):
         out = [(f"generated source: {self.concrete.name} (a plain call)", self.source())]
@@ -367,6 +374,19 @@ def _codegen(part, name):
     for lineno, node in sorted(generated.line_nodes.items()):
         if id(node) in index:
             part.code.setdefault(index[id(node)], []).append((lineno, source[lineno - 1]))
+
+
+def _all_nodes(graph):
+    """The nodes of ``graph`` and of the graphs its nodes carry (branches, bodies)."""
+    for node in graph.nodes:
+        yield node
+        for attr in node.attrs.values():
+            if isinstance(attr, Graph):
+                yield from _all_nodes(attr)
+
+
+def _node_outputs(node):
+    return f"{node.op} -> " + ", ".join(aval_str(v.aval) for v in node.outputs)
 
 
 def _source(program):
