@@ -2,9 +2,11 @@
 
 The jitted function takes the graph's inputs, then one argument per array constant (no
 array globals and no closures, so Numba's on-disk cache can hold it). Rank-0 constants are
-inlined as typed literals; rank-0 values live in scalar variables, never 0-d arrays. It
-first checks the static shape of every array input (a wrong shape raises ValueError instead
-of reading out of bounds), then runs the steps of ``fusion.plan``.
+inlined as typed literals when they are small whole numbers or halves, else passed as scalar
+arguments (see ``_inlined``); rank-0 values live in scalar variables, never 0-d arrays. Sizes
+are read from the arguments (symbolic.py): the jitted function first checks what the
+program assumed about its input shapes (a call that breaks it raises ValueError, reported as
+the op's error, instead of reading out of bounds), then runs the steps of ``fusion.plan``.
 
 Large graphs are the exception to "one function": Numba zero-fills every variable's stack
 slot in the entry block, so LLVM's SROA/mem2reg work grows with variables x blocks, and a

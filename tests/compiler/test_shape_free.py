@@ -10,6 +10,10 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import test_compiled_vs_eager as cve
 
 import tapeflow as tf
 from tapeflow.codegen import compile_graph
@@ -140,3 +144,46 @@ def test_unknown_dims_bad_shape_names_op_and_line(unknown_batch):
         unknown_batch(np.ones((2, 5), np.float32), w, b)
     with pytest.raises(InvalidArgumentError, match=r"MatMul.*test_shape_free.py:20"):
         unknown_batch(np.ones((2, 4), np.float32), np.ones((5, 3), np.float32), b)
+
+
+# -- the compiled-vs-eager fuzz, with sizes drawn per call -----------------------------------
+
+@st.composite
+def _sized_programs(draw):
+    """A drawn program (test_compiled_vs_eager.programs) and three size draws for its base
+    shape (0 and 1 included): each call runs the same ops and ranks at other sizes."""
+    shapes, steps, seed = draw(cve.programs())
+    rank = max((len(s) for s in shapes), default=0)
+    sizes = [tuple(draw(st.sampled_from([0, 1, 2, 4])) for _ in range(rank)) for _ in range(3)]
+    return shapes, steps, seed, sizes
+
+
+def _check_sizes(program, dtype):
+    shapes, steps, seed, sizes = program
+    rng = np.random.default_rng(seed)
+    body = cve.make_body(steps, len(shapes))
+    for base in sizes:
+        call_shapes = [base[len(base) - len(s):] for s in shapes]
+        xs = [tf.constant((rng.uniform(0.2, 1.5, s) * rng.choice([-1, 1], s)).astype(dtype))
+              for s in call_shapes]
+        try:
+            eager = cve.run(body, xs, "eager")
+        except tf.errors.InvalidArgumentError:
+            continue    # these sizes do not broadcast (a reduction dropped an axis)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # retracing per size is the point
+            got = cve.run(body, xs, "inside")
+        cve.assert_matches(eager, got, False, 1e-9 if dtype == np.float64 else 2e-4)
+
+
+@settings(max_examples=8, **cve.SETTINGS)
+@given(_sized_programs())
+def test_compiled_matches_eager_at_sizes_drawn_per_call(program):
+    _check_sizes(program, np.float64)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, **cve.SETTINGS)
+@given(_sized_programs())
+def test_many_programs_match_eager_at_sizes_drawn_per_call(program):
+    _check_sizes(program, np.float32)
