@@ -30,6 +30,7 @@ from ..ir.opdef import OPS, AVal
 from ..ir.shapes import broadcast_shapes
 
 _STATE = threading.local()
+_GENERATING = threading.RLock()
 
 
 class _Scope:
@@ -124,7 +125,7 @@ class Dim(int):
 
     # -- arithmetic: new expressions -------------------------------------------------------
     def _arith(self, other, op, fn, reflected=False):
-        if not isinstance(other, int) or isinstance(other, bool) and not isinstance(other, Dim):
+        if not isinstance(other, int):
             return NotImplemented
         a, b = (other, self) if reflected else (self, other)
         v = fn(value(a), value(b))
@@ -304,6 +305,7 @@ def symbolic(graph, input_names):
     the program must check on entry. The graph's own avals are restored on exit."""
     saved, consts = [], []
     scope = _Scope()
+    _GENERATING.acquire()       # the graph's avals are swapped: one generation at a time
     _STATE.scope = scope
     try:
         for v, name in zip(graph.inputs, input_names, strict=True):
@@ -343,6 +345,7 @@ def symbolic(graph, input_names):
             v.aval = aval
         for attrs, val in consts:
             attrs["value"] = val
+        _GENERATING.release()
 
 
 @contextmanager
