@@ -270,7 +270,7 @@ def run(opts):
               "baseline": harness.BASELINE, "contenders": rows,
               "skipped": [{"name": n, "reason": r} for n, r in skipped],
               "extra_columns": [("first step s", "first_step_s", "s"),
-                                ("traces", "traces", None), ("Numba compiles", "numba_compiles", None)],
+                                ("traces", "traces", "count"), ("Numba compiles", "numba_compiles", "count")],
               "notes": ["median/min: seconds from spawning the process to the end of the "
                         "evaluation, with empty compile caches; traces: Python body runs "
                         "(training step and evaluation); Numba compiles: compile-log cache misses"]}
