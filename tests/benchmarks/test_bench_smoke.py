@@ -109,9 +109,9 @@ def test_tapeflow_bench_command_runs_the_suite():
 
 
 def test_unknown_workload_is_refused():
-    proc = subprocess.run([sys.executable, "-m", "benchmarks", "--workloads", "W9"], cwd=REPO,
+    proc = subprocess.run([sys.executable, "-m", "benchmarks", "--workloads", "W99"], cwd=REPO,
                           env=_env(), capture_output=True, text=True, timeout=60)
-    assert proc.returncode != 0 and "unknown workload(s) W9" in proc.stderr
+    assert proc.returncode != 0 and "unknown workload(s) W99" in proc.stderr
 
 
 # -- the harness itself, without tapeflow ---------------------------------------------------
