@@ -8,7 +8,7 @@ Every gradient is computed with tapeflow ops, so an outer tape records it.
 """
 import numpy as np
 
-from ..ops import array, math, reduce
+from ..ops import array, creation, math, reduce
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 
 
@@ -47,10 +47,14 @@ class OpView:
 
 
 def ones(aval):
+    if None in aval.shape:   # inside a trace with unknown dims: a DynamicShape's sizes
+        return creation.ones(aval.shape, aval.dtype)
     return wrap(np.ones(aval.shape, aval.dtype.np))
 
 
 def zeros(aval):
+    if None in aval.shape:
+        return creation.zeros(aval.shape, aval.dtype)
     return wrap(np.zeros(aval.shape, aval.dtype.np))
 
 
@@ -64,6 +68,8 @@ def add_n(grads):
 def unbroadcast(g, shape):
     """Sum ``g`` down to ``shape``: the one place broadcasting is undone for every rule."""
     gshape = tuple(g.shape)
+    if None in gshape or None in tuple(shape):   # unknown dims (a trace): a DynamicShape
+        return reduce.sum_to_shape(g, shape)
     shape = tuple(shape)
     if gshape == shape:
         return g

@@ -2,7 +2,9 @@
 import numpy as np
 
 from ..ir import dtypes as D
+from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
+from . import dims as _dims
 
 
 def _shape(shape):
@@ -13,31 +15,45 @@ def _shape(shape):
     return tuple(int(d) for d in shape)
 
 
+def _filled(shape, value):
+    """``value`` (a scalar tensor) in every element of ``shape``: a constant when the shape
+    and value are known while tracing, else a broadcast read at run time (TensorFlow's Fill)."""
+    dims, sizes = _dims.resolve(shape)
+    if sizes is None and not _dims.is_symbolic(value):
+        return wrap(np.full(dims, value._value, dtype=value.dtype.np))
+    if sizes is None:
+        return apply("BroadcastTo", [value], {"shape": dims})
+    return apply("DynamicBroadcastTo", [value, sizes], {"shape": dims})
+
+
 def zeros(shape, dtype=D.float32, name=None):
-    return wrap(np.zeros(_shape(shape), D.as_dtype(dtype).np))
+    return _filled(shape, wrap(np.zeros((), D.as_dtype(dtype).np)))
 
 
 def ones(shape, dtype=D.float32, name=None):
-    return wrap(np.ones(_shape(shape), D.as_dtype(dtype).np))
+    return _filled(shape, wrap(np.ones((), D.as_dtype(dtype).np)))
 
 
 def _like(x):
-    return x if isinstance(x, (Tensor, Variable)) else convert_to_tensor(x)
+    return x if isinstance(x, (Tensor, Variable)) or _dims.is_symbolic(x) else convert_to_tensor(x)
 
 
 def zeros_like(input, dtype=None, name=None):
     x = _like(input)
-    return wrap(np.zeros(tuple(x.shape), D.as_dtype(dtype or x.dtype).np))
+    return _filled(_dims.shape_of(x), wrap(np.zeros((), D.as_dtype(dtype or x.dtype).np)))
 
 
 def ones_like(input, dtype=None, name=None):
     x = _like(input)
-    return wrap(np.ones(tuple(x.shape), D.as_dtype(dtype or x.dtype).np))
+    return _filled(_dims.shape_of(x), wrap(np.ones((), D.as_dtype(dtype or x.dtype).np)))
 
 
 def fill(dims, value, name=None):
-    v = convert_to_tensor(value)
-    return wrap(np.full(_shape(dims), v._value, dtype=v.dtype.np))
+    """``value`` may be a tensor of the trace, and ``dims`` hold run-time sizes."""
+    v = value if _dims.is_symbolic(value) else convert_to_tensor(value)
+    if len(v.shape) != 0:
+        raise ValueError(f"value must be a scalar, got shape {list(v.shape)}")
+    return _filled(dims, v)
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None):

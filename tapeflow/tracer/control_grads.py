@@ -23,6 +23,7 @@ needed, and differentiable to any order.
 """
 from ..autodiff.backprop import zeros
 from ..ops import math
+from ..ops.creation import zeros_like
 from ..passes.dce import without_effects
 from ..runtime.dispatch import apply
 from ..runtime.interpret import replay
@@ -48,7 +49,7 @@ def _padded(joint, wanted):
         ins = [ctx.input(v.aval) for v in joint.graph.inputs]
         outs = replay(joint.graph, ins)
         got = dict(zip(joint.grad_inputs, outs[joint.n_outputs:], strict=True))
-        grads = [got[i] if i in got else zeros(joint.graph.inputs[i].aval) for i in wanted]
+        grads = [got[i] if i in got else zeros_like(ins[i]) for i in wanted]  # None dims too
         ctx.graph.outputs = [ctx.value_of(g) for g in grads]
     return without_effects(ctx.graph)
 
@@ -94,14 +95,14 @@ def _while(op, *cts):
         acc = [ctx.input(body.inputs[i].aval) for i in into_extra]
         res_in = [rows[r.id] if r.id in rows else ops_in[position[r.id] - n] for r in residuals]
         got = dict(zip(wanted, replay(bwd, res_in + g), strict=True))
-        new = [got[i] if i in got else zeros(body.inputs[i].aval) for i in floats]
+        new = [got[i] if i in got else zeros_like(g[k]) for k, i in enumerate(floats)]
         new += [math.add(a, got[i]) for a, i in zip(acc, into_extra, strict=True)]
         ctx.graph.outputs = [ctx.value_of(x) for x in new]
     bwd_graph = without_effects(ctx.graph)
 
     # a loop variable's gradient after zero iterations is its own cotangent
-    start = [cts[i] if cts[i] is not None else zeros(init[i].aval) for i in floats]
-    start += [zeros(extra[i - n].aval) for i in into_extra]
+    start = [cts[i] if cts[i] is not None else zeros_like(init[i]) for i in floats]
+    start += [zeros_like(extra[i - n]) for i in into_extra]
     out = apply("WhileGrad", init + extra + start,
                 {"cond_graph": cond, "fwd_graph": fwd_graph, "bwd_graph": bwd_graph,
                  "n_vars": n, "n_extra": len(extra)})
