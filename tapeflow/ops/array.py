@@ -86,7 +86,24 @@ def broadcast_to(input, shape, name=None):
 
 
 def tile(input, multiples, name=None):
-    return apply("Tile", [input], {"multiples": _ints(multiples)})
+    """``multiples`` known only at run time: a broadcast of x with a unit axis before each of
+    its axes, then a reshape merging each pair (the same elements as Tile)."""
+    counts, sizes = _dims.resolve(multiples)
+    if sizes is None:
+        return apply("Tile", [input], {"multiples": counts})
+    x = _tensor(input)
+    rank = len(x.shape)
+    if len(counts) != rank:
+        raise ValueError(f"Expected multiples argument to be a vector of length {rank} but got "
+                         f"length {len(counts)}")
+    shape = _dims.shape_of(x)
+    reps = [_dims.dim(_dims.DynamicShape(counts, sizes), k) for k in range(rank)]
+    for k in range(rank):
+        x = apply("ExpandDims", [x], {"axis": 2 * k})
+    pairs = [v for k in range(rank) for v in (reps[k], _dims.dim(shape, k))]
+    x = broadcast_to(x, _dims.pack(pairs))
+    return reshape(x, _dims.pack([_dims.multiply(reps[k], _dims.dim(shape, k))
+                                  for k in range(rank)]))
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):

@@ -42,7 +42,7 @@ def resolve(shape):
         if len(shape.shape) != 1 or shape.shape[0] is None:
             raise ValueError(f"a shape must be a vector of known length, got a tensor of shape "
                              f"{shape.shape}")
-        return (None,) * shape.shape[0], _int32(shape)
+        return known_sizes(shape), _int32(shape)
     if hasattr(shape, "numpy"):
         shape = shape.numpy().tolist()
     if isinstance(shape, (int, np.integer)):
@@ -53,7 +53,7 @@ def resolve(shape):
             if len(d.shape) != 0:
                 raise ValueError(f"each size of a shape must be a scalar, got a tensor of shape "
                                  f"{d.shape}")
-            dims.append(None)
+            dims.append(_known_size(d))
             parts.append(_int32(d))
             dynamic = True
             continue
@@ -70,6 +70,44 @@ def resolve(shape):
     return tuple(dims), apply("Pack", parts, {"axis": 0})
 
 
+def _node(t):
+    value = getattr(t, "value", None)
+    return getattr(value, "node", None)
+
+
+def _known_size(t):
+    """The size a scalar tensor of the trace holds if the graph says it while tracing: dim k of
+    ``tf.shape(x)`` where x's dim k is known (TensorFlow's ``constant_value_as_shape``)."""
+    node = _node(t)
+    if node is not None and node.op == "Const" and np.ndim(node.attrs["value"]) == 0:
+        return int(node.attrs["value"])
+    if node is None or node.op != "StridedSlice":
+        return None
+    spec, src = node.attrs["spec"], _node(node.inputs[0])
+    if src is None or src.op != "Shape" or len(spec) != 1 or not isinstance(spec[0], int):
+        return None
+    dims = src.inputs[0].aval.shape
+    return dims[spec[0]] if -len(dims) <= spec[0] < len(dims) else None
+
+
+def known_sizes(t):
+    """The static dims of a shape vector of the trace: those of x for ``tf.shape(x)``, of each
+    part for a Pack of scalar sizes; None where only the run time knows."""
+    node = _node(t)
+    if node is not None and node.op == "Shape":
+        return tuple(node.inputs[0].aval.shape)
+    if node is not None and node.op == "Pack" and node.attrs["axis"] == 0:
+        return tuple(_known_size(_Sym(v)) for v in node.inputs)
+    return (None,) * t.shape[0]
+
+
+class _Sym:
+    """A graph Value seen as a tensor of the trace (``_known_size`` reads ``value.node``)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
 def pack(dims):
     """A shape from per-dim sizes (ints, or int scalar tensors known at run time)."""
     if not any(is_symbolic(d) for d in dims):
@@ -84,6 +122,14 @@ def dim(shape, i):
     if d is not None:
         return d
     return apply("StridedSlice", [shape.tensor], {"spec": (i,)})
+
+
+def multiply(a, b):
+    """The product of two sizes (ints, or int32 scalar tensors)."""
+    if not is_symbolic(a) and not is_symbolic(b):
+        return int(a) * int(b)
+    as_t = [_int32(v) if is_symbolic(v) else wrap(np.asarray(v, np.int32)) for v in (a, b)]
+    return apply("Mul", as_t)
 
 
 def num_elements(shape):
@@ -109,5 +155,5 @@ def reshape_dims(dims):
     return None
 
 
-__all__ = ["resolve", "shape_of", "pack", "dim", "num_elements", "keep_dims", "reshape_dims",
+__all__ = ["DynamicShape", "multiply", "resolve", "shape_of", "pack", "dim", "num_elements", "keep_dims", "reshape_dims",
            "is_symbolic"]

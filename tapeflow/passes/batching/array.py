@@ -109,8 +109,15 @@ def one_hot(b, node, inputs, batched):
 def shape_of(b, node, inputs, batched):
     """Shapes do not depend on the values: the unbatched answer, as a constant."""
     shape = node.inputs[0].aval.shape
-    if any(d is None for d in shape):
-        return None
+    if any(d is None for d in shape):   # sizes known at run time: the batched value's, less B
+        (x,) = inputs
+        if not batched[0]:
+            return [(b.emit1(node.op, inputs, node.attrs), False)]
+        sizes = b.emit1("StridedSlice", [b.emit1("Shape", [x], node.attrs)],
+                        {"spec": ((1, None, 1),)})
+        if node.op == "Shape":
+            return [(sizes, False)]
+        return [(b.emit1("Prod", [sizes], {"axis": None, "keepdims": False}), False)]
     dt = D.as_dtype(node.attrs["out_type"]).np
     value = np.array(shape, dt) if node.op == "Shape" else np.array(int(np.prod(shape)), dt)
     return [(b.graph.const(value), False)]
@@ -139,9 +146,10 @@ def dynamic_broadcast_to(b, node, inputs, batched):
         return None
     x, sizes = inputs
     shape = tuple(node.attrs["shape"])
-    x = b.align(x, len(shape)) if batched[0] else x
-    if not batched[0]:   # every row the same: broadcast to [B, *shape] at once
-        x = b.reshape(x, (1,) * (len(shape) - len(x.aval.shape) + 1) + tuple(x.aval.shape))
+    # unit axes where x has fewer dims than the target: after the batch axis when batched,
+    # in front of everything when not (every row the same); ExpandDims needs no sizes
+    for _ in range(len(shape) + 1 - len(x.aval.shape)):
+        x = b.emit1("ExpandDims", [x], {"axis": 1 if batched[0] else 0})
     attrs = {"shape": (b.size,) + shape}
     return [(b.emit1("DynamicBroadcastTo", [x, _with_batch(b, sizes)], attrs), True)]
 
