@@ -115,6 +115,8 @@ def sum_to_shape(g, shape):
     size against an unknown one) give Sum and Reshape; otherwise the SumToShape op decides
     at run time which axes were stretched from 1, as TensorFlow's BroadcastGradientArgs."""
     gshape = tuple(g.shape)
+    if getattr(shape, "fits", False) and gshape == tuple(shape):
+        return g     # the gradient of an elementwise op of one tensor has its shape already
     dims, sizes = _dims.resolve(shape)
     if sizes is None and None not in gshape:
         lead = len(gshape) - len(dims)

@@ -12,9 +12,12 @@ It equals the tuple of its dims, so code that only compares shapes sees no diffe
 class DynamicShape(tuple):
     """The dims (ints, None where unknown) plus ``tensor``: their int32 value at run time."""
 
-    def __new__(cls, dims, tensor):
+    def __new__(cls, dims, tensor, fits=False):
         obj = super().__new__(cls, dims)
         obj.tensor = tensor
+        # an input of an op whose outputs have its shape at run time (a unary elementwise
+        # op): a gradient shaped like the output needs no summing back (backprop.unbroadcast)
+        obj.fits = fits
         return obj
 
     def __repr__(self):

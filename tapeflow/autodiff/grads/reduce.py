@@ -44,7 +44,10 @@ def _mean(op, g):
     n_in, n_out = (dims.num_elements(av.shape) for av in (op.in_avals[0], op.out_avals[0]))
     if isinstance(n_in, int) and isinstance(n_out, int):
         return [m.truediv(expand_to(g, op), m.constant_like(n_in // max(n_out, 1), g))]
-    factor = m.floordiv(n_in, m.maximum(n_out, 1))
+    if isinstance(n_out, int):
+        factor = n_in if n_out <= 1 else m.floordiv(n_in, n_out)
+    else:
+        factor = m.floordiv(n_in, m.maximum(n_out, 1))
     return [m.truediv(expand_to(g, op), m.cast(factor, g.dtype))]
 
 
