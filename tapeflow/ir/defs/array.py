@@ -95,6 +95,10 @@ def _squeeze(avals, axis):
     x = avals[0]
     rank = len(x.shape)
     if axis is None:
+        if None in x.shape:   # TensorFlow's result has an unknown rank; tapeflow's ranks are known
+            raise InferError(f"squeezing every dimension of size 1 of shape {list(x.shape)}, "
+                             f"whose sizes are known only at run time, gives an unknown rank; "
+                             f"name the axes to squeeze (axis=...)")
         return AVal(tuple(d for d in x.shape if d != 1), x.dtype)
     axes = set()
     for a in axis:
