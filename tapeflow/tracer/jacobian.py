@@ -156,15 +156,59 @@ _NON_FINITE_OPS = frozenset({
     "Acosh", "Lgamma", "Digamma", "FloorDiv", "TruncateDiv"})
 
 
-def _may_not_be_finite(graph):
-    """``graph`` or a graph nested in it has an op of ``_NON_FINITE_OPS``."""
+def _may_not_be_finite(graph, known=None):
+    """``graph`` or a graph nested in it has an op of ``_NON_FINITE_OPS``. ``known``: {input
+    value id: array} of small inputs whose values are known (a saved exponent)."""
     for node in graph.nodes:
-        if node.op in _NON_FINITE_OPS:
+        if node.op in _NON_FINITE_OPS and not _whole_power(node, known or {}):
             return True
         for value in node.attrs.values():
             if isinstance(value, Graph) and _may_not_be_finite(value):
                 return True
     return False
+
+
+def _known_inputs(rg):
+    """{input value id: array} of the reverse graph's small inputs known now: a concrete
+    tensor's value, or a symbolic one's constant (inside a function)."""
+    known = {}
+    for v, arg in zip(rg.graph.inputs[1:], rg.args()):
+        if num_elements(v.aval.shape) > 16:
+            continue
+        node = getattr(getattr(arg, "value", None), "node", None)
+        if node is not None and node.op == "Const":
+            known[v.id] = np.asarray(node.attrs["value"])
+        elif hasattr(arg, "_value"):
+            known[v.id] = np.asarray(arg._value)
+    return known
+
+
+def _whole_power(node, known):
+    """A ``Pow`` by a constant of whole numbers >= 0 (``x ** 2`` and its gradient's
+    ``x ** (2 - 1)``): finite for finite x."""
+    if node.op != "Pow":
+        return False
+    e = _constant(node.inputs[1], known)
+    return e is not None and bool(np.all((e >= 0) & (e == np.floor(e))))
+
+
+_ARITHMETIC = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply}
+
+
+def _constant(value, known, depth=4):
+    """The array of a value computed from constants and ``known`` inputs by + - * (the
+    gradient of ``x ** 2`` raises to ``2 - 1``), else None."""
+    if value.id in known:
+        return known[value.id]
+    node = value.node
+    if node is None or depth == 0:
+        return None
+    if node.op == "Const":
+        return np.asarray(node.attrs["value"])
+    if node.op in _ARITHMETIC:
+        args = [_constant(v, known, depth - 1) for v in node.inputs]
+        return None if any(a is None for a in args) else _ARITHMETIC[node.op](*args)
+    return None
 
 
 def exact_where_not_finite(rg, fast, exact):
@@ -179,7 +223,7 @@ def exact_where_not_finite(rg, fast, exact):
     finite the two agree, so the dense program runs only when the fast one meets a
     non-finite value: checked here eagerly, by a ``cond`` in the graph inside a function.
     """
-    if not _may_not_be_finite(rg.graph):
+    if not _may_not_be_finite(rg.graph, _known_inputs(rg)):
         return fast
     if context.current() is None:
         if all(t is None or np.isfinite(np.asarray(t._value)).all() for t in fast):

@@ -131,3 +131,30 @@ def test_finite_programs_keep_the_fast_program(numpy_backend):
         y = tf.tanh(x) * x
     t.jacobian(y, x)
     assert dense() == before
+
+
+@pytest.mark.parametrize("in_function", [False, True])
+def test_whole_powers_keep_the_fast_program(numpy_backend, monkeypatch, in_function):
+    """W5's Hessian of sum(tanh(A @ w) ** 2): its gradient raises to 2 - 1, a saved exponent
+    known at trace time, so no check and no second program (it cost W5 in a function)."""
+    from tapeflow.tracer import jacobian as J
+    seen = []
+    original = J._may_not_be_finite
+
+    def spy(graph, known=None):
+        seen.append(original(graph, known))
+        return seen[-1]
+    monkeypatch.setattr(J, "_may_not_be_finite", spy)
+    a = tf.constant(np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(4, 3))
+
+    def hessian(w):
+        with tf.GradientTape(persistent=True) as outer:
+            outer.watch(w)
+            with tf.GradientTape() as inner:
+                inner.watch(w)
+                y = tf.reduce_sum(tf.tanh(tf.linalg.matvec(a, w)) ** 2)
+            g = inner.gradient(y, w)
+        return outer.jacobian(g, w)
+    fn = tf.function(hessian) if in_function else hessian
+    assert fn(tf.constant([0.5, -0.25, 1.0])).shape == (3, 3)
+    assert seen == [False]
