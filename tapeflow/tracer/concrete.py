@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autodiff.custom_gradient import int_outputs_through_call
 from ..ir import dtypes as D
 from ..ir.graph import Graph, print_graph
 from ..ir.opdef import AVal
@@ -170,6 +171,7 @@ class ConcreteFunction:
         inputs = self._inputs(flat_args)
         if current() is not None:
             outs = replay(self.graph, inputs)  # traced inside another function: inline
+            outs = int_outputs_through_call(outs, self.n_out)   # TensorFlow's call gradient
         else:
             outs = self.call_tensors(inputs)
         for (kind, ref), val in zip(self.assigned, outs[self.n_out:], strict=True):
