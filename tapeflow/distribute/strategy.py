@@ -15,8 +15,11 @@ One step (``value_and_grad``):
 import enum
 from concurrent.futures import CancelledError
 import itertools
+from typing import NamedTuple
 import uuid
 
+import dask
+import dask.array as da
 import numpy as np
 from distributed import wait
 
@@ -72,6 +75,17 @@ def _numpy(x):
     return np.asarray(x)
 
 
+class Program(NamedTuple):
+    """A function's program on the cluster: ``key`` (its content hash), ``future`` (its files,
+    replicated on every worker), ``nbytes`` (their size), ``returns_list``, ``outputs``
+    ((TensorShape, dtype name) per output, rows unknown when traced so)."""
+    key: str
+    future: object
+    nbytes: int
+    returns_list: bool
+    outputs: tuple
+
+
 class DaskStrategy:
     """Runs tapeflow functions chunk by chunk on a ``dask.distributed`` cluster.
 
@@ -115,11 +129,9 @@ class DaskStrategy:
 
     # -- programs ---------------------------------------------------------------------------
     def program(self, fn, params, dataset):
-        """(content hash, future of the program's files on every worker (loaded once where it
-        is made, to fail early on the cluster), their bytes, whether
-        ``fn`` returns a list) for ``fn`` over
-        parameters shaped like ``params`` and the dataset's data arguments. Cached: a second
-        step sends nothing."""
+        """The ``Program`` of ``fn`` over parameters shaped like ``params`` and the dataset's
+        data arguments, on every worker (loaded once where it is made, to fail early on the
+        cluster). Cached: a second step sends nothing."""
         ps, _ = _as_list(params)
         pspecs = tuple((tuple(_numpy(p).shape), _numpy(p).dtype.str) for p in ps)
         ckey = (fn, pspecs, dataset.specs, frozenset(dataset.rows))
@@ -138,8 +150,8 @@ class DaskStrategy:
         if fut.status == "error":
             fut.result()
         self.client.replicate([fut])
-        self._programs[ckey] = (key, fut, sum(len(b) for b in files.values()),
-                                info.get("returns_list", False))
+        self._programs[ckey] = Program(key, fut, sum(len(b) for b in files.values()),
+                                       info.get("returns_list", False), info.get("outputs", ()))
         return self._programs[ckey]
 
     # -- TensorFlow's vocabulary ------------------------------------------------------------
@@ -147,7 +159,8 @@ class DaskStrategy:
         """``fn(*args, *chunk)`` on every chunk of ``dataset``: a ``PerReplica`` of futures."""
         dataset = self.experimental_distribute_dataset(dataset)
         ps, _ = _as_list(list(args))
-        _, prog, _, returns_list = self.program(fn, ps, dataset)
+        program = self.program(fn, ps, dataset)
+        prog, returns_list = program.future, program.returns_list
         pfut = self._scatter_params(ps)
         step = self._step_key("run")
         futs = [self.client.submit(worker.call_chunk, prog, pfut, dataset.meta(i), *chunk,
@@ -173,7 +186,8 @@ class DaskStrategy:
         an unconnected parameter gets zeros)."""
         dataset = self.experimental_distribute_dataset(dataset)
         ps, single = _as_list(params)
-        _, prog, nbytes, _ = self.program(fn, ps, dataset)
+        program = self.program(fn, ps, dataset)
+        prog, nbytes = program.future, program.nbytes
         out = self._retried(lambda: self._step("grad", prog, self._scatter_params(ps), None,
                                                 dataset, self._weights(reduce_op, dataset)))
         self._account(ps, out, nbytes, dataset)
@@ -191,12 +205,85 @@ class DaskStrategy:
         vs, _ = _as_list(vector)
         if len(vs) != len(ps):
             raise ValueError(f"{len(vs)} vector parts for {len(ps)} parameters")
-        _, prog, _, _ = self.program(fn, ps, dataset)
+        prog = self.program(fn, ps, dataset).future
         out = self._retried(lambda: self._step("hvp", prog, self._scatter_params(ps),
                                                 self._scatter_params(vs), dataset,
                                                 self._weights(reduce_op, dataset)))
         out = [tf.constant(a) for a in out]
         return out[0] if single else out
+
+    # -- jacobians over data rows ----------------------------------------------------------
+    def jacobian(self, fn, params, dataset, as_dask_array=False):
+        """The jacobian of ``fn(*params, *chunk)`` w.r.t. ``params`` over all rows, as
+        ``tape.jacobian(fn(*params, *data), params)`` on the whole data in one process: one
+        tensor per parameter, shaped ``[rows, *output_shape[1:], *param.shape]``.
+
+        ``fn`` returns one tensor with a row per data row, and rows are independent (row i's
+        output depends on data row i and the parameters only): each chunk's block is computed
+        where the chunk is, and the blocks are concatenated in row order (not added), so the
+        result has the same bits for the same chunking. An unconnected parameter gets zeros,
+        as in ``value_and_grad``. ``as_dask_array``: Dask arrays chunked as the dataset's rows,
+        left on the cluster (the jacobian has as many rows as the data: fetch it to the client
+        only if it fits), instead of tensors."""
+        return self._jacobian(fn, params, dataset, None, as_dask_array)
+
+    def batch_jacobian(self, fn, params, dataset, source=0, as_dask_array=False):
+        """The per-row jacobian of ``fn(*params, *chunk)`` w.r.t. data argument ``source`` (its
+        index or name), as ``tape.batch_jacobian(fn(...), data[source])`` on the whole data:
+        shaped ``[rows, *output_shape[1:], *data[source].shape[1:]]``. Same rules as
+        ``jacobian``; the output has rank 2 at least, as TensorFlow requires."""
+        dataset = self.experimental_distribute_dataset(dataset)
+        if isinstance(source, str):
+            if source not in dataset.names:
+                raise ValueError(f"batch_jacobian: no data argument named {source!r}; the "
+                                 f"dataset has {list(dataset.names)}")
+            source = dataset.names.index(source)
+        if not isinstance(source, int) or not 0 <= source < len(dataset.specs):
+            raise ValueError(f"batch_jacobian: source must name one of the "
+                             f"{len(dataset.specs)} data arguments, got {source!r}")
+        return self._jacobian(fn, params, dataset, source, as_dask_array)[0]
+
+    def _jacobian(self, fn, params, dataset, source, as_dask_array):
+        dataset = self.experimental_distribute_dataset(dataset)
+        ps, single = _as_list(params)
+        program = self.program(fn, ps, dataset)
+        tail, dtype = _per_row_output(program, dataset, source)
+        if source is None:
+            shapes = [(*tail, *_numpy(p).shape) for p in ps]
+        else:
+            shapes = [(*tail, *dataset.specs[source][1])]
+        if as_dask_array:
+            blocks = self._retried(lambda: self._jacobian_tasks(program.future, ps, dataset,
+                                                                source, per_chunk=True))
+            out = _dask_arrays(blocks, dataset.rows, shapes, dtype)
+        else:
+            blocks = self._retried(lambda: self._jacobian_tasks(program.future, ps, dataset,
+                                                                source, per_chunk=False))
+            out = [tf.constant(np.concatenate([b[j] for b in blocks]))
+                   for j in range(len(shapes))]
+        return out[0] if single and source is None else out
+
+    def _jacobian_tasks(self, prog, ps, dataset, source, per_chunk):
+        """Every chunk's blocks in chunk order: per_chunk, one future per chunk (left on the
+        cluster); else fetched, one task per worker (its chunks' blocks in one transfer)."""
+        pfut = self._scatter_params(ps)
+        step = self._step_key("jacobian")
+        if per_chunk or self.tasks == "chunk":
+            futs = [self.client.submit(worker.jacobian_blocks, prog, pfut, dataset.meta(i),
+                                       source, *chunk, key=f"{step}-{i}", pure=False)
+                    for i, chunk in enumerate(dataset.chunks)]
+            return futs if per_chunk else self.client.gather(futs)
+        parts = []
+        for g, (addr, idx) in enumerate(sorted(self._placement(dataset).items())):
+            flat = [f for i in idx for f in dataset.chunks[i]]
+            parts.append(self.client.submit(
+                worker.jacobian_group, prog, pfut, source, [dataset.meta(i) for i in idx],
+                len(dataset.specs), *flat, key=f"{step}-group{g}", pure=False,
+                workers=[addr] if addr else None, allow_other_workers=True))
+        merged = {}
+        for part in self.client.gather(parts):
+            merged.update(part)
+        return [merged[i] for i in range(dataset.num_chunks)]
 
     # -- helpers ----------------------------------------------------------------------------
     def _step(self, kind, prog, pfut, vfut, dataset, weights):
@@ -291,6 +378,44 @@ class DaskStrategy:
             "program_bytes": int(program_nbytes)}
 
 
+def _per_row_output(program, dataset, source):
+    """(output shape after the rows, dtype) of a function a jacobian over rows can take: one
+    tensor whose first axis is the rows (unknown when traced so, else a chunk's rows)."""
+    what = "jacobian" if source is None else "batch_jacobian"
+    if program.returns_list or len(program.outputs) != 1:
+        raise ValueError(f"{what} over data rows: the function must return one tensor, not "
+                         f"{len(program.outputs)} outputs")
+    shape, dtype = program.outputs[0]
+    rank = shape.rank
+    least = 1 if source is None else 2
+    if rank is None or rank < least or (shape[0] is not None and shape[0] not in dataset.rows):
+        raise ValueError(f"{what} over data rows: the function returns {_aval(shape, dtype)}; it must "
+                         f"return one row per data row (shape [rows, ...], rank {least} at "
+                         f"least)")
+    tail = tuple(shape[1:])
+    if any(d is None for d in tail):
+        raise ValueError(f"{what} over data rows: the function's output {_aval(shape, dtype)} has an "
+                         f"unknown size after the rows")
+    return tail, dtype
+
+
+def _aval(shape, dtype):
+    """``float32[?, 2]``, as the chunk errors write shapes (``?``: unknown)."""
+    dims = "?" if shape.rank is None else ", ".join("?" if d is None else str(d) for d in shape)
+    return f"{dtype}[{dims}]"
+
+
+def _dask_arrays(futures, rows, shapes, dtype):
+    """One Dask array per block kind: chunk i's block ``j`` is ``futures[i][j]``, rows
+    concatenated in chunk order."""
+    out = []
+    for j, tail in enumerate(shapes):
+        parts = [da.from_delayed(dask.delayed(f)[j], (r, *tail), dtype=np.dtype(dtype))
+                 for f, r in zip(futures, rows, strict=True)]
+        out.append(da.concatenate(parts, axis=0))
+    return out
+
+
 def _signature(pspecs, dataset, rows=None):
     params = [tf.TensorSpec(list(shape), tf.as_dtype(np.dtype(dt)))
               for shape, dt in pspecs]
@@ -303,6 +428,10 @@ def _wrapper(fn, info):
     def program(params, data):
         out = fn(*params, *data)
         info["returns_list"] = isinstance(out, (list, tuple))
+        leaves = out if info["returns_list"] else [out]
+        info["outputs"] = tuple((tf.TensorShape(getattr(t, "shape", ())),
+                                 getattr(getattr(t, "dtype", None), "name", None))
+                                for t in leaves)
         return out
     return program
 
