@@ -30,6 +30,9 @@ from .data import DistributedDataset
 from .program import program_bytes
 
 
+INLINE_PARAM_BYTES = 1 << 16      # parameters up to this size travel inside the step's tasks
+
+
 class ReduceOp(enum.Enum):
     """TensorFlow's ``tf.distribute.ReduceOp``. ``MEAN`` is the mean over data *rows*: each
     chunk's value is weighted by its rows, so a per-chunk mean of a per-row loss reduces to the
@@ -188,7 +191,7 @@ class DaskStrategy:
         ps, single = _as_list(params)
         program = self.program(fn, ps, dataset)
         prog, nbytes = program.future, program.nbytes
-        out = self._retried(lambda: self._step("grad", prog, self._scatter_params(ps), None,
+        out = self._retried(lambda: self._step("grad", prog, self._scatter_params(ps, True), None,
                                                 dataset, self._weights(reduce_op, dataset)))
         self._account(ps, out, nbytes, dataset)
         value, grads = tf.constant(out[0]), [tf.constant(g) for g in out[1:]]
@@ -201,7 +204,7 @@ class DaskStrategy:
         ps, single = _as_list(params)
         program = self.program(fn, ps, dataset)
         out = self._retried(lambda: self._step("gradient", program.future,
-                                                self._scatter_params(ps), None, dataset,
+                                                self._scatter_params(ps, True), None, dataset,
                                                 self._weights(reduce_op, dataset)))
         self._account(ps, out, program.nbytes, dataset)
         grads = [tf.constant(g) for g in out]
@@ -216,8 +219,8 @@ class DaskStrategy:
         if len(vs) != len(ps):
             raise ValueError(f"{len(vs)} vector parts for {len(ps)} parameters")
         prog = self.program(fn, ps, dataset).future
-        out = self._retried(lambda: self._step("hvp", prog, self._scatter_params(ps),
-                                                self._scatter_params(vs), dataset,
+        out = self._retried(lambda: self._step("hvp", prog, self._scatter_params(ps, True),
+                                                self._scatter_params(vs, True), dataset,
                                                 self._weights(reduce_op, dataset)))
         out = [tf.constant(a) for a in out]
         return out[0] if single else out
@@ -276,7 +279,7 @@ class DaskStrategy:
     def _jacobian_tasks(self, prog, ps, dataset, source, per_chunk):
         """Every chunk's blocks in chunk order: per_chunk, one future per chunk (left on the
         cluster); else fetched, one task per worker (its chunks' blocks in one transfer)."""
-        pfut = self._scatter_params(ps)
+        pfut = self._scatter_params(ps, per_worker=not per_chunk)
         step = self._step_key("jacobian")
         if per_chunk or self.tasks == "chunk":
             futs = [self.client.submit(worker.jacobian_blocks, prog, pfut, dataset.meta(i),
@@ -315,8 +318,9 @@ class DaskStrategy:
                 [weights[i] for i in idx], len(dataset.specs), *flat,
                 key=f"{step}-group{g}", pure=False,
                 workers=[addr] if addr else None, allow_other_workers=True))
-        return self.client.submit(worker.finish, n, k, *parts, key=f"{step}-finish",
-                                  pure=False).result()
+        # the workers' subtrees come to the client, which completes the tree: the same bytes
+        # a last task would receive, one scheduling round trip less per step
+        return worker.finish(n, k, *self.client.gather(parts))
 
     @staticmethod
     def _retried(step):
@@ -331,7 +335,12 @@ class DaskStrategy:
 
     def _placement(self, dataset):
         """{worker address: indices of the chunks it holds} (by each chunk's first array; a
-        chunk Dask holds nowhere yet goes to a task the scheduler places)."""
+        chunk Dask holds nowhere yet goes to a task the scheduler places). Asked of the
+        scheduler once per dataset: a stale answer (a worker died, Dask recomputed its chunks
+        elsewhere) only costs locality, since the tasks may run on other workers."""
+        cached = getattr(dataset, "_placement", None)
+        if cached is not None and "" not in cached:
+            return cached
         firsts = [chunk[0] for chunk in dataset.chunks]
         wait(firsts)
         who = self.client.who_has(firsts)
@@ -339,6 +348,7 @@ class DaskStrategy:
         for i, f in enumerate(firsts):
             holders = sorted(who.get(f.key, ()))
             groups.setdefault(holders[0] if holders else "", []).append(i)
+        dataset._placement = groups
         return groups
 
     def _weights(self, reduce_op, dataset):
@@ -348,8 +358,15 @@ class DaskStrategy:
         total = float(dataset.num_rows)
         return [r / total for r in dataset.rows]
 
-    def _scatter_params(self, ps):
+    def _scatter_params(self, ps, per_worker=False):
+        """The parameters as the step's tasks take them. ``per_worker`` (one task per worker)
+        and at most ``INLINE_PARAM_BYTES``: inside the tasks themselves — each worker gets
+        one copy either way, and the step saves the scatter's round trip; else scattered
+        once, broadcast to every worker, one future for all tasks."""
         arrays = tuple(_numpy(p) for p in ps)
+        if per_worker and self.tasks == "worker" and \
+                sum(a.nbytes for a in arrays) <= INLINE_PARAM_BYTES:
+            return arrays
         return self.client.scatter([arrays], broadcast=True, hash=False)[0]
 
     def _step_key(self, what):
@@ -392,14 +409,14 @@ def _per_row_output(program, dataset, source):
     shape, dtype = program.outputs[0]
     rank = shape.rank
     least = 1 if source is None else 2
+    got = _aval(shape, dtype)
     if rank is None or rank < least or (shape[0] is not None and shape[0] not in dataset.rows):
-        raise ValueError(f"{what} over data rows: the function returns {_aval(shape, dtype)}; it must "
-                         f"return one row per data row (shape [rows, ...], rank {least} at "
-                         f"least)")
+        raise ValueError(f"{what} over data rows: the function returns {got}; it must return "
+                         f"one row per data row (shape [rows, ...], rank {least} at least)")
     tail = tuple(shape[1:])
     if any(d is None for d in tail):
-        raise ValueError(f"{what} over data rows: the function's output {_aval(shape, dtype)} has an "
-                         f"unknown size after the rows")
+        raise ValueError(f"{what} over data rows: the function's output {got} has an unknown "
+                         f"size after the rows")
     return tail, dtype
 
 
