@@ -24,6 +24,7 @@ starts a cluster): ``python -m benchmarks --workloads W10``.
 """
 import os
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -317,6 +318,7 @@ def run(opts):
                                                                           names=("x", "y")))
         results = {}
         for model in MODELS:
+            print(f"W10: measuring {model} ...", file=sys.stderr, flush=True)
             result, ps = _measure_model(model, p, inp, opts, parts)
             if parts["client"] is not None:
                 _report(result, model, p, ps, parts)
