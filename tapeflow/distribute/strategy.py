@@ -4,13 +4,18 @@ One step (``value_and_grad``):
 
 1. the function's saved program is on every worker already (sent once as a task holding
    its bytes, replicated, named by its content hash; each worker loads it once);
-2. the parameters are scattered once, broadcast to every worker;
+2. the parameters go once to every worker: inside its one task when small, else scattered
+   once, broadcast;
 3. each worker runs the chunks it holds (``tasks="worker"``) or one task per chunk
    (``tasks="chunk"``): the gradient program on the chunk, times its weight (SUM: 1,
    MEAN: rows / total rows);
 4. the reduction tree (``tree.py``: fixed by the number of chunks, ``split_every`` children
-   per node, added in chunk order) brings one result to the client: the bytes of one
-   gradient, not one per chunk, and the same bits wherever the chunks were.
+   per node, added in chunk order): each worker sends only the subtrees it completed (or
+   tree tasks add the chunks' results), never one value per chunk to the client, and the
+   result has the same bits wherever the chunks were.
+
+Jacobians over rows (``jacobian``, ``batch_jacobian``) are not reduced: each chunk's block
+is computed where the chunk is and the blocks are concatenated in row order.
 """
 import enum
 from concurrent.futures import CancelledError
@@ -95,8 +100,8 @@ class DaskStrategy:
     ``client``: a ``distributed.Client`` (its workers must import the same tapeflow).
     ``split_every``: children per node of the reduction tree (Dask's name, default 8).
     ``tasks``: ``"worker"`` (default): per step, one task per worker runs the chunks it holds
-    and sends back only the subtrees of the reduction tree it completed, then one task finishes
-    the tree — Dask's per-task overhead (milliseconds) is paid per worker, not per chunk;
+    and sends back only the subtrees of the reduction tree it completed, then the client
+    finishes the tree — Dask's per-task overhead (milliseconds) is paid per worker, not per chunk;
     ``"chunk"``: one task per chunk and one per tree node (finer load balancing and work
     stealing, more overhead). Both give the same bits: the tree depends on the chunks only.
     The functions given to ``run``, ``value_and_grad``, ``gradient`` and
