@@ -16,7 +16,16 @@ PEERS = ("jax", "tensorflow", "torch")
 _MARK = "BENCHRESULT "
 
 
+def peer_python(name):
+    """The interpreter that measures peer ``name``: ``BENCH_PYTHON_<NAME>`` (a venv's python
+    with the peer installed, e.g. TensorFlow in its own venv), else this one."""
+    return os.environ.get(f"BENCH_PYTHON_{name.upper()}") or sys.executable
+
+
 def available(name):
+    other = peer_python(name)
+    if other != sys.executable:
+        return os.path.exists(other)
     return importlib.util.find_spec(name) is not None
 
 
@@ -76,7 +85,7 @@ def contenders(mod, inputs, peers):
 # -- a process per peer --------------------------------------------------------------------
 def child_args(wid, peer, opts):
     """The command line of the process measuring ``peer`` on workload ``wid``."""
-    args = [sys.executable, "-m", "benchmarks", "--workloads", wid, "--peers", peer,
+    args = [peer_python(peer), "-m", "benchmarks", "--workloads", wid, "--peers", peer,
             "--peer-child", "--cache", "keep", "--no-write",
             "--samples", str(opts.samples), "--budget", str(opts.budget_s)]
     return args + (["--quick"] if opts.quick else [])

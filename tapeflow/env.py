@@ -82,6 +82,10 @@ SETTINGS = {
     "TAPEFLOW_LOAD_BUDGET_MB": Setting(
         "1024", "a number of MiB > 0", _megabytes,
         "memory one tf.saved_model.load may take (arrays, graphs, parsed JSON), checked before allocating"),
+    "TAPEFLOW_LOOP_MEMORY_MB": Setting(
+        "1024", "a number of MiB > 0", _megabytes,
+        "memory one loop's gradient may stack (its per-iteration values); past it the loop "
+        "checkpoints every k-th state and recomputes segments (tapeflow.config.loop_memory)"),
     "TAPEFLOW_JACOBIAN_BUDGET_MB": Setting(
         "256", "a number of MiB > 0", _megabytes,
         "memory one chunk of a vectorized jacobian's seeds may take"),

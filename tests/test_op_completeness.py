@@ -16,10 +16,10 @@ from tapeflow.runtime.registry import GRADS, KERNELS
 from ops.cases import all_cases
 
 # Ops without a batching rule: vectorize runs them as a loop over the batch and reports them.
-# While and WhileGrad (While's gradient): rows may run different trip counts. CustomGradient:
-# no rule yet (its gradient graph would have to be batched as well).
+# WhileGradGrad (a loop's second-order gradient): no rule yet; a jacobian of a loop's gradient
+# loops over the batch, reported. CustomGradient: no rule yet (its gradient graph would have to be batched as well).
 # EagerPyFunc (tf.py_function): its Python function takes one row at a time.
-NO_BATCHING_RULE = {"While", "WhileGrad", "CustomGradient", "EagerPyFunc"}
+NO_BATCHING_RULE = {"WhileGradGrad", "CustomGradient", "EagerPyFunc"}
 
 TABLES = {"kernel (runtime KERNELS)": (KERNELS, set()),
           "gradient rule (GRADS)": (GRADS, set()),

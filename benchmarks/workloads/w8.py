@@ -5,7 +5,10 @@ Stresses loop gradients: the per-iteration values the backward needs must be kep
 recomputed) so the cost stays linear in T. Written as TensorFlow users write it, with
 ``for t in tf.range(T)`` over a tensor bound, reading ``x[t]`` as ``tf.gather(x, t)`` and
 carrying sum_t mean(h_t) as a loop variable (no TensorArray yet). The scaling run times the
-compiled tapeflow gradient and hand NumPy BPTT at T = 100, 200, 400, 800 in the same process.
+compiled tapeflow gradient and hand NumPy BPTT at T = 100, 200, 400, 800 in the same process;
+the memory run gives the peak bytes of one gradient with the loop's stacks and with its
+checkpointing (``tapeflow.config.loop_memory(0)``) at each T, and the checkpointed compiled
+gradient is timed at T = 200 and 800.
 """
 import sys
 import time
@@ -92,7 +95,7 @@ def _median_ms(step, n):
 def scaling(opts):
     """Median ms per gradient call of compiled tapeflow and hand NumPy at each T (same run)."""
     import tapeflow
-    fn = tapeflow.function(tf_code(tapeflow))
+    fn = tapeflow.function(tf_code(tapeflow), jit_compile=True)   # compiled, not tiered
     base = params(False) if not opts.quick else params(True)
     rows = []
     for T in (SCALING if not opts.quick else (10, 20)):
@@ -104,10 +107,66 @@ def scaling(opts):
     return rows
 
 
+def checkpoint_scaling(opts):
+    """Compiled tapeflow with the loop checkpointing (``loop_memory(0)``) at T = 200 and 800:
+    median ms, next to the stacks' times of ``scaling`` (the same run)."""
+    import tapeflow
+    fn = tapeflow.function(tf_code(tapeflow), jit_compile=True)   # compiled, not tiered
+    base = params(False) if not opts.quick else params(True)
+    rows = []
+    for T in ((200, 800) if not opts.quick else (20,)):
+        args = tf_args(tapeflow, inputs(dict(base, T=T)))
+        with tapeflow.config.loop_memory(0):     # the gradient is built when fn traces
+            fn(*args)
+        rows.append({"T": T, "checkpointed_ms": _median_ms(lambda: fn(*args), 3 if opts.quick else 15)})
+    return rows
+
+
+def memory_scaling(opts):
+    """Peak bytes allocated during one gradient call, stacks against checkpoints, at each T:
+    on the NumPy interpreter, where tracemalloc sees every array (Numba's allocations are not
+    traced); the compiled program follows the same plan (``segment_length``)."""
+    import tracemalloc
+
+    import tapeflow
+    from tapeflow.tracer import backend
+    old = backend.get_backend()
+    tapeflow.set_backend("numpy")
+    base = params(False) if not opts.quick else params(True)
+    rows = []
+    try:
+        stacked = tapeflow.function(tf_code(tapeflow))
+        checkpointed = tapeflow.function(tf_code(tapeflow))
+        for T in (SCALING if not opts.quick else (10, 20)):
+            args = tf_args(tapeflow, inputs(dict(base, T=T)))
+            row = {"T": T}
+            for name, fn, budget in (("stacks", stacked, None), ("checkpoints", checkpointed, 0)):
+                def call(fn=fn, budget=budget):
+                    if budget is None:
+                        return fn(*args)
+                    with tapeflow.config.loop_memory(budget):
+                        return fn(*args)
+                call()                                  # trace outside the measurement
+                tracemalloc.start()
+                before = tracemalloc.get_traced_memory()[0]
+                call()
+                row[f"{name}_peak_kb"] = (tracemalloc.get_traced_memory()[1] - before) / 1024
+                tracemalloc.stop()
+            rows.append(row)
+    finally:
+        tapeflow.set_backend(old)
+    return rows
+
+
 def run(opts):
     result = harness.run_standard(sys.modules[__name__], opts, tol=1e-4)
     result["targets"] = [harness.ratio_target(result, "compiled <= 1.5 x hand NumPy", 1.5)]
     if opts.tapeflow:
+        result["memory"] = memory_scaling(opts)
+        for row in result["memory"]:
+            print(f"  peak memory T={row['T']}: stacks {row['stacks_peak_kb']:.0f} KiB, "
+                  f"checkpoints {row['checkpoints_peak_kb']:.0f} KiB", flush=True)
+        result["checkpointed"] = checkpoint_scaling(opts)
         rows = result["scaling"] = scaling(opts)
         by_t = {r["T"]: r["tapeflow_ms"] for r in rows}
         if 200 in by_t and 800 in by_t:

@@ -6,10 +6,41 @@ for the others; a target gets ones (or its output gradient) if a recorded op
 produced it or if it is also a source; a source no gradient reached is None.
 Every gradient is computed with tapeflow ops, so an outer tape records it.
 """
+import threading
+from contextlib import contextmanager
+
 import numpy as np
 
+from ..errors import user_position
 from ..ops import array, math, reduce
+from ..runtime.recorder import current_trace
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
+
+# tensor id -> the user line of the op that made it, while a rebuilt graph is differentiated
+# (``forward_lines``): TensorFlow names gradient ops after the op they differentiate.
+_FORWARD = threading.local()
+
+
+@contextmanager
+def forward_lines(lines):
+    """Inside, the ops the sweep traces for a recorded op whose output id is in ``lines``
+    (``interpret.replay`` fills it) get that op's user line as ``Node.line``, in place of the
+    line of whoever asked for the gradient (library code rebuilding a graph)."""
+    saved = getattr(_FORWARD, "lines", None)
+    _FORWARD.lines = lines
+    try:
+        yield
+    finally:
+        _FORWARD.lines = saved
+
+
+def _carry_line(trace, start, line, ambient):
+    """Nodes traced since ``start`` that got the ambient line take ``line`` (a gradient
+    function replayed from a graph keeps its own lines)."""
+    if trace is not None and line is not None:
+        for node in trace.graph.nodes[start:]:
+            if node.line == ambient:
+                node.line = line
 
 
 class _NotSaved:
@@ -125,7 +156,12 @@ class Plan:
                 grads.setdefault(tid, []).append(ones(aval))
         source_ids = {s for s in sources}
         tensor_op = self.tensor_op
+        lines = getattr(_FORWARD, "lines", None)
+        trace = current_trace() if lines else None
+        ambient = user_position() if trace is not None else None   # what add_op gives them
+        source_lines = {}   # source id -> line of the last op that sent it a gradient
         for e in self.order:
+            start = len(trace.graph.nodes) if trace is not None else 0
             out_grads, any_grad = [], False
             for o, av in zip(e.output_ids, e.out_avals):
                 gl = grads.get(o)
@@ -156,10 +192,17 @@ class Plan:
                 if not isinstance(g, Tensor) and not hasattr(g, "aval"):
                     g = convert_to_tensor(g, dtype_hint=av.dtype)
                 grads.setdefault(iid, []).append(unbroadcast(g, av.shape))
+                if trace is not None and iid in source_ids:
+                    source_lines[iid] = lines.get(e.output_ids[0])
+            if trace is not None:
+                _carry_line(trace, start, lines.get(e.output_ids[0]), ambient)
         out = {}
         for s in sources:
             gl = None if s in self.consumed_untracked else grads.get(s)
+            start = len(trace.graph.nodes) if trace is not None else 0
             out[s] = None if not gl else (gl[0] if len(gl) == 1 else add_n(gl))
+            if trace is not None:
+                _carry_line(trace, start, source_lines.get(s), ambient)
         return out
 
 

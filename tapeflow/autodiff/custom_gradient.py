@@ -6,9 +6,12 @@ its outputs are fresh tensors, so gradients reach the inputs only through
 ``grad_fn``. Keyword arguments are bound to the signature first: a tensor passed
 by keyword gets its gradient, where TensorFlow silently drops it.
 """
+from __future__ import annotations
+
 import contextlib
 import functools
 import inspect
+from collections.abc import Callable, Iterator
 
 from .. import _nest
 from ..ir.graph import Graph, Value
@@ -19,14 +22,33 @@ from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 
 
 class RegisterGradient:
-    """Decorator registering ``fn(op, *grads)`` as the gradient named ``op_type`` (global registry)."""
+    """Decorator registering a gradient function under a name, for ``gradient_override_map``.
 
-    def __init__(self, op_type):
+    Decorator registering ``fn(op, *grads)`` as the gradient named ``op_type`` (global registry).
+
+    Use it with ``gradient_override_map`` to replace an op's gradient inside a block.
+
+    Args:
+      op_type: the name to register under (a new name: an op's own name is refused).
+
+    >>> @tf.RegisterGradient("DocClipSquare")
+    ... def _clip_square_grad(op, grad):
+    ...     return tf.clip_by_value(grad * 2.0 * op.inputs[0], -1.0, 1.0)
+    >>> x = tf.constant(3.0)
+    >>> with tf.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     with tf.gradient_override_map({"Square": "DocClipSquare"}):
+    ...         y = tf.square(x)
+    >>> tape.gradient(y, x)
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
+
+    def __init__(self, op_type: str) -> None:
         if not isinstance(op_type, str):
             raise TypeError("op_type must be a string")
         self._op_type = op_type
 
-    def __call__(self, fn):
+    def __call__(self, fn: Callable) -> Callable:
         if self._op_type in USER_GRADS or self._op_type in GRADS:
             raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
         USER_GRADS[self._op_type] = GradRule(_tf_style(fn), inputs="all", outputs="all")
@@ -41,8 +63,28 @@ def _tf_style(fn):
 
 
 @contextlib.contextmanager
-def gradient_override_map(op_type_map):
-    """Within the block, ops of type ``k`` are recorded with the gradient registered as ``v``."""
+def gradient_override_map(op_type_map: dict[str, str]) -> Iterator[None]:
+    """A context manager giving ops of some types another registered gradient.
+
+    Within the block, ops of type ``k`` are recorded with the gradient registered as ``v``.
+
+    Args:
+      op_type_map: {op type: a name registered with ``RegisterGradient``}.
+
+    Raises:
+      LookupError: a name no gradient is registered under.
+
+    >>> @tf.RegisterGradient("DocZeroGrad")
+    ... def _zero_grad(op, grad):
+    ...     return tf.zeros_like(grad)
+    >>> x = tf.constant(2.0)
+    >>> with tf.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     with tf.gradient_override_map({"Exp": "DocZeroGrad"}):
+    ...         y = tf.exp(x)
+    >>> tape.gradient(y, x)
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
+    """
     for k, v in op_type_map.items():
         if v not in USER_GRADS:
             raise LookupError(f"No gradient registered under the name {v!r} (to override {k!r}); "
@@ -59,11 +101,34 @@ def _is_tensor(x):
     return isinstance(x, (Tensor, Variable)) or hasattr(x, "aval")
 
 
-def custom_gradient(f=None):
-    """Decorator: ``f(*args) -> (outputs, grad_fn)`` with ``grad_fn(*upstream) -> input grads``.
+def custom_gradient(f: Callable | None = None) -> Callable:
+    """Decorator defining a function together with its own gradient.
+
+    Decorator: ``f(*args) -> (outputs, grad_fn)`` with ``grad_fn(*upstream) -> input grads``.
 
     If ``f`` reads variables that are not arguments, ``grad_fn`` must accept
     ``variables=`` and return ``(input_grads, variable_grads)``.
+
+    Args:
+      f: the function; it returns its outputs and ``grad_fn``, which maps the upstream
+        gradient(s) to one gradient per tensor argument.
+
+    Returns:
+      ``f`` wrapped: its outputs, with ``grad_fn`` used for their gradient (by tapes eagerly
+      and inside ``function``, where ``grad_fn`` is traced into the program).
+
+    >>> @tf.custom_gradient
+    ... def log1pexp(x):
+    ...     e = tf.exp(x)
+    ...     def grad(upstream):
+    ...         return upstream * (1 - 1 / (1 + e))
+    ...     return tf.math.log(1 + e), grad
+    >>> x = tf.constant(100.0)
+    >>> with tf.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = log1pexp(x)
+    >>> tape.gradient(y, x)
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
     """
     if f is None:
         return custom_gradient

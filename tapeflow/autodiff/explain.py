@@ -6,6 +6,8 @@ tapeflow (a tracked tensor became a NumPy array), an integer/bool dtype on the
 path, or no path at all. The recorder keeps the few events needed (NumPy
 conversions, integer-valued ops, stop_gradient) with the user's line.
 """
+from __future__ import annotations
+
 import warnings
 
 from ..runtime.tensor import Variable
@@ -17,11 +19,38 @@ _enabled = False
 
 
 class NoneGradientWarning(UserWarning):
-    """Issued by ``gradient`` for each None result when ``explain_none_gradients`` is on."""
+    """Issued by ``gradient`` for each None result when ``explain_none_gradients`` is on.
+
+    >>> import warnings
+    >>> tf.debugging.explain_none_gradients(True)
+    >>> x = tf.constant(1.0)
+    >>> with tf.GradientTape() as tape:
+    ...     y = x * 2.0
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     g = tape.gradient(y, x)
+    >>> tf.debugging.explain_none_gradients(False)
+    >>> caught[0].category.__name__
+    'NoneGradientWarning'
+    """
 
 
-def explain_none_gradients(enable=True):
-    """Warn with the cause whenever ``GradientTape.gradient`` returns None for a source."""
+def explain_none_gradients(enable: bool = True) -> None:
+    """Warn with the cause whenever ``GradientTape.gradient`` returns None for a source.
+
+    Beyond TensorFlow; ``GradientTape.explain(target, source)`` gives the same sentence on demand.
+
+    Args:
+      enable: True to warn, False to stop.
+
+    >>> x = tf.constant(1.0)
+    >>> with tf.GradientTape() as tape:
+    ...     y = x * 2.0
+    >>> print(tape.explain(y, x))
+    Tensor float32[] is a Tensor, not a Variable, and was not watched: tapes watch only
+    Variables they read and tensors passed to tape.watch(). If it used to be a Variable, an
+    assignment like `x = x + 1` replaced it with a Tensor; use `x.assign_add(1)`.
+    """
     global _enabled
     _enabled = bool(enable)
 

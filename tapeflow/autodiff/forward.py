@@ -7,6 +7,10 @@ the gradient of ⟨Jᵀu, t⟩ with respect to u is J·t. The gradient rules are
 the outer tape records them (higher order), eagerly and inside ``function`` alike, and an
 unconnected target gets None (or zeros) exactly as TensorFlow's.
 """
+from __future__ import annotations
+
+from typing import Any
+
 from .. import _nest
 from ..ops import math, reduce
 from ..ops.creation import zeros_like
@@ -15,9 +19,22 @@ from .tape import GradientTape, UnconnectedGradients
 
 
 class ForwardAccumulator:
-    """``with ForwardAccumulator(primals, tangents) as acc: y = f(x)`` then ``acc.jvp(y)``."""
+    """Forward-mode autodiff: Jacobian-vector products of what is computed in its context.
 
-    def __init__(self, primals, tangents):
+    ``with ForwardAccumulator(primals, tangents) as acc: y = f(x)`` then ``acc.jvp(y)``.
+
+    Args:
+      primals: a tensor or variable, or a structure of them.
+      tangents: a tangent per primal, of its shape.
+
+    >>> x = tf.constant([1.0, 2.0])
+    >>> with tf.autodiff.ForwardAccumulator(x, tf.constant([1.0, 0.0])) as acc:
+    ...     y = x * x
+    >>> acc.jvp(y)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 0.], dtype=float32)>
+    """
+
+    def __init__(self, primals, tangents) -> None:
         self._primals = _nest.flatten(primals)
         flat_tangents = _nest.flatten(tangents)
         if len(self._primals) != len(flat_tangents):
@@ -44,8 +61,16 @@ class ForwardAccumulator:
         self._active = False
         return self._tape.__exit__(*exc)
 
-    def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
-        """J·t for each tensor of ``primals`` (a structure), computed in this context."""
+    def jvp(self, primals,
+            unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE) -> Any:
+        """J·t for each tensor of ``primals`` (a structure), computed in this context.
+
+        >>> x = tf.constant(3.0)
+        >>> with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as acc:
+        ...     y = tf.square(x)
+        >>> acc.jvp(y)
+        <tf.Tensor: shape=(), dtype=float32, numpy=6.0>
+        """
         return _nest.map_structure(lambda y: self._jvp(y, unconnected_gradients), primals)
 
     def _jvp(self, y, unconnected):

@@ -108,6 +108,20 @@ class DaskStrategy:
     ``hessian_vector_product`` take the parameters first, then one argument per data
     argument of the dataset: ``fn(w, b, x, y)``; they must be traceable by
     ``tapeflow.function`` and return a scalar (``run``: a tensor or a list of tensors).
+
+    The example needs a cluster, so doctest skips it:
+
+    >>> from dask.distributed import Client, LocalCluster
+    >>> from tapeflow import distribute
+    >>> client = Client(LocalCluster(n_workers=2, threads_per_worker=1))  # doctest: +SKIP
+    >>> strategy = distribute.DaskStrategy(client)  # doctest: +SKIP
+    >>> x, y = np.ones((1000, 3), np.float32), np.zeros((1000,), np.float32)
+    >>> data = strategy.experimental_distribute_dataset((x, y))  # doctest: +SKIP
+    >>> def loss_fn(w, x, y):
+    ...     return tf.reduce_mean((tf.linalg.matvec(x, w) - y) ** 2)
+    >>> loss, grads = strategy.value_and_grad(loss_fn, [tf.Variable(tf.ones([3]))], data)  # doctest: +SKIP
+    >>> float(loss)  # doctest: +SKIP
+    9.0
     """
 
     def __init__(self, client, split_every=8, tasks="worker"):

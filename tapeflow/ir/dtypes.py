@@ -1,13 +1,21 @@
 """tapeflow dtypes: thin, hashable wrappers over NumPy dtypes with TensorFlow's names."""
+from __future__ import annotations
+
 import numpy as np
 
 
 class DType:
-    """A tensor element type (``tapeflow.float32`` ...), comparable with NumPy dtypes."""
+    """A tensor element type (``tapeflow.float32`` ...), comparable with NumPy dtypes.
+
+    >>> tf.float32, tf.float32.name, tf.float32.is_floating
+    (tf.float32, 'float32', True)
+    >>> tf.as_dtype("int64").as_numpy_dtype
+    <class 'numpy.int64'>
+    """
 
     __slots__ = ("name", "np")
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.name = name
         self.np = np.dtype(name)
 
@@ -80,8 +88,14 @@ _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64})
 
 
-def as_dtype(x):
-    """The tapeflow DType for a DType, NumPy dtype/type, or name; TypeError otherwise."""
+def as_dtype(x) -> DType:
+    """The tapeflow DType for a DType, NumPy dtype/type, or name; TypeError otherwise.
+
+    >>> tf.as_dtype("float64")
+    tf.float64
+    >>> tf.as_dtype(np.int32)
+    tf.int32
+    """
     if isinstance(x, DType):
         return x
     if isinstance(x, str) and x in _BY_NAME:

@@ -2,12 +2,25 @@
 
 Layers, optimizers and initializers live here; ``tapeflow.layers`` and friends re-export them
 under TensorFlow's short names. Models (``Model``, ``Sequential``, ``Input``) train with
-Keras 3's ``compile``/``fit``/``evaluate``/``predict`` (models.py, trainer.py).
+Keras 3's ``compile``/``fit``/``evaluate``/``predict`` (models.py, trainer.py) and save to
+``.keras`` files (saving.py).
 """
-from . import backend, callbacks, initializers, layers, losses, metrics, models, optimizers
+from . import (backend, callbacks, core_layers, initializers, layers, losses, metrics, models,
+               normalization, optimizers, saving, serialization)
 from .models import Input, InputLayer, Model, Sequential
 
+# ``keras.layers`` holds every layer class; most are written in core_layers.py and normalization.py
 layers.Input, layers.InputLayer = Input, InputLayer
+for _cls in normalization.CLASSES + core_layers.CLASSES:
+    setattr(layers, _cls.__name__, _cls)
+    layers.__all__.append(_cls.__name__)
+
+# ``keras.models.load_model``/``save_model`` and ``keras.saving``, as Keras 3 names them
+models.load_model = saving.load_model
+models.save_model = saving.save_model
+saving.register_keras_serializable = serialization.register_keras_serializable
+saving.custom_object_scope = serialization.custom_object_scope
+saving.CustomObjectScope = serialization.custom_object_scope
 
 __all__ = ["layers", "optimizers", "initializers", "backend", "losses", "metrics", "callbacks",
-           "models", "Model", "Sequential", "Input"]
+           "models", "saving", "Model", "Sequential", "Input"]

@@ -160,8 +160,32 @@ _BY_NAME = {
 _BY_NAME.update({cls.__name__: cls for cls in list(_BY_NAME.values())})
 
 
+def serialize(initializer):
+    """Keras 3's form: ``{"module", "class_name", "config", "registered_name"}``."""
+    if initializer is None:
+        return None
+    if not isinstance(initializer, Initializer) or type(initializer).__name__ not in _BY_NAME:
+        raise NotImplementedError(f"cannot serialize initializer {initializer!r}: only Keras' named "
+                                  f"initializers can be saved")
+    return {"module": "keras.initializers", "class_name": type(initializer).__name__,
+            "config": initializer.get_config(), "registered_name": None}
+
+
+def deserialize(config):
+    """The initializer ``serialize`` described; a dict naming an unknown class is a ValueError."""
+    if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
+        raise ValueError(f"initializer config must be a dict with a class_name: {config!r:.100}")
+    cls = _BY_NAME.get(config["class_name"])
+    inner = config.get("config", {})
+    if cls is None or not isinstance(inner, dict):
+        raise ValueError(f"Unknown initializer: '{config['class_name']:.60}'.")
+    return cls.from_config(inner)
+
+
 def get(identifier):
     """An initializer from a name ('glorot_uniform' or 'GlorotUniform'), an instance or a callable."""
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, type):
         return identifier()
     if identifier is None or callable(identifier):
@@ -174,4 +198,4 @@ def get(identifier):
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform",
            "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeUniform",
-           "HeNormal", "LecunUniform", "LecunNormal", "get"]
+           "HeNormal", "LecunUniform", "LecunNormal", "get", "serialize", "deserialize"]

@@ -1,12 +1,12 @@
-"""Keras layers (TF 2.x ``tf.keras``, Keras 2): ``Layer``, ``Dense``, ``BatchNormalization``.
+"""Keras layers: the base ``Layer`` and ``Dense`` (the others: core_layers.py, normalization.py).
 
 A layer makes its weights on first call, from the input's shape, inside a name
 scope of its own name, so variables are called 'dense/kernel:0' as in
 TensorFlow. Layer names are made unique per process ('dense', 'dense_1', ...)
 until ``keras.backend.clear_session()``. All math is done with tapeflow ops,
 so gradients (and jacobians, and higher orders) flow through layers as through
-any other code; the moving statistics of batch normalization are updated by
-``assign`` with the tapes paused, as TensorFlow's updates are not differentiable.
+any other code. ``keras.layers`` also holds the classes of core_layers.py and
+normalization.py (keras/__init__.py puts them there).
 """
 import collections
 import inspect
@@ -17,14 +17,13 @@ import numpy as np
 
 from .. import _nest
 from ..ir import dtypes as D
-from ..ops import array as A
 from ..ops import linalg as L
 from ..ops import math as M
 from ..ops import nn as N
-from ..ops import reduce as R
 from ..runtime import stack
 from . import initializers
-from .node import any_keras_tensor, symbolic_call
+from .auto_config import OWN_INITS, init_config
+from .node import any_keras_tensor, check_creation, symbolic_call
 from ..runtime.module import Module
 from ..runtime.tensor import STATE_paused, Tensor, TensorShape, Variable, convert_to_tensor
 
@@ -58,7 +57,14 @@ def reset_uids():
 # -- input specs ----------------------------------------------------------------------
 
 class InputSpec:
-    """What a layer accepts: rank (``ndim``/``min_ndim``) and fixed dims (``axes``)."""
+    """What a layer accepts: a rank and fixed dimensions.
+
+    What a layer accepts: rank (``ndim``/``min_ndim``) and fixed dims (``axes``).
+
+    >>> layer = tf.keras.layers.Dense(2)
+    >>> layer.input_spec.min_ndim
+    2
+    """
 
     def __init__(self, ndim=None, min_ndim=None, axes=None):
         self.ndim, self.min_ndim, self.axes = ndim, min_ndim, dict(axes or {})
@@ -119,7 +125,14 @@ ACTIVATIONS = {
 
 
 def get_activation(identifier):
-    """A callable for ``activation=``: None means linear, strings name Keras activations."""
+    """The activation function for an ``activation=`` argument.
+
+    A callable for ``activation=``: None means linear, strings name Keras activations.
+
+    >>> relu = tf.keras.layers.get_activation("relu")
+    >>> relu(tf.constant([-1.0, 1.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 1.], dtype=float32)>
+    """
     if identifier is None:
         return linear
     if isinstance(identifier, str):
@@ -131,6 +144,19 @@ def get_activation(identifier):
     if callable(identifier):
         return identifier
     raise TypeError(f"Could not interpret activation function identifier: {identifier!r}")
+
+
+def serialize_activation(identifier):
+    """The name ``get_activation`` takes back: a Keras name as given, else the function's name."""
+    if identifier is None:
+        return "linear"
+    if isinstance(identifier, str):
+        return identifier
+    name = getattr(identifier, "__name__", None)
+    for key, fn in ACTIVATIONS.items():
+        if fn is identifier or key == name:
+            return key
+    return name
 
 
 # -- call context: the `training` mode inner layers inherit ------------------------------
@@ -181,14 +207,39 @@ _ALLOWED_KWARGS = {"input_dim", "input_shape", "batch_input_shape", "batch_size"
 
 
 class Layer(Module):
-    """Keras's base layer: weights made in ``build`` on first ``__call__``, math in ``call``.
+    """The base class of Keras layers.
+
+    Keras's base layer: weights made in ``build`` on first ``__call__``, math in ``call``.
 
     Attributes holding variables or layers (directly or in lists/dicts) are
     tracked when assigned, so ``trainable_weights`` lists own weights in
     creation order and then each sublayer's, as Keras does.
+
+    Subclass it: make weights in ``build(input_shape)`` with ``add_weight``, compute in
+    ``call(inputs)``; calling the layer builds it on first use.
+
+    >>> class Scale(tf.keras.layers.Layer):
+    ...     def build(self, input_shape):
+    ...         self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones")
+    ...     def call(self, inputs):
+    ...         return inputs * self.w
+    >>> layer = Scale()
+    >>> layer(tf.constant([[1.0, 2.0]]))
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[1., 2.]], dtype=float32)>
+    >>> [w.shape for w in layer.trainable_weights]
+    [TensorShape([2])]
     """
 
     _UNTRACKED = frozenset({"_trainable_weights", "_non_trainable_weights", "_self_tracked_trackables"})
+
+    def __new__(cls, *args, **kwargs):
+        obj = object.__new__(cls)
+        obj._record_init_args(args, kwargs)
+        return obj
+
+    def _record_init_args(self, args, kwargs):
+        """Keep the constructor's arguments: ``get_config`` of a user's class returns them."""
+        object.__setattr__(self, "_init_args", (args, kwargs))
 
     def __init__(self, trainable=True, name=None, dtype=None, dynamic=False, **kwargs):
         for kwarg in kwargs:
@@ -334,6 +385,40 @@ class Layer(Module):
                                  f"with provided weight shape {tuple(np.shape(w))}.")
             p.assign(np.asarray(w, dtype=p.dtype.np))
 
+    # -- config ----------------------------------------------------------------------------
+    def get_config(self):
+        """``name``, ``trainable``, ``dtype``; for a user's subclass also its ``__init__``
+        arguments when they are plain data (Keras 3's rule), else NotImplementedError."""
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if type(self).__init__ in OWN_INITS:
+            return config
+        return {**config, **init_config(self)}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def get_build_config(self):
+        shape = getattr(self, "_build_input_shape", None)
+        if shape is None:
+            return None
+        if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
+            return {"input_shape": [list(s) for s in shape]}  # several inputs (a merge layer)
+        return {"input_shape": list(shape)}
+
+    def build_from_config(self, config):
+        shape = config["input_shape"]
+        if shape is None or self.built:
+            return
+        if shape and isinstance(shape[0], list):
+            shape = [TensorShape(s) for s in shape]
+        else:
+            shape = TensorShape(shape)
+        with STATE_paused(), stack.name_scope(self.name):
+            self._build_input_shape = shape
+            self.build(shape)
+        self.built = True
+
     # -- weights ---------------------------------------------------------------------------
     _KERAS3_ADD_WEIGHT = ("shape", "initializer", "dtype", "trainable", "autocast", "regularizer",
                           "constraint")
@@ -361,6 +446,7 @@ class Layer(Module):
             init = initializers.get("glorot_uniform" if dtype.is_floating else "zeros")
         trainable = True if trainable is None else bool(trainable)
         shape = () if shape is None else tuple(shape)
+        check_creation(shape, dtype, f"weight {name or ''} of layer {self.name}")
         with STATE_paused():
             variable = Variable(init(shape, dtype=dtype), trainable=trainable, name=name, dtype=dtype)
         (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
@@ -450,7 +536,22 @@ class Layer(Module):
 # -- Dense -----------------------------------------------------------------------------
 
 class Dense(Layer):
-    """``activation(inputs @ kernel + bias)``; the kernel is (input dim, units)."""
+    """A densely connected layer: ``activation(inputs @ kernel + bias)``.
+
+    ``activation(inputs @ kernel + bias)``; the kernel is (input dim, units).
+
+    Args:
+      units: the output dimension.
+      activation: a callable, an activation's name (``"relu"``, ...) or None (linear).
+      use_bias: add a bias vector.
+      kernel_initializer, bias_initializer: initializers or their names.
+
+    >>> layer = tf.keras.layers.Dense(2, activation="relu", kernel_initializer="ones")
+    >>> layer(tf.constant([[1.0, -3.0, 1.0]]))
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[0., 0.]], dtype=float32)>
+    >>> layer.kernel.shape, layer.bias.shape
+    (TensorShape([3, 2]), TensorShape([2]))
+    """
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
@@ -505,194 +606,15 @@ class Dense(Layer):
     def compute_output_shape(self, input_shape):
         return TensorShape(input_shape)[:-1].concatenate([self.units])
 
-
-# -- BatchNormalization ------------------------------------------------------------------
-
-def moments(x, axes, keepdims=False):
-    """``tf.nn.moments``: mean, and the biased variance around a stop_gradient'ed mean."""
-    mean = R.reduce_mean(x, axes, keepdims=True)
-    sq = getattr(M, "squared_difference", None)
-    centered = M.stop_gradient(mean)
-    variance = R.reduce_mean(sq(x, centered) if sq else M.square(M.subtract(x, centered)),
-                             axes, keepdims=True)
-    if not keepdims:
-        mean, variance = A.squeeze(mean, axes), A.squeeze(variance, axes)
-    return mean, variance
+    def get_config(self):
+        return {**super().get_config(), "units": self.units,
+                "activation": serialize_activation(self.activation), "use_bias": self.use_bias,
+                "kernel_initializer": initializers.serialize(self.kernel_initializer),
+                "bias_initializer": initializers.serialize(self.bias_initializer),
+                "kernel_regularizer": None, "bias_regularizer": None, "kernel_constraint": None,
+                "bias_constraint": None}
 
 
-def batch_normalization(x, mean, variance, offset, scale, variance_epsilon):
-    """``tf.nn.batch_normalization``, in TensorFlow's op order (so float32 results agree)."""
-    inv = M.rsqrt(M.add(variance, variance_epsilon))
-    if scale is not None:
-        inv = M.multiply(inv, scale)
-    shift = M.subtract(offset, M.multiply(mean, inv)) if offset is not None \
-        else M.negative(M.multiply(mean, inv))
-    return M.add(M.multiply(x, inv), shift)
+OWN_INITS.update({Layer.__init__, Dense.__init__})
 
-
-def _validate_axis(axis, rank):
-    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-    for a in axes:
-        if not -rank <= a < rank:
-            raise ValueError(f"Invalid value for `axis` argument. Expected 0 <= axis < {rank}. "
-                             f"Received: axis={axis}")
-    axes = [a % rank for a in axes]
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"Duplicate axis: {tuple(axis) if isinstance(axis, list) else axis}")
-    return axes
-
-
-class BatchNormalization(Layer):
-    """Normalizes with the batch's moments when training, with moving averages otherwise.
-
-    With ``training=True`` the batch mean and variance are tapeflow ops, so the
-    gradient (and jacobian) couples the examples of a batch, as in TensorFlow;
-    the moving averages are then moved toward them, outside any gradient:
-    ``moving -= (moving - batch) * (1 - momentum)``. 4-D/5-D inputs follow
-    TensorFlow's fused kernel, whose moving variance uses the unbiased
-    (n / (n - 1)) batch variance.
-    """
-
-    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
-                 beta_initializer="zeros", gamma_initializer="ones", moving_mean_initializer="zeros",
-                 moving_variance_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
-                 beta_constraint=None, gamma_constraint=None, renorm=False, fused=None,
-                 trainable=True, virtual_batch_size=None, adjustment=None, name=None, **kwargs):
-        super().__init__(name=name, trainable=trainable, **kwargs)
-        if not isinstance(axis, (list, tuple, int)):
-            raise TypeError(f"Expected an int or a list/tuple of ints for the argument 'axis', but "
-                            f"received: {axis!r}")
-        if renorm or virtual_batch_size is not None or adjustment is not None or any(
-                x is not None for x in (beta_regularizer, gamma_regularizer, beta_constraint,
-                                        gamma_constraint)):
-            raise NotImplementedError("tapeflow BatchNormalization does not support renorm, "
-                                      "virtual batches, adjustment, regularizers or constraints yet")
-        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
-        self.momentum, self.epsilon = momentum, epsilon
-        self.center, self.scale = center, scale
-        self.beta_initializer = initializers.get(beta_initializer)
-        self.gamma_initializer = initializers.get(gamma_initializer)
-        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
-        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
-        if fused is None and not self._fused_can_be_used():
-            fused = False
-        elif fused and not self._fused_can_be_used():
-            raise ValueError("Passing `fused=True` is only supported when axis is 1 or 3 for input "
-                             "rank = 4 or 1 or 4 for input rank = 5, with a float32 compute dtype. "
-                             f"Got axis {self.axis}")
-        self.fused = fused
-
-    def _fused_can_be_used(self):
-        axis = [self.axis] if isinstance(self.axis, int) else self.axis
-        return len(axis) == 1 and axis[0] in (-4, -3, -1, 1, 3, 4) and self._dtype in (D.float16, D.float32)
-
-    @property
-    def trainable(self):
-        return self._trainable
-
-    @trainable.setter
-    def trainable(self, value):
-        self._trainable = bool(value)
-
-    def build(self, input_shape):
-        input_shape = TensorShape(input_shape)
-        rank = len(input_shape)
-        self.axis = _validate_axis(self.axis, rank)
-        if self.fused in (None, True):
-            if self.fused and rank not in (4, 5):
-                raise ValueError("Batch normalization layers with `fused=True` only support 4D or 5D "
-                                 f"input tensors. Received tensor with shape: {tuple(input_shape)}")
-            self.fused = rank in (4, 5)
-        if self.fused:
-            if self.axis == [1] or self.axis == [rank - 1]:
-                pass
-            elif rank == 5:
-                self.fused = False
-            else:
-                raise ValueError("Unsupported axis. The use of `fused=True` is only possible with "
-                                 f"`axis=1` or `axis=3` for 4D input tensors. Received: axis={tuple(self.axis)}")
-        axis_to_dim = {a: input_shape[a] for a in self.axis}
-        if any(d is None for d in axis_to_dim.values()):
-            raise ValueError(f"Input has undefined `axis` dimension. Received input with shape "
-                             f"{tuple(input_shape)} and axis={tuple(self.axis)}")
-        self.input_spec = InputSpec(ndim=rank, axes=axis_to_dim)
-        if len(axis_to_dim) == 1:
-            param_shape = (next(iter(axis_to_dim.values())),)
-        else:
-            param_shape = tuple(axis_to_dim.get(i, 1) for i in range(rank))
-        self._param_shape = param_shape
-        dt = D.float32 if self._dtype == D.float16 else self._dtype  # fp16 layers keep fp32 params
-        self.gamma = self.add_weight("gamma", param_shape, dt, self.gamma_initializer, trainable=True) \
-            if self.scale else None
-        self.beta = self.add_weight("beta", param_shape, dt, self.beta_initializer, trainable=True) \
-            if self.center else None
-        self.moving_mean = self.add_weight("moving_mean", param_shape, dt, self.moving_mean_initializer,
-                                           trainable=False)
-        self.moving_variance = self.add_weight("moving_variance", param_shape, dt,
-                                               self.moving_variance_initializer, trainable=False)
-        self.built = True
-
-    def _training_value(self, training):
-        """None means inference (Keras's learning phase 0); a frozen layer always infers."""
-        if training is None or not self.trainable:
-            return False
-        return bool(training)
-
-    def call(self, inputs, training=None):
-        inputs = M.cast(inputs, self._dtype)
-        training = self._training_value(training)
-        ndims = inputs.shape.rank
-        reduction_axes = [i for i in range(ndims) if i not in self.axis]
-        broadcast_shape = [1] * ndims
-        broadcast_shape[self.axis[0]] = inputs.shape[self.axis[0]]
-
-        def broadcast(v):
-            if v is not None and len(v.shape) != ndims and reduction_axes != list(range(ndims - 1)):
-                return A.reshape(v, broadcast_shape)
-            return v
-
-        if self.fused:
-            return self._fused_call(inputs, training, reduction_axes, broadcast)
-        if training:
-            mean, variance = moments(inputs, reduction_axes, keepdims=len(self.axis) > 1)
-            self._assign_moving_average(self.moving_mean, mean)
-            self._assign_moving_average(self.moving_variance, variance)
-        else:
-            mean, variance = self.moving_mean, self.moving_variance
-        return batch_normalization(inputs, broadcast(mean), broadcast(variance), broadcast(self.beta),
-                                   broadcast(self.gamma), self.epsilon)
-
-    def _assign_moving_average(self, variable, value):
-        """``variable -= (variable - value) * (1 - momentum)``, off the tapes."""
-        decay = np.asarray(np.float32(1.0 - self.momentum), dtype=variable.dtype.np)
-        with STATE_paused():
-            delta = M.multiply(M.subtract(variable, M.cast(M.stop_gradient(value), variable.dtype)), decay)
-            variable.assign_sub(delta)
-
-    def _fused_call(self, inputs, training, reduction_axes, broadcast):
-        """TensorFlow's FusedBatchNormV3 (4-D/5-D): same math, its moving-average formula."""
-        epsilon = max(self.epsilon, 1.001e-5)
-        gamma = self.gamma if self.scale else np.ones(self._param_shape, self._dtype.np)
-        beta = self.beta if self.center else np.zeros(self._param_shape, self._dtype.np)
-        if training:
-            mean, variance = moments(inputs, reduction_axes)
-            self._fused_moving_update(inputs, mean, variance)
-        else:
-            mean, variance = self.moving_mean, self.moving_variance
-        scaling = M.multiply(M.rsqrt(M.add(variance, epsilon)), gamma)
-        return M.add(M.multiply(M.subtract(inputs, broadcast(mean)), broadcast(scaling)), broadcast(beta))
-
-    def _fused_moving_update(self, inputs, mean, variance):
-        np_dtype = self.moving_mean.dtype.np
-        rest = int(np.prod(inputs.shape)) // int(np.prod(self._param_shape))
-        adjust = np_dtype.type(rest) / np_dtype.type(max(rest - 1, 1))
-        factor = np_dtype.type(1.0 - self.momentum)
-        keep = np_dtype.type(1) - factor
-        with STATE_paused():
-            mean, variance = M.stop_gradient(mean), M.stop_gradient(variance)
-            self.moving_mean.assign(M.add(M.multiply(self.moving_mean, keep), M.multiply(mean, factor)))
-            self.moving_variance.assign(M.add(M.multiply(self.moving_variance, keep),
-                                              M.multiply(M.multiply(variance, adjust), factor)))
-
-
-__all__ = ["Layer", "Dense", "BatchNormalization", "InputSpec", "get_activation"]
+__all__ = ["Layer", "Dense", "InputSpec", "get_activation"]

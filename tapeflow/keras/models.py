@@ -14,9 +14,11 @@ import numpy as np
 
 from .. import _nest
 from ..ir import dtypes as D
-from ..runtime.tensor import TensorShape
+from ..runtime.tensor import STATE_paused, TensorShape, convert_to_tensor
+from . import serialization
+from .auto_config import plain
 from .layers import Layer, unique_object_name
-from .node import KerasTensor, Node
+from .node import KerasTensor, Node, check_creation
 from .summary import summary_lines
 from .trainer import Trainer
 
@@ -45,6 +47,19 @@ class InputLayer(Layer):
     def batch_shape(self):
         return self._batch_shape
 
+    def get_config(self):
+        return {"batch_shape": list(self._batch_shape), "dtype": self.dtype, "sparse": False,
+                "ragged": False, "name": self.name, "optional": False}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        for key in ("sparse", "ragged", "optional"):
+            if config.pop(key, False):
+                raise NotImplementedError(f"tapeflow's InputLayer has no {key} inputs")
+        serialization.check_shape(config.get("batch_shape"), "InputLayer batch_shape")
+        return cls(**config)
+
 
 def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, name=None,
           tensor=None, optional=False):
@@ -55,6 +70,11 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None
                       name=name).output
 
 
+# saving.py (above this module: it rebuilds models) registers the functions behind
+# ``save``/``save_weights``/``load_weights`` here.
+SAVING = {}
+
+
 # -- Model -----------------------------------------------------------------------------------
 
 class Model(Trainer, Layer):
@@ -62,8 +82,10 @@ class Model(Trainer, Layer):
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs):
-            return object.__new__(Functional)
-        return object.__new__(cls)
+            cls = Functional
+        obj = object.__new__(cls)
+        obj._record_init_args(args, kwargs)
+        return obj
 
     def __init__(self, *args, **kwargs):
         if type(self) is not Functional and (len(args) >= 2 or "outputs" in kwargs):
@@ -89,6 +111,33 @@ class Model(Trainer, Layer):
     def count_params(self):
         return sum(int(np.prod(w.shape)) for w in self.weights)
 
+    def build_from_config(self, config):
+        """A subclassed model is built by one call on zeros of the saved input shape."""
+        shape = config["input_shape"]
+        if shape is None or self.built and self.weights:
+            return
+        shape = tuple(1 if d is None else d for d in shape)
+        check_creation(shape, self._dtype, f"input of model {self.name}")
+        with STATE_paused():
+            self(convert_to_tensor(np.zeros(shape, self._dtype.np)))
+
+    @classmethod
+    def from_config(cls, config):
+        """A functional config (with ``layers`` and ``input_layers``) makes a functional model."""
+        if isinstance(config, dict) and "layers" in config and "input_layers" in config:
+            return functional_from_config(cls, config)
+        return super().from_config(config)
+
+    def save(self, filepath, overwrite=True, zipped=None, include_optimizer=True, **kwargs):
+        """The model as one ``.keras`` file: config, metadata and weights (saving.py)."""
+        SAVING["save_model"](self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+
+    def save_weights(self, filepath, overwrite=True):
+        SAVING["save_weights"](self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath, skip_mismatch=False):
+        SAVING["load_weights"](self, filepath, skip_mismatch=skip_mismatch)
+
     def summary(self, print_fn=None, **kwargs):
         text = "\n".join(summary_lines(self))
         if print_fn is None:
@@ -109,11 +158,7 @@ class Functional(Model):
             if not isinstance(t, KerasTensor):
                 raise ValueError(f"All `inputs` and `outputs` values must be KerasTensors. Received: {t!r}")
         self._nodes = self._nodes_between(self.inputs, self.outputs)
-        layers = [t.node.layer for t in self.inputs]
-        for node in self._nodes:
-            if not any(layer is node.layer for layer in layers):
-                layers.append(node.layer)
-        self._functional_layers = layers
+        self._functional_layers, self._node_depths = _keras_order(self.inputs, self.outputs)
         self.built = True
 
     @staticmethod
@@ -163,6 +208,196 @@ class Functional(Model):
 
     def compute_output_shape(self, input_shape):
         return _nest.map_structure(lambda t: t.shape, self._outputs_struct)
+
+    def get_build_config(self):
+        return None  # the config's layers and nodes rebuild it
+
+    def get_config(self):
+        """Keras 3's functional config: each layer once, with the calls (``inbound_nodes``)
+        that feed it, tensors named ``[layer name, node index, tensor index]``."""
+        calls = {id(layer): [] for layer in self._functional_layers}
+        where = {}
+        for t in self.inputs:
+            where[t.node.id] = (t.node.layer.name, 0)
+        for node in self._nodes:
+            where[node.id] = (node.layer.name, len(calls[id(node.layer)]))
+            calls[id(node.layer)].append(node)
+
+        def history(t):
+            name, k = where[t.node.id]
+            return [name, k, t.index]
+
+        def argument(x):
+            if isinstance(x, KerasTensor):
+                return {"class_name": "__keras_tensor__", "config": {"keras_history": history(x)}}
+            if not plain(x):
+                raise NotImplementedError(f"cannot save a call argument of type {type(x).__name__} in "
+                                          f"functional model {self.name}: only tensors and plain data")
+            return x
+
+        layers = []
+        for layer in self._functional_layers:
+            entry = serialization.serialize(layer)
+            entry["name"] = layer.name
+            entry["inbound_nodes"] = [{"args": [_nest.map_structure(argument, a) for a in node.args],
+                                       "kwargs": {k: _nest.map_structure(argument, v)
+                                                  for k, v in node.kwargs.items()}}
+                                      for node in calls[id(layer)]]
+            layers.append(entry)
+        return {"name": self.name, "trainable": self.trainable, "layers": layers,
+                "input_layers": _nest.map_structure(history, self._inputs_struct),
+                "output_layers": _nest.map_structure(history, self._outputs_struct)}
+
+    @classmethod
+    def from_config(cls, config):
+        return functional_from_config(cls, config)
+
+
+def _keras_order(inputs, outputs):
+    """The layers in Keras' order, and each node's depth (Keras' ``map_graph``).
+
+    A node's depth is its distance from the outputs (the longest path); layers are listed
+    deepest first, ties in the order a depth-first walk from the outputs first meets them.
+    """
+    input_ids = {id(t) for t in inputs}
+    first_met, finished, post = {}, set(), []
+    for out in outputs:
+        stack = [(out, False)]
+        while stack:
+            t, done = stack.pop()
+            node = t.node
+            if done:
+                if node.id not in finished:
+                    finished.add(node.id)
+                    post.append(node)
+                continue
+            if node.id in finished:
+                continue
+            first_met.setdefault(id(node.layer), (len(first_met), node.layer))
+            stack.append((t, True))
+            if id(t) not in input_ids:
+                stack.extend((u, False) for u in reversed(node.input_tensors))
+    in_graph = {node.id for node in post}
+    node_depth, layer_depth = {}, {}
+    for node in reversed(post):
+        depth = max(node_depth.setdefault(node.id, 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[node.id] = depth
+        for u in node.input_tensors:
+            if u.node.id in in_graph:
+                node_depth[u.node.id] = max(depth + 1, node_depth.get(u.node.id, 0))
+    for t in inputs:  # inputs no output depends on: depth 0, listed first among them
+        if id(t.node.layer) not in layer_depth:
+            layer_depth[id(t.node.layer)], node_depth[t.node.id] = 0, 0
+            first_met[id(t.node.layer)] = (-1, t.node.layer)
+    order = sorted(first_met.values(), key=lambda e: (-layer_depth[id(e[1])], e[0]))
+    return [layer for _, layer in order], node_depth
+
+
+MAX_LAYERS = 10_000  # layers (and calls) one functional config may describe
+
+
+def _is_history(x):
+    return (isinstance(x, list) and len(x) == 3 and isinstance(x[0], str)
+            and all(type(i) is int and 0 <= i < MAX_LAYERS for i in x[1:]))
+
+
+def functional_from_config(cls, config):
+    """Rebuild a functional model: make each layer, then replay the calls whose inputs exist."""
+    config = dict(config)
+    entries = config.pop("layers", None)
+    input_spec, output_spec = config.pop("input_layers", None), config.pop("output_layers", None)
+    if not isinstance(entries, list) or len(entries) > MAX_LAYERS:
+        raise ValueError(f"functional config: 'layers' is not a list of at most {MAX_LAYERS} layers")
+    made, pending, tensors = {}, [], {}
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise ValueError(f"functional config: layers[{i}] is not a named layer config")
+        name = entry["name"]
+        if name in made:
+            raise ValueError(f"functional config: two layers are named {name[:60]!r}")
+        nodes = entry.get("inbound_nodes", [])
+        if not isinstance(nodes, list) or len(nodes) > MAX_LAYERS:
+            raise ValueError(f"functional config: layer {name[:60]!r} has a bad 'inbound_nodes'")
+        layer = serialization.deserialize(entry)
+        made[name] = layer
+        if isinstance(layer, InputLayer):
+            tensors[(name, 0)] = [layer.output]
+        for k, node in enumerate(nodes):
+            if (not isinstance(node, dict) or set(node) != {"args", "kwargs"}
+                    or not isinstance(node["args"], list) or not isinstance(node["kwargs"], dict)):
+                raise ValueError(f"functional config: call {k} of layer {name[:60]!r} is not "
+                                 f"{{'args': [...], 'kwargs': {{...}}}}")
+            pending.append((name, k, node))
+    if len(pending) > MAX_LAYERS:
+        raise ValueError(f"functional config: more than {MAX_LAYERS} layer calls")
+
+    def is_ref(x):
+        return isinstance(x, dict) and x.get("class_name") == "__keras_tensor__"
+
+    def resolve(x):
+        ref = x["config"].get("keras_history") if isinstance(x.get("config"), dict) else None
+        if not _is_history(ref):
+            raise ValueError(f"functional config: bad tensor reference {str(x)[:80]}")
+        outs = tensors.get((ref[0], ref[1]))
+        if outs is None:
+            raise LookupError
+        if ref[2] >= len(outs):
+            raise ValueError(f"functional config: layer {ref[0][:60]!r} call {ref[1]} has no output "
+                             f"{ref[2]}")
+        return outs[ref[2]]
+
+    def restore(x):
+        return _walk_refs(x, is_ref, resolve)
+
+    while pending:
+        waiting = []
+        for name, k, node in pending:
+            try:
+                args = restore(node["args"])
+                kwargs = restore(node["kwargs"])
+            except LookupError:
+                waiting.append((name, k, node))
+                continue
+            out = made[name](*args, **kwargs)
+            tensors[(name, k)] = _nest.flatten(out)
+        if len(waiting) == len(pending):
+            raise ValueError(f"functional config: the calls of {[n for n, _, _ in waiting][:5]} "
+                             f"use tensors no call makes")
+        pending = waiting
+
+    def endpoint(ref):
+        if not _is_history(ref) or (ref[0], ref[1]) not in tensors or ref[2] >= len(tensors[(ref[0], ref[1])]):
+            raise ValueError(f"functional config: model input/output {str(ref)[:80]} names no tensor")
+        return tensors[(ref[0], ref[1])][ref[2]]
+
+    inputs = _map_endpoints(input_spec, endpoint)
+    outputs = _map_endpoints(output_spec, endpoint)
+    model = Model(inputs, outputs, name=config.get("name"), trainable=config.get("trainable", True))
+    if cls not in (Model, Functional):
+        model.__class__ = _with_functional(cls) if not issubclass(cls, Functional) else cls
+    return model
+
+
+def _walk_refs(x, is_ref, resolve):
+    """``x`` (JSON data) with every tensor reference replaced by its tensor."""
+    if is_ref(x):
+        return resolve(x)
+    if isinstance(x, list):
+        return [_walk_refs(v, is_ref, resolve) for v in x]
+    if isinstance(x, dict):
+        return {k: _walk_refs(v, is_ref, resolve) for k, v in x.items()}
+    return x
+
+
+def _map_endpoints(spec, endpoint):
+    """Model inputs/outputs: one ``[name, node, index]``, or a list or dict of them."""
+    if _is_history(spec):
+        return endpoint(spec)
+    if isinstance(spec, list) and spec:
+        return [_map_endpoints(s, endpoint) for s in spec]
+    if isinstance(spec, dict) and spec:
+        return {k: _map_endpoints(v, endpoint) for k, v in spec.items()}
+    raise ValueError(f"functional config: model inputs/outputs {str(spec)[:80]} are not tensor names")
 
 
 _FUNCTIONAL_SUBCLASSES = {}
@@ -221,6 +456,7 @@ class Sequential(Model):
 
     def build(self, input_shape=None):
         """Build every layer by calling it on Keras tensors of the given shape."""
+        self._sequential_build_shape = tuple(TensorShape(input_shape))
         x = KerasTensor(TensorShape(input_shape), D.float32)
         for layer in self._layers:
             x = layer(x)
@@ -231,10 +467,38 @@ class Sequential(Model):
     def layers(self):
         return list(self._layers)
 
+    def get_config(self):
+        layers = [serialization.serialize(layer) for layer in
+                  ([self._input_layer] if self._input_layer is not None else []) + self._layers]
+        shape = getattr(self, "_sequential_build_shape", None)
+        return {"name": self.name, "trainable": self.trainable, "layers": layers,
+                "build_input_shape": None if shape is None else list(shape)}
+
+    def get_build_config(self):
+        return None
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        entries = config.pop("layers", None)
+        shape = config.pop("build_input_shape", None)
+        if not isinstance(entries, list) or len(entries) > MAX_LAYERS:
+            raise ValueError(f"Sequential config: 'layers' is not a list of at most {MAX_LAYERS} layers")
+        serialization.check_shape(shape, "Sequential build_input_shape")
+        model = cls(name=config.get("name"), trainable=config.get("trainable", True))
+        for entry in entries:
+            model.add(serialization.deserialize(entry), rebuild=False)
+        model._maybe_rebuild()
+        if not model.built and shape is not None:
+            model.build(tuple(shape))
+        return model
+
     def call(self, inputs, training=None):
         for layer in self._layers:
             inputs = layer(inputs)
         return inputs
 
+
+serialization.register_builtin(InputLayer, Model, Functional, Sequential)
 
 __all__ = ["Model", "Functional", "Sequential", "Input", "InputLayer"]

@@ -15,6 +15,7 @@ Keras 3 traces ``compute_output_spec`` symbolically instead; the shapes agree
 for layers whose output dims do not depend on the batch size.
 """
 import itertools
+import threading
 
 import numpy as np
 
@@ -22,6 +23,34 @@ from .. import _nest
 from ..ir import dtypes as D
 from ..runtime import stack
 from ..runtime.tensor import STATE_paused, TensorShape, convert_to_tensor
+
+# -- creation limit: what loading a file may allocate --------------------------------------
+
+_creation = threading.local()
+
+
+class creation_limit:
+    """Within it, ``check(shape, dtype, what)`` runs before any weight or placeholder is made.
+
+    The loader of saved models (saving.py) uses it to refuse, before allocating, the
+    huge weights a hostile config would make a layer build."""
+
+    def __init__(self, check):
+        self.check = check
+
+    def __enter__(self):
+        if not hasattr(_creation, "checks"):
+            _creation.checks = []
+        _creation.checks.append(self.check)
+
+    def __exit__(self, *exc):
+        _creation.checks.pop()
+
+
+def check_creation(shape, dtype, what):
+    for check in getattr(_creation, "checks", ()):
+        check(tuple(shape), D.as_dtype(dtype), what)
+
 
 _tensor_ids = itertools.count()
 _node_ids = itertools.count()
@@ -58,12 +87,16 @@ class KerasTensor:
 
 
 class Node:
-    """One recorded layer call: ``outputs = layer(*args, **kwargs)`` on Keras tensors."""
+    """One recorded layer call: ``outputs = layer(*args, **kwargs)`` on Keras tensors.
+
+    ``index`` counts the layer's calls (Keras' node index, as in ``dense[1][0]``)."""
 
     def __init__(self, layer, args, kwargs, outputs):
         self.id = next(_node_ids)
         self.layer, self.args, self.kwargs = layer, args, kwargs
         self.outputs = outputs
+        self.index = layer.__dict__.get("_keras_node_count", 0)
+        object.__setattr__(layer, "_keras_node_count", self.index + 1)
 
     @property
     def input_tensors(self):
@@ -80,6 +113,7 @@ def any_keras_tensor(structure):
 
 def _placeholder(t):
     shape = tuple(1 if d is None else int(d) for d in t.shape)
+    check_creation(shape, t.dtype, f"placeholder {t.name}")
     return convert_to_tensor(np.zeros(shape, dtype=t.dtype.np))
 
 

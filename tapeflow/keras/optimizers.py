@@ -41,7 +41,23 @@ def filter_empty_gradients(grads_and_vars):
 
 
 class Optimizer:
-    """Base class: iteration counter, learning-rate variable, slot variables, ``apply_gradients``."""
+    """The base class of Keras optimizers.
+
+    Base class: iteration counter, learning-rate variable, slot variables, ``apply_gradients``.
+
+    Subclasses implement ``update_step(gradient, variable)``; ``apply_gradients`` and
+    ``minimize`` are shared.
+
+    Args:
+      learning_rate: a float (kept in a variable, ``learning_rate``).
+      clipnorm, clipvalue, global_clipnorm: clip the gradients first, as Keras does.
+
+    >>> opt = tf.keras.optimizers.SGD(learning_rate=0.1)
+    >>> v = tf.Variable(1.0)
+    >>> _ = opt.minimize(lambda: v * v, [v])
+    >>> round(float(v.numpy()), 4), int(opt.iterations)
+    (0.8, 1)
+    """
 
     def __init__(self, name, learning_rate=0.001, clipnorm=None, clipvalue=None, global_clipnorm=None,
                  **kwargs):
@@ -135,7 +151,19 @@ class Optimizer:
         return list(grads)
 
     def apply_gradients(self, grads_and_vars, name=None):
-        """Update each variable from its gradient; returns the ``iterations`` variable."""
+        """Update each variable from its gradient; returns the ``iterations`` variable.
+
+        Args:
+          grads_and_vars: pairs ``(gradient, variable)``; pairs with a None gradient are skipped.
+
+        >>> opt = tf.keras.optimizers.SGD(learning_rate=0.5)
+        >>> w = tf.Variable([1.0, 2.0])
+        >>> with tf.GradientTape() as tape:
+        ...     loss = tf.reduce_sum(w * w)
+        >>> _ = opt.apply_gradients(zip([tape.gradient(loss, w)], [w]))
+        >>> w.numpy()
+        array([0., 0.], dtype=float32)
+        """
         grads_and_vars = list(grads_and_vars)
         if not grads_and_vars:
             return self._iterations
@@ -202,7 +230,21 @@ def _clip_by_global_norm(grads, clip_norm):
 
 
 class SGD(Optimizer):
-    """Gradient descent with optional (Nesterov) momentum, Keras's formulas."""
+    """Gradient descent, with optional (Nesterov) momentum.
+
+    Gradient descent with optional (Nesterov) momentum, Keras's formulas.
+
+    Args:
+      learning_rate: the step size.
+      momentum: 0 for plain gradient descent; in (0, 1] for momentum.
+      nesterov: use Nesterov momentum.
+
+    >>> opt = tf.keras.optimizers.SGD(learning_rate=0.1)
+    >>> v = tf.Variable(1.0)
+    >>> _ = opt.apply_gradients([(tf.constant(2.0), v)])
+    >>> round(float(v.numpy()), 4)
+    0.8
+    """
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         super().__init__(name, learning_rate, **kwargs)
@@ -229,7 +271,22 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam with Keras's bias correction folded into the step size ``alpha``."""
+    """The Adam optimizer (adaptive first and second moment estimates).
+
+    Adam with Keras's bias correction folded into the step size ``alpha``.
+
+    Args:
+      learning_rate: the step size.
+      beta_1, beta_2: decay rates of the first and second moment estimates.
+      epsilon: added to the denominator.
+      amsgrad: use AMSGrad's maximum of past second moments.
+
+    >>> opt = tf.keras.optimizers.Adam(learning_rate=0.1)
+    >>> v = tf.Variable(1.0)
+    >>> _ = opt.apply_gradients([(tf.constant(2.0), v)])
+    >>> round(float(v.numpy()), 4)
+    0.9
+    """
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False,
                  name="Adam", **kwargs):
@@ -267,7 +324,23 @@ class Adam(Optimizer):
 
 
 class RMSprop(Optimizer):
-    """RMSprop as Keras 3 writes it: a moving mean of squared gradients, optional momentum and centering."""
+    """The RMSprop optimizer (gradients divided by a moving root mean square).
+
+    RMSprop as Keras 3 writes it: a moving mean of squared gradients, optional momentum and centering.
+
+    Args:
+      learning_rate: the step size.
+      rho: the decay of the moving mean of squared gradients.
+      momentum: momentum on the update (0: none).
+      epsilon: added to the denominator.
+      centered: normalize by the gradients' estimated variance instead.
+
+    >>> opt = tf.keras.optimizers.RMSprop(learning_rate=0.1)
+    >>> v = tf.Variable(1.0)
+    >>> _ = opt.apply_gradients([(tf.constant(2.0), v)])
+    >>> round(float(v.numpy()), 4)
+    0.6838
+    """
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
                  name="rmsprop", **kwargs):
@@ -309,7 +382,13 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
 
 
 def get(identifier, **kwargs):
-    """An optimizer from 'sgd'/'adam' (any case) or an instance."""
+    """An optimizer from its name (``"sgd"``, ``"adam"``, ``"rmsprop"``) or an instance.
+
+    An optimizer from 'sgd'/'adam' (any case) or an instance.
+
+    >>> type(tf.keras.optimizers.get("adam")).__name__
+    'Adam'
+    """
     if isinstance(identifier, Optimizer):
         return identifier
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:

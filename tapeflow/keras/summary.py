@@ -1,16 +1,18 @@
 """``model.summary()``: Keras 3's table as its ``rich`` console prints it to a file or a pipe.
 
-The layout is the one Keras 3 prints outside a terminal (80 columns: cells of
-31, 22 and 13 characters), for models whose layers form a chain (Sequential,
-a functional chain, a subclassed model); the "Connected to" column of
-branching functional graphs is not drawn. Names longer than their cell are
-not wrapped as rich would wrap them.
+The layout is the one Keras 3 prints outside a terminal (80 columns). Models whose
+layers form a chain (Sequential, a functional chain, a subclassed model) get cells
+of 31, 22 and 13 characters; a functional model that branches, merges or shares a
+layer gets a fourth column, "Connected to" (``layer[node][tensor]`` of each input),
+and cells of 19, 17, 10 and 17. Text is wrapped as rich wraps it: at spaces, a word
+too long for its cell alone on its line and cut with an ellipsis.
 """
 import math
 
 import numpy as np
 
-WIDTHS = (31, 22, 13)
+CHAIN = ((31, 22, 13), ("Layer (type)", "Output Shape", "Param #"), "<<>")
+GRAPH = ((19, 17, 10, 17), ("Layer (type)", "Output Shape", "Param #", "Connected to"), "<<><")
 
 
 def output_shape(layer):
@@ -45,32 +47,76 @@ def readable_memory_size(size):
     return f"{size:.2f} PB"
 
 
-def _row(cells, left="│", mid="│", right="│"):
-    name, shape, params = cells
-    return (f"{left} {name:<{WIDTHS[0]}} {mid} {shape:<{WIDTHS[1]}} {mid} "
-            f"{params:>{WIDTHS[2]}} {right}")
+def wrap(text, width):
+    """rich's word wrap with ``overflow="ellipsis"``: the lines of ``text`` in ``width`` cells."""
+    lines, line = [], ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if len(candidate) <= width or not line:
+            line = candidate
+        else:
+            lines.append(line)
+            line = word
+    lines.append(line)
+    return [line if len(line) <= width else line[:width - 1] + "…" for line in lines]
 
 
-def _rule(left, mid, right, fill):
-    return left + mid.join(fill * (w + 2) for w in WIDTHS) + right
+def _row(cells, layout, left="│", mid="│", right="│"):
+    widths, _, align = layout
+    columns = [wrap(cell, w) for cell, w in zip(cells, widths, strict=True)]
+    height = max(len(c) for c in columns)
+    out = []
+    for i in range(height):
+        parts = [(c[i] if i < len(c) else "").ljust(w) if a == "<" else (c[i] if i < len(c) else "").rjust(w)
+                 for c, w, a in zip(columns, widths, align, strict=True)]
+        out.append(f"{left} " + f" {mid} ".join(parts) + f" {right}")
+    return out
+
+
+def _rule(widths, left, mid, right, fill):
+    return left + mid.join(fill * (w + 2) for w in widths) + right
+
+
+def is_chain(model):
+    """Keras' ``sequential_like``: no depth holds two calls, no call takes two tensors, no
+    layer is called twice."""
+    depths = getattr(model, "_node_depths", None)
+    if depths is None:
+        return True
+    nodes = [n for n in getattr(model, "_nodes", [])] + [t.node for t in model.inputs]
+    by_depth = {}
+    for node in nodes:
+        by_depth.setdefault(depths.get(node.id), []).append(node)
+    if any(len(v) > 1 or (len(v) == 1 and len(v[0].input_tensors) > 1) for v in by_depth.values()):
+        return False
+    layers = [node.layer for node in nodes]
+    return len({id(layer) for layer in layers}) == len(layers)
+
+
+def _connections(model, layer):
+    nodes = [n for n in model._nodes if n.layer is layer]
+    names = [f"{t.node.layer.name}[{t.node.index}][{t.index}]" for n in nodes for t in n.input_tensors]
+    return ", ".join(names) or "-"
 
 
 def summary_lines(model):
     """The lines ``summary()`` prints."""
-    lines = [f'Model: "{model.name}"', _rule("┏", "┳", "┓", "━"),
-             _row(("Layer (type)", "Output Shape", "Param #"), "┃", "┃", "┃"), _rule("┡", "╇", "┩", "━")]
-    rows = []
-    for layer in model.layers:
+    layout = CHAIN if is_chain(model) else GRAPH
+    widths = layout[0]
+    lines = [f'Model: "{model.name}"', _rule(widths, "┏", "┳", "┓", "━"),
+             *_row(layout[1], layout, "┃", "┃", "┃"), _rule(widths, "┡", "╇", "┩", "━")]
+    separator = _rule(widths, "├", "┼", "┤", "─")
+    for i, layer in enumerate(model.layers):
         shape = output_shape(layer)
         params = f"{count_params(layer.weights):,}" if layer.built else "0 (unbuilt)"
-        rows.append(_row((f"{layer.name} ({type(layer).__name__})",
-                          _format_shape(shape) if shape is not None else "?", params)))
-    separator = _rule("├", "┼", "┤", "─")
-    for i, row in enumerate(rows):
+        cells = [f"{layer.name} ({type(layer).__name__})",
+                 _format_shape(shape) if shape is not None else "?", params]
+        if layout is GRAPH:
+            cells.append(_connections(model, layer))
         if i:
             lines.append(separator)
-        lines.append(row)
-    lines.append(_rule("└", "┴", "┘", "─"))
+        lines.extend(_row(cells, layout))
+    lines.append(_rule(widths, "└", "┴", "┘", "─"))
     trainable, non_trainable = model.trainable_weights, model.non_trainable_weights
     optimizer = getattr(model, "optimizer", None)
     optimizer_vars = list(optimizer.variables) if optimizer is not None and getattr(

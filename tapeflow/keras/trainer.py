@@ -28,70 +28,9 @@ from ..ir import dtypes as D
 from ..runtime.tensor import STATE_paused, convert_to_tensor
 from ..tracer import function as _function
 from . import callbacks as callbacks_module
-from . import losses as losses_module
 from . import metrics as metrics_module
 from . import optimizers as optimizers_module
-
-
-# -- compiled loss and metrics -----------------------------------------------------------
-
-def _loss_object(identifier):
-    loss = losses_module.get(identifier)
-    if isinstance(loss, losses_module.Loss):
-        return loss
-    name = identifier if isinstance(identifier, str) else getattr(loss, "__name__", None)
-    return losses_module.LossFunctionWrapper(loss, name=name)
-
-
-def _is_binary_or_sparse_categorical(y_true, y_pred):
-    binary = y_pred.shape[-1] == 1
-    sparse = len(y_true.shape) < len(y_pred.shape) or (y_true.shape[-1] == 1 and y_pred.shape[-1] > 1)
-    return binary, sparse
-
-
-def _metric_object(identifier, y_true, y_pred):
-    """Keras 3's ``compile_utils.get_metric``: 'accuracy' picks binary/sparse/categorical by shapes."""
-    if str(identifier).lower() in ("accuracy", "acc"):
-        binary, sparse = _is_binary_or_sparse_categorical(y_true, y_pred)
-        cls = (metrics_module.BinaryAccuracy if binary else
-               metrics_module.SparseCategoricalAccuracy if sparse else metrics_module.CategoricalAccuracy)
-        metric = cls(name=str(identifier))
-    else:
-        metric = metrics_module.get(identifier)
-    if not isinstance(metric, metrics_module.Metric):
-        metric = metrics_module.MeanMetricWrapper(metric)
-    if isinstance(identifier, str):
-        metric.name = identifier
-    return metric
-
-
-class CompileMetrics(metrics_module.Metric):
-    """The metrics given to ``compile``, made on first use (their kind may depend on shapes)."""
-
-    def __init__(self, metrics):
-        super().__init__(name="compile_metrics")
-        if not isinstance(metrics, (list, tuple)):
-            metrics = [metrics]
-        self._identifiers, self.metrics, self.built = list(metrics), [], False
-
-    def build(self, y_true, y_pred):
-        self.metrics = [_metric_object(m, y_true, y_pred) for m in self._identifiers]
-        self.built = True
-
-    @property
-    def variables(self):
-        return [v for m in self.metrics for v in m.variables]
-
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        for m in self.metrics:
-            m.update_state(y_true, y_pred, sample_weight=sample_weight)
-
-    def result(self):
-        return {m.name: m.result() for m in self.metrics}
-
-    def reset_state(self):
-        for m in self.metrics:
-            m.reset_state()
+from .compile_utils import CompileLoss, CompileMetrics
 
 
 # -- data ---------------------------------------------------------------------------------
@@ -129,6 +68,26 @@ def _batches(data, batch_size, shuffle=False):
         if order is not None:
             index = order[index]
         yield step, tuple(_take(d, index) for d in data)
+
+
+def _class_weights(y, class_weight, sample_weight):
+    """Keras 3's ``class_weight_to_sample_weights``: each sample weighs its class's weight (the
+    argmax of a one-hot row, else the rounded label), 1 for classes ``class_weight`` omits."""
+    if sample_weight is not None:
+        raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+    if not isinstance(class_weight, dict):
+        raise ValueError(f"Expected `class_weight` to be a dict with keys from 0 to one less than the "
+                         f"number of classes, found {class_weight}")
+    if isinstance(y, (list, tuple, dict)):
+        raise ValueError("`class_weight` is only supported for Models with a single output.")
+    y = np.asarray(y)
+    if y.ndim > 2:
+        raise ValueError("`class_weight` not supported for 3+ dimensional targets.")
+    if y.ndim > 1:
+        y = np.argmax(y, axis=-1) if y.shape[-1] != 1 else np.squeeze(y, axis=-1)
+    labels = np.round(y).astype("int64")
+    return np.array([float(class_weight.get(int(label), 1.0)) for label in labels.reshape(-1)],
+                    dtype=np.float32).reshape(labels.shape[:1])
 
 
 def _unpack(data):
@@ -176,12 +135,13 @@ class Trainer:
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None,
                 weighted_metrics=None, run_eagerly=False, steps_per_execution=1, jit_compile="auto",
                 auto_scale_loss=True):
-        if loss_weights is not None or weighted_metrics is not None:
-            raise NotImplementedError("tapeflow's compile has no loss_weights or weighted_metrics yet")
+        self._compile_config = {"loss": loss, "loss_weights": loss_weights, "metrics": metrics,
+                                "weighted_metrics": weighted_metrics}
         self.optimizer = optimizers_module.get(optimizer)
-        self._compile_loss = _loss_object(loss) if loss is not None else None
+        self._compile_loss = CompileLoss(loss, loss_weights) if loss is not None else None
         self.loss = loss
-        self._compile_metrics = CompileMetrics(metrics) if metrics is not None else None
+        self._compile_metrics = (CompileMetrics(metrics, weighted_metrics)
+                                 if metrics is not None or weighted_metrics is not None else None)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.run_eagerly = run_eagerly
         self.stop_training = False
@@ -196,6 +156,8 @@ class Trainer:
             out.append(self._loss_tracker)
             if self._compile_metrics is not None:
                 out.append(self._compile_metrics)
+            if self._compile_loss is not None:
+                out.extend(self._compile_loss.metrics)
         return out
 
     @property
@@ -223,6 +185,8 @@ class Trainer:
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         if self._compile_loss is None:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        if not self._compile_loss.built:
+            self._compile_loss.build(self, y_pred)
         return self._compile_loss(y, y_pred, sample_weight)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
@@ -278,11 +242,14 @@ class Trainer:
         """Make every variable the steps use before they are traced (see the module docstring)."""
         x, y, _ = _unpack(data)
         metrics_pending = self._compile_metrics is not None and not self._compile_metrics.built
-        if not self.built or metrics_pending:
+        loss_pending = self._compile_loss is not None and not self._compile_loss.built
+        if not self.built or metrics_pending or loss_pending:
             with STATE_paused():
                 y_pred = self(x, training=False)
             if metrics_pending and y is not None:
-                self._compile_metrics.build(y, y_pred)
+                self._compile_metrics.build(y, y_pred, model=self)
+            if loss_pending:
+                self._compile_loss.build(self, y_pred)
         if self.optimizer is not None:
             self.optimizer.build(self.trainable_weights)
 
@@ -296,11 +263,12 @@ class Trainer:
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
             validation_batch_size=None, validation_freq=1):
         self._assert_compiled("fit")
-        if class_weight is not None or steps_per_epoch is not None or validation_steps is not None:
-            raise NotImplementedError("tapeflow's fit has no class_weight, steps_per_epoch or "
-                                      "validation_steps yet")
+        if steps_per_epoch is not None or validation_steps is not None:
+            raise NotImplementedError("tapeflow's fit has no steps_per_epoch or validation_steps yet")
         batch_size = batch_size or 32
         data = (_arrays(x), _arrays(y), _arrays(sample_weight))
+        if class_weight is not None:
+            data = data[:2] + (_class_weights(data[1], class_weight, data[2]),)
         if validation_split and validation_data is None:
             data, validation_data = _split(data, validation_split)
         steps = math.ceil(_num_samples([d for d in data if d is not None]) / batch_size)

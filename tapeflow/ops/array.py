@@ -1,4 +1,6 @@
 """Shape ops: reshape, transpose, stack, slicing... (top-level ``tapeflow.*``)."""
+from __future__ import annotations
+
 import builtins
 
 import numpy as np
@@ -44,36 +46,83 @@ def _tensor_list(values):
 
 # -- reshaping ---------------------------------------------------------------------
 
-def reshape(tensor, shape, name=None):
+def reshape(tensor, shape, name=None) -> Tensor:
+    """``tensor``'s entries in a new ``shape`` (one dimension may be -1: inferred).
+
+    >>> tf.reshape(tf.range(6), [2, -1])
+    <tf.Tensor: shape=(2, 3), dtype=int32, numpy=
+    array([[0, 1, 2],
+           [3, 4, 5]], dtype=int32)>
+    """
     return apply("Reshape", [tensor], {"shape": _ints(shape)})
 
 
-def transpose(a, perm=None, conjugate=False, name=None):
+def transpose(a, perm=None, conjugate=False, name=None) -> Tensor:
+    """``a`` with its axes permuted by ``perm`` (reversed when None).
+
+    >>> tf.transpose(tf.constant([[1, 2, 3]]))
+    <tf.Tensor: shape=(3, 1), dtype=int32, numpy=
+    array([[1],
+           [2],
+           [3]], dtype=int32)>
+    """
     if perm is None:
         a = _tensor(a)
         perm = tuple(reversed(range(len(a.shape))))
     return apply("Transpose", [a], {"perm": _ints(perm)})
 
 
-def expand_dims(input, axis, name=None):
+def expand_dims(input, axis, name=None) -> Tensor:
+    """``input`` with a new axis of size 1 inserted at ``axis``.
+
+    >>> tf.expand_dims(tf.constant([1.0, 2.0]), -1).shape
+    TensorShape([2, 1])
+    """
     return apply("ExpandDims", [input], {"axis": _int(axis)})
 
 
-def squeeze(input, axis=None, name=None):
-    """``axis`` None (or empty, as in TensorFlow) removes every dimension of size 1."""
+def squeeze(input, axis=None, name=None) -> Tensor:
+    """``input`` without its dimensions of size 1 (or only those in ``axis``).
+
+    ``axis`` None (or empty, as in TensorFlow) removes every dimension of size 1.
+
+    >>> tf.squeeze(tf.zeros([1, 2, 1])).shape
+    TensorShape([2])
+    """
     axes = None if axis is None else _ints(axis)
     return apply("Squeeze", [input], {"axis": axes or None})
 
 
-def broadcast_to(input, shape, name=None):
+def broadcast_to(input, shape, name=None) -> Tensor:
+    """``input`` broadcast to ``shape`` (NumPy's broadcasting rules).
+
+    >>> tf.broadcast_to(tf.constant([1.0, 2.0]), [2, 2])
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 2.],
+           [1., 2.]], dtype=float32)>
+    """
     return apply("BroadcastTo", [input], {"shape": _ints(shape)})
 
 
-def tile(input, multiples, name=None):
+def tile(input, multiples, name=None) -> Tensor:
+    """``input`` repeated ``multiples[i]`` times along each axis ``i``.
+
+    >>> tf.tile(tf.constant([[1, 2]]), [2, 1])
+    <tf.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[1, 2],
+           [1, 2]], dtype=int32)>
+    """
     return apply("Tile", [input], {"multiples": _ints(multiples)})
 
 
-def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tensor:
+    """``tensor`` padded with ``constant_values`` (``paddings``: [before, after] per axis).
+
+    >>> tf.pad(tf.constant([[1.0]]), [[1, 0], [0, 1]])
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[0., 0.],
+           [1., 0.]], dtype=float32)>
+    """
     if mode.upper() != "CONSTANT":
         raise NotImplementedError(f"pad mode {mode!r}: only 'CONSTANT' is supported")
     if hasattr(paddings, "numpy"):
@@ -86,8 +135,14 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 # -- joining and splitting ------------------------------------------------------------
 
-def concat(values, axis, name="concat"):
-    """One tensor is returned through ``identity``, as in TensorFlow (no ConcatV2 op)."""
+def concat(values, axis, name="concat") -> Tensor:
+    """Tensors joined along an existing axis ``axis``.
+
+    One tensor is returned through ``identity``, as in TensorFlow (no ConcatV2 op).
+
+    >>> tf.concat([tf.constant([[1.0]]), tf.constant([[2.0]])], axis=1)
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[1., 2.]], dtype=float32)>
+    """
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
@@ -95,11 +150,23 @@ def concat(values, axis, name="concat"):
     return apply("ConcatV2", _tensor_list(values), {"axis": _int(axis)})
 
 
-def stack(values, axis=0, name="stack"):
+def stack(values, axis=0, name="stack") -> Tensor:
+    """Tensors of one shape stacked along a new axis ``axis``.
+
+    >>> tf.stack([tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])], axis=1)
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 3.],
+           [2., 4.]], dtype=float32)>
+    """
     return apply("Pack", _tensor_list(values), {"axis": _int(axis)})
 
 
-def unstack(value, num=None, axis=0, name="unstack"):
+def unstack(value, num=None, axis=0, name="unstack") -> list[Tensor]:
+    """The slices of ``value`` along ``axis``, as a list of tensors.
+
+    >>> [t.numpy().tolist() for t in tf.unstack(tf.constant([[1, 2], [3, 4]]))]
+    [[1, 2], [3, 4]]
+    """
     x = _tensor(value)
     axis, rank = _int(axis), len(x.shape)
     if num is None:
@@ -109,8 +176,14 @@ def unstack(value, num=None, axis=0, name="unstack"):
     return list(apply("Unpack", [x], {"num": int(num), "axis": axis}))
 
 
-def split(value, num_or_size_splits, axis=0, num=None, name="split"):
-    """An int splits into that many equal parts; a list gives the sizes (one may be -1)."""
+def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Tensor]:
+    """``value`` split along ``axis`` into a list of tensors.
+
+    An int splits into that many equal parts; a list gives the sizes (one may be -1).
+
+    >>> [t.numpy().tolist() for t in tf.split(tf.constant([1, 2, 3, 4]), 2)]
+    [[1, 2], [3, 4]]
+    """
     s = num_or_size_splits
     if isinstance(s, (int, np.integer)) or (hasattr(s, "shape") and len(s.shape) == 0):
         sizes = _int(s)
@@ -121,7 +194,12 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 # -- gathering and slicing ------------------------------------------------------------
 
-def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None) -> Tensor:
+    """Slices of ``params`` along ``axis`` (default 0) at ``indices``.
+
+    >>> tf.gather(tf.constant([10.0, 20.0, 30.0]), [2, 0])
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([30., 10.], dtype=float32)>
+    """
     axis = batch_dims if axis is None else _int(axis)
     return apply("GatherV2", [params, indices], {"axis": axis, "batch_dims": int(batch_dims)})
 
@@ -166,8 +244,16 @@ def getitem(x, key):
     return strided_slice(x, slice_spec(key))
 
 
-def slice(input_, begin, size, name=None):
-    """``size[i]`` -1 means to the end. Bounds are checked (a strided slice would clamp)."""
+def slice(input_, begin, size, name=None) -> Tensor:
+    """The block of ``input_`` starting at ``begin`` with ``size`` entries per axis.
+
+    ``size[i]`` -1 means to the end. Bounds are checked (a strided slice would clamp).
+
+    >>> tf.slice(tf.constant([[1, 2, 3], [4, 5, 6]]), [0, 1], [2, -1])
+    <tf.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[2, 3],
+           [5, 6]], dtype=int32)>
+    """
     x = _tensor(input_)
     begin, size, shape = _ints(begin), _ints(size), tuple(x.shape)
     if len(begin) != len(shape) or len(size) != len(shape):
@@ -188,16 +274,32 @@ def slice(input_, begin, size, name=None):
 
 # -- shapes and encodings ---------------------------------------------------------------
 
-def shape(input, out_type=D.int32, name=None):
+def shape(input, out_type=D.int32, name=None) -> Tensor:
+    """The shape of ``input`` as a 1-D integer tensor.
+
+    >>> tf.shape(tf.zeros([2, 3]))
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([2, 3], dtype=int32)>
+    """
     return apply("Shape", [input], {"out_type": D.as_dtype(out_type)})
 
 
-def size(input, out_type=D.int32, name=None):
+def size(input, out_type=D.int32, name=None) -> Tensor:
+    """The number of entries of ``input``, as a scalar integer tensor.
+
+    >>> tf.size(tf.zeros([2, 3]))
+    <tf.Tensor: shape=(), dtype=int32, numpy=6>
+    """
     return apply("Size", [input], {"out_type": D.as_dtype(out_type)})
 
 
-def rank(input, name=None):
-    """Always static here, so a constant."""
+def rank(input, name=None) -> Tensor:
+    """The number of dimensions of ``input``, as a scalar int32 tensor.
+
+    Always static here, so a constant.
+
+    >>> tf.rank(tf.zeros([2, 3]))
+    <tf.Tensor: shape=(), dtype=int32, numpy=2>
+    """
     return wrap(np.asarray(len(_tensor(input).shape), np.int32))
 
 
@@ -206,8 +308,17 @@ def _scalar(value, dtype):
     return t.numpy().item(), t.dtype
 
 
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    """TF's dtype rules: ``dtype``, else that of on/off_value, else float32; they must agree."""
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None,
+            name=None) -> Tensor:
+    """One-hot vectors of length ``depth`` for integer ``indices``.
+
+    TF's dtype rules: ``dtype``, else that of on/off_value, else float32; they must agree.
+
+    >>> tf.one_hot([0, 2], depth=3)
+    <tf.Tensor: shape=(2, 3), dtype=float32, numpy=
+    array([[1., 0., 0.],
+           [0., 0., 1.]], dtype=float32)>
+    """
     dtype = None if dtype is None else D.as_dtype(dtype)
     given = {k: _scalar(v, dtype) for k, v in (("on_value", on_value), ("off_value", off_value))
              if v is not None}

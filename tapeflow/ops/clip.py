@@ -1,5 +1,7 @@
 """Clipping, composites exactly as TensorFlow's clip_ops (so gradients match op for op)."""
-from ..runtime.tensor import TensorShape
+from __future__ import annotations
+
+from ..runtime.tensor import Tensor, TensorShape
 from . import creation, math, reduce
 
 
@@ -9,8 +11,14 @@ def _assert_same_shape(values, result):
         raise ValueError(f"Shapes {tuple(values.shape)} and {tuple(result.shape)} are incompatible")
 
 
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """min(t, max) then max(., min); broadcasting that would grow ``t`` is an error, as in TF."""
+def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
+    """``t`` with each entry clipped to ``[clip_value_min, clip_value_max]``.
+
+    min(t, max) then max(., min); broadcasting that would grow ``t`` is an error, as in TF.
+
+    >>> tf.clip_by_value(tf.constant([-2.0, 0.5, 3.0]), -1.0, 1.0)
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([-1. ,  0.5,  1. ], dtype=float32)>
+    """
     values = math._tensor(t)
     t_min = math.minimum(values, clip_value_max)
     _assert_same_shape(values, t_min)
@@ -19,8 +27,14 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return t_max
 
 
-def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """``t * clip_norm / max(||t||, clip_norm)`` with TF's double-where for a zero norm."""
+def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
+    """``t`` scaled down so that its L2 norm is at most ``clip_norm``.
+
+    ``t * clip_norm / max(||t||, clip_norm)`` with TF's double-where for a zero norm.
+
+    >>> tf.clip_by_norm(tf.constant([3.0, 4.0]), 1.0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.6, 0.8], dtype=float32)>
+    """
     values = math._tensor(t)
     l2sum = reduce.reduce_sum(values * values, axes, keepdims=True)
     pred = l2sum > 0

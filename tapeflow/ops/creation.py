@@ -1,4 +1,6 @@
 """Creating tensors: zeros, ones, fill, eye, linspace, range (constants, never recorded)."""
+from __future__ import annotations
+
 import numpy as np
 
 from ..ir import dtypes as D
@@ -13,11 +15,23 @@ def _shape(shape):
     return tuple(int(d) for d in shape)
 
 
-def zeros(shape, dtype=D.float32, name=None):
+def zeros(shape, dtype=D.float32, name=None) -> Tensor:
+    """A tensor of zeros of ``shape`` and ``dtype`` (float32 by default).
+
+    >>> tf.zeros([2, 1])
+    <tf.Tensor: shape=(2, 1), dtype=float32, numpy=
+    array([[0.],
+           [0.]], dtype=float32)>
+    """
     return wrap(np.zeros(_shape(shape), D.as_dtype(dtype).np))
 
 
-def ones(shape, dtype=D.float32, name=None):
+def ones(shape, dtype=D.float32, name=None) -> Tensor:
+    """A tensor of ones of ``shape`` and ``dtype`` (float32 by default).
+
+    >>> tf.ones([2])
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 1.], dtype=float32)>
+    """
     return wrap(np.ones(_shape(shape), D.as_dtype(dtype).np))
 
 
@@ -25,35 +39,71 @@ def _like(x):
     return x if isinstance(x, (Tensor, Variable)) else convert_to_tensor(x)
 
 
-def zeros_like(input, dtype=None, name=None):
+def zeros_like(input, dtype=None, name=None) -> Tensor:
+    """Zeros with the shape (and by default the dtype) of ``input``.
+
+    >>> tf.zeros_like(tf.constant([1.0, 2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 0.], dtype=float32)>
+    """
     x = _like(input)
     return wrap(np.zeros(tuple(x.shape), D.as_dtype(dtype or x.dtype).np))
 
 
-def ones_like(input, dtype=None, name=None):
+def ones_like(input, dtype=None, name=None) -> Tensor:
+    """Ones with the shape (and by default the dtype) of ``input``.
+
+    >>> tf.ones_like(tf.constant([1, 2]))
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 1], dtype=int32)>
+    """
     x = _like(input)
     return wrap(np.ones(tuple(x.shape), D.as_dtype(dtype or x.dtype).np))
 
 
-def fill(dims, value, name=None):
+def fill(dims, value, name=None) -> Tensor:
+    """A tensor of shape ``dims`` with every entry ``value``.
+
+    >>> tf.fill([2, 2], 7)
+    <tf.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[7, 7],
+           [7, 7]], dtype=int32)>
+    """
     v = convert_to_tensor(value)
     return wrap(np.full(_shape(dims), v._value, dtype=v.dtype.np))
 
 
-def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None):
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None) -> Tensor:
+    """An identity matrix (or a batch of them), ``num_rows`` by ``num_columns``.
+
+    >>> tf.eye(2)
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 0.],
+           [0., 1.]], dtype=float32)>
+    """
     m = np.eye(int(num_rows), None if num_columns is None else int(num_columns), dtype=D.as_dtype(dtype).np)
     if batch_shape is not None:
         m = np.broadcast_to(m, _shape(batch_shape) + m.shape).copy()
     return wrap(m)
 
 
-def linspace(start, stop, num, name=None, axis=0):
+def linspace(start, stop, num, name=None, axis=0) -> Tensor:
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive.
+
+    >>> tf.linspace(0.0, 1.0, 3)
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([0. , 0.5, 1. ], dtype=float32)>
+    """
     s, e = convert_to_tensor(start), convert_to_tensor(stop)
     dt = s.dtype if s.dtype.is_floating else D.float32
     return wrap(np.linspace(s._value, e._value, int(num), axis=axis).astype(dt.np))
 
 
-def range(start, limit=None, delta=1, dtype=None, name="range"):
+def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
+    """Numbers from ``start`` up to (not including) ``limit`` in steps of ``delta``.
+
+    >>> tf.range(5)
+    <tf.Tensor: shape=(5,), dtype=int32, numpy=array([0, 1, 2, 3, 4], dtype=int32)>
+    >>> tf.range(1.0, 2.0, 0.5)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1. , 1.5], dtype=float32)>
+    """
     if limit is None:
         start, limit = 0, start
     vals = [convert_to_tensor(v) for v in (start, limit, delta)]

@@ -4,6 +4,8 @@ Primitives (MatMul, Einsum, MatrixSolve, MatrixInverse, MatrixDeterminant, Chole
 go through ``apply``; the rest are composites built the way TensorFlow builds them,
 so their gradients touch the same tensors.
 """
+from __future__ import annotations
+
 import numpy as np
 
 from ..ir.defs.linalg import LETTERS
@@ -21,8 +23,21 @@ def _tensor(x, dtype_hint=None):
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, grad_a=False, grad_b=False,
-           name=None):
-    """``a @ b`` over the last two axes; leading (batch) axes broadcast. Real dtypes: adjoint = transpose."""
+           name=None) -> Tensor:
+    """The matrix product ``a @ b``.
+
+    ``a @ b`` over the last two axes; leading (batch) axes broadcast. Real dtypes: adjoint = transpose.
+
+    Args:
+      a, b: tensors of rank >= 2 and one float or int dtype.
+      transpose_a, transpose_b: use the transpose of ``a`` or ``b``.
+
+    Returns:
+      A tensor of shape ``[..., M, N]``.
+
+    >>> tf.matmul(tf.constant([[1.0, 2.0]]), tf.constant([[3.0], [4.0]]))
+    <tf.Tensor: shape=(1, 1), dtype=float32, numpy=array([[11.]], dtype=float32)>
+    """
     if transpose_a and adjoint_a:
         raise ValueError("Only one of transpose_a and adjoint_a can be True.")
     if transpose_b and adjoint_b:
@@ -33,8 +48,15 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                                     "transpose_b": bool(transpose_b or adjoint_b)})
 
 
-def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
-    """``a @ b`` for a (batch of) matrix and vector, as TF: expand, matmul, squeeze."""
+def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
+           name=None) -> Tensor:
+    """The matrix-vector product ``a @ b``.
+
+    ``a @ b`` for a (batch of) matrix and vector, as TF: expand, matmul, squeeze.
+
+    >>> tf.linalg.matvec(tf.constant([[1.0, 2.0], [3.0, 4.0]]), tf.constant([1.0, 1.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 7.], dtype=float32)>
+    """
     b = _tensor(b)
     out = matmul(a, array.expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a)
     return array.squeeze(out, -1)
@@ -53,8 +75,12 @@ def _explicit(equation):
     return eq + "->" + ("..." if "..." in eq else "") + out
 
 
-def einsum(equation, *inputs, **kwargs):
-    """Einstein summation over any number of operands (one Einsum op)."""
+def einsum(equation, *inputs, **kwargs) -> Tensor:
+    """Einstein summation over any number of operands (one Einsum op).
+
+    >>> tf.einsum("ij,j->i", tf.constant([[1.0, 2.0], [3.0, 4.0]]), tf.constant([1.0, 1.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 7.], dtype=float32)>
+    """
     hint = next((x.dtype for x in inputs if isinstance(x, (Tensor, Variable, np.ndarray))), None)
     tensors = [_tensor(x, hint) for x in inputs]
     return apply("Einsum", tensors, {"equation": _explicit(equation)})
@@ -99,8 +125,14 @@ def _tensordot_reshape(a, axes, flipped=False):
     return a, free_dims
 
 
-def tensordot(a, b, axes, name=None):
-    """Contraction over ``axes``, via transpose/reshape/matmul exactly as TensorFlow."""
+def tensordot(a, b, axes, name=None) -> Tensor:
+    """The sum of products of ``a`` and ``b`` over ``axes``.
+
+    Contraction over ``axes``, via transpose/reshape/matmul exactly as TensorFlow.
+
+    >>> tf.tensordot(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]), axes=1)
+    <tf.Tensor: shape=(), dtype=float32, numpy=11.0>
+    """
     a, b = _tensor(a), _tensor(b)
     a_axes, b_axes = _tensordot_axes(a, axes)
     a_mat, a_free = _tensordot_reshape(a, a_axes)
@@ -111,8 +143,14 @@ def tensordot(a, b, axes, name=None):
     return array.reshape(product, a_free + b_free)
 
 
-def matrix_transpose(a, name="matrix_transpose", conjugate=False):
-    """Swap the last two axes."""
+def matrix_transpose(a, name="matrix_transpose", conjugate=False) -> Tensor:
+    """Each matrix of ``a`` transposed (the last two axes swapped).
+
+    Swap the last two axes.
+
+    >>> tf.linalg.matrix_transpose(tf.zeros([5, 2, 3])).shape
+    TensorShape([5, 3, 2])
+    """
     a = _tensor(a)
     rank = a.ndim
     if rank < 2:
@@ -121,29 +159,69 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     return array.transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2])
 
 
-def adjoint(matrix, name=None):
-    """Conjugate transpose; real dtypes only, so just the transpose."""
+def adjoint(matrix, name=None) -> Tensor:
+    """The conjugate transpose of each matrix (the transpose: dtypes are real).
+
+    Conjugate transpose; real dtypes only, so just the transpose.
+
+    >>> tf.linalg.adjoint(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 3.],
+           [2., 4.]], dtype=float32)>
+    """
     return matrix_transpose(matrix)
 
 
-def solve(matrix, rhs, adjoint=False, name=None):
+def solve(matrix, rhs, adjoint=False, name=None) -> Tensor:
+    """``x`` with ``matrix @ x == rhs`` for each (batch of) square matrix.
+
+    >>> tf.linalg.solve(tf.constant([[2.0, 0.0], [0.0, 4.0]]), tf.constant([[2.0], [2.0]]))
+    <tf.Tensor: shape=(2, 1), dtype=float32, numpy=
+    array([[1. ],
+           [0.5]], dtype=float32)>
+    """
     return apply("MatrixSolve", [matrix, rhs], {"adjoint": bool(adjoint)})
 
 
-def inv(input, adjoint=False, name=None):
+def inv(input, adjoint=False, name=None) -> Tensor:
+    """The inverse of each matrix of ``input`` (an error names a singular one).
+
+    >>> tf.linalg.inv(tf.constant([[2.0, 0.0], [0.0, 4.0]]))
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[0.5 , 0.  ],
+           [0.  , 0.25]], dtype=float32)>
+    """
     return apply("MatrixInverse", [input], {"adjoint": bool(adjoint)})
 
 
-def det(input, name=None):
+def det(input, name=None) -> Tensor:
+    """The determinant of each matrix of ``input`` (shape ``[..., M, M]``).
+
+    >>> tf.linalg.det(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=-2.0>
+    """
     return apply("MatrixDeterminant", [input])
 
 
-def cholesky(input, name=None):
+def cholesky(input, name=None) -> Tensor:
+    """The lower-triangular Cholesky factor ``L`` (``L @ L^T == input``) of each matrix.
+
+    >>> tf.linalg.cholesky(tf.constant([[4.0, 2.0], [2.0, 5.0]]))
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[2., 0.],
+           [1., 2.]], dtype=float32)>
+    """
     return apply("Cholesky", [input])
 
 
-def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):
-    """Main diagonal of each matrix, as an einsum (whose gradient, like TF's, never reads ``input``)."""
+def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT") -> Tensor:
+    """The main diagonal of each matrix of ``input``.
+
+    Main diagonal of each matrix, as an einsum (whose gradient, like TF's, never reads ``input``).
+
+    >>> tf.linalg.diag_part(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 4.], dtype=float32)>
+    """
     if k != 0:
         raise NotImplementedError("diag_part: only k=0 is supported")
     x = _tensor(input)
@@ -158,8 +236,14 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     return einsum("...ij,ik,jk->...k", x, pick_rows, pick_cols)
 
 
-def trace(x, name=None):
-    """Sum of the main diagonal: ``reduce_sum(diag_part(x), -1)`` as in TF."""
+def trace(x, name=None) -> Tensor:
+    """The sum of the main diagonal of each matrix.
+
+    Sum of the main diagonal: ``reduce_sum(diag_part(x), -1)`` as in TF.
+
+    >>> tf.linalg.trace(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=5.0>
+    """
     return reduce.reduce_sum(diag_part(x), axis=-1)
 
 
@@ -167,8 +251,14 @@ _VECTOR_NORMS = ("euclidean", 1, 2, np.inf)
 _MATRIX_NORMS = ("euclidean", "fro", 1, 2, np.inf)
 
 
-def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
-    """TensorFlow's ``tf.norm``: the same composite of ops (so the same gradients, NaN at 0 included)."""
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None) -> Tensor:
+    """The vector or matrix norm of ``tensor`` over ``axis``.
+
+    TensorFlow's ``tf.norm``: the same composite of ops (so the same gradients, NaN at 0 included).
+
+    >>> tf.norm(tf.constant([3.0, 4.0]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=5.0>
+    """
     is_matrix = isinstance(axis, (tuple, list)) and len(axis) == 2
     if is_matrix:
         axis = tuple(axis)

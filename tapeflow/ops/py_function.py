@@ -8,7 +8,11 @@ gradient. Our IR needs the outputs' shapes where TensorFlow leaves them unknown:
 calls the function once on zeros of the inputs' shapes (outside the trace, unseen by
 tapes) to learn them, and each run checks its results against them.
 """
+from __future__ import annotations
+
 import numpy as np
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..runtime.dispatch import apply
 from ..runtime.kernels.io import register_py_func
@@ -33,9 +37,23 @@ def _type_text(aval):
     return f"{aval.dtype.name}[{','.join('?' if d is None else str(d) for d in aval.shape)}]"
 
 
-def py_function(func, inp, Tout, name=None):  # noqa: N803  (TensorFlow's argument name)
-    """Call ``func(*inp)`` with tensors; returns a tensor per entry of ``Tout`` (a list), or one
-    tensor for a single dtype (``None``: func returns nothing)."""
+def py_function(func: Callable, inp: Sequence, Tout,  # noqa: N803  (TensorFlow's argument name)
+                name: str | None = None) -> Any:
+    """Call a Python function on tensors, eagerly or as an op inside a ``function``.
+
+    Call ``func(*inp)`` with tensors; returns a tensor per entry of ``Tout`` (a list), or one
+    tensor for a single dtype (``None``: func returns nothing).
+
+    Args:
+      func: a Python function of tensors.
+      inp: the list of its arguments.
+      Tout: the dtype of its result (or a list of dtypes, one per result).
+
+    >>> def halve(x):
+    ...     return x.numpy() / 2
+    >>> tf.py_function(halve, [tf.constant([2.0, 4.0])], Tout=tf.float32)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    """
     single = not isinstance(Tout, (list, tuple))
     touts = [] if Tout is None else [D.as_dtype(Tout)] if single else [D.as_dtype(t) for t in Tout]
     inputs = _tensors(inp)
@@ -54,8 +72,15 @@ def py_function(func, inp, Tout, name=None):  # noqa: N803  (TensorFlow's argume
     return outs[0] if single else outs
 
 
-def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803
-    """``py_function`` whose function takes and returns NumPy arrays (never differentiable)."""
+def numpy_function(func: Callable, inp: Sequence, Tout,  # noqa: N803
+                   stateful: bool = True, name: str | None = None) -> Any:
+    """Call a Python function on NumPy arrays, eagerly or as an op inside a ``function``.
+
+    ``py_function`` whose function takes and returns NumPy arrays (never differentiable).
+
+    >>> tf.numpy_function(lambda a: a * 10, [tf.constant([1, 2])], Tout=tf.int32)
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([10, 20], dtype=int32)>
+    """
     def on_arrays(*tensors):
         return func(*[np.asarray(t._value) if isinstance(t, Tensor) else t for t in tensors])
     return py_function(on_arrays, inp, Tout, name)

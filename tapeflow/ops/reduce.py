@@ -1,4 +1,6 @@
 """Reductions: ``reduce_sum`` and friends (``tapeflow.math.reduce_*``)."""
+from __future__ import annotations
+
 from ..ir import dtypes as D
 from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor, convert_to_tensor
@@ -21,40 +23,102 @@ def _reduce(op, x, axis, keepdims):
     return apply(op, [x], {"axis": _axis(axis), "keepdims": bool(keepdims)})
 
 
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Sum of ``input_tensor``'s entries over ``axis`` (all axes if None).
+
+    Args:
+      input_tensor: the tensor to reduce.
+      axis: an int, a list of ints, or None (every axis).
+      keepdims: keep the reduced axes with size 1.
+
+    Returns:
+      The reduced tensor, of ``input_tensor``'s dtype.
+
+    >>> x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> tf.reduce_sum(x)
+    <tf.Tensor: shape=(), dtype=float32, numpy=10.0>
+    >>> tf.reduce_sum(x, axis=0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([4., 6.], dtype=float32)>
+    """
     return _reduce("Sum", input_tensor, axis, keepdims)
 
 
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    """Integer means truncate toward zero, as in TensorFlow."""
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Mean of ``input_tensor``'s entries over ``axis`` (all axes if None).
+
+    Integer means truncate toward zero, as in TensorFlow.
+
+    Args:
+      input_tensor: the tensor to reduce.
+      axis: an int, a list of ints, or None (every axis).
+      keepdims: keep the reduced axes with size 1.
+
+    >>> x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> tf.reduce_mean(x)
+    <tf.Tensor: shape=(), dtype=float32, numpy=2.5>
+    >>> tf.reduce_mean(x, axis=1, keepdims=True)
+    <tf.Tensor: shape=(2, 1), dtype=float32, numpy=
+    array([[1.5],
+           [3.5]], dtype=float32)>
+    """
     return _reduce("Mean", input_tensor, axis, keepdims)
 
 
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Largest entry of ``input_tensor`` over ``axis`` (all axes if None).
+
+    >>> tf.reduce_max(tf.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 4.], dtype=float32)>
+    """
     return _reduce("Max", input_tensor, axis, keepdims)
 
 
-def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Smallest entry of ``input_tensor`` over ``axis`` (all axes if None).
+
+    >>> tf.reduce_min(tf.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    """
     return _reduce("Min", input_tensor, axis, keepdims)
 
 
-def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Product of ``input_tensor``'s entries over ``axis`` (all axes if None).
+
+    >>> tf.reduce_prod(tf.constant([[1.0, 2.0], [3.0, 4.0]]), axis=1)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([ 2., 12.], dtype=float32)>
+    """
     return _reduce("Prod", input_tensor, axis, keepdims)
 
 
-def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Logical or of ``input_tensor``'s entries over ``axis`` (all axes if None).
+
+    >>> tf.reduce_any(tf.constant([[True, False], [False, False]]), axis=1)
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([ True, False])>
+    """
     return _reduce("Any", input_tensor, axis, keepdims)
 
 
-def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Logical and of ``input_tensor``'s entries over ``axis`` (all axes if None).
+
+    >>> tf.reduce_all(tf.constant([[True, False], [True, True]]), axis=1)
+    <tf.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """
     return _reduce("All", input_tensor, axis, keepdims)
 
 
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
-    """TensorFlow's composite, op for op, so gradients (and their None/zeros) match.
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """``log(sum(exp(input_tensor)))`` over ``axis``, computed without overflow.
+
+    TensorFlow's composite, op for op, so gradients (and their None/zeros) match.
 
     The max is shifted out for stability but behind stop_gradient, and replaced by 0
     where it is not finite (all -inf, or inf/nan) to keep the shift itself finite.
+
+    >>> tf.reduce_logsumexp(tf.constant([0.0, 0.0]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=0.6931472>
     """
     raw_max = reduce_max(input_tensor, axis, keepdims=True)
     my_max = math.stop_gradient(math.where(math.is_finite(raw_max), raw_max, zeros_like(raw_max)))
@@ -64,8 +128,14 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     return math.add(result, my_max)
 
 
-def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
-    """TF's composite: mean of squared deviations from the (kept-dims) mean."""
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Variance (population, as TensorFlow) over ``axis`` (all axes if None).
+
+    TF's composite: mean of squared deviations from the (kept-dims) mean.
+
+    >>> tf.math.reduce_variance(tf.constant([1.0, 3.0]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
     x = input_tensor if isinstance(input_tensor, Tensor) else convert_to_tensor(input_tensor)
     if not x.dtype.is_floating:
         raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype.name}.")
@@ -73,7 +143,12 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     return reduce_mean(math.square(math.subtract(x, means)), axis, keepdims)
 
 
-def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """Standard deviation (population, as TensorFlow) over ``axis`` (all axes if None).
+
+    >>> tf.math.reduce_std(tf.constant([1.0, 3.0]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
     return math.sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
@@ -82,16 +157,32 @@ def _arg(op, x, axis, output_type):
                            "output_type": D.as_dtype(output_type)})
 
 
-def argmax(input, axis=None, output_type=D.int64, name=None):
+def argmax(input, axis=None, output_type=D.int64, name=None) -> Tensor:
+    """Index of the largest entry along ``axis`` (default 0), as ``output_type``.
+
+    >>> tf.argmax(tf.constant([[1.0, 5.0], [7.0, 2.0]]), axis=1)
+    <tf.Tensor: shape=(2,), dtype=int64, numpy=array([1, 0])>
+    """
     return _arg("ArgMax", input, axis, output_type)
 
 
-def argmin(input, axis=None, output_type=D.int64, name=None):
+def argmin(input, axis=None, output_type=D.int64, name=None) -> Tensor:
+    """Index of the smallest entry along ``axis`` (default 0), as ``output_type``.
+
+    >>> tf.argmin(tf.constant([[1.0, 5.0], [7.0, 2.0]]), axis=1)
+    <tf.Tensor: shape=(2,), dtype=int64, numpy=array([0, 1])>
+    """
     return _arg("ArgMin", input, axis, output_type)
 
 
-def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
-    """Sum of ``data`` rows into ``num_segments`` buckets; negative ids are dropped."""
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
+    """Sums of ``data``'s rows grouped by ``segment_ids``.
+
+    Sum of ``data`` rows into ``num_segments`` buckets; negative ids are dropped.
+
+    >>> tf.math.unsorted_segment_sum(tf.constant([1.0, 2.0, 3.0]), tf.constant([0, 1, 0]), 2)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([4., 2.], dtype=float32)>
+    """
     return apply("UnsortedSegmentSum", [data, segment_ids], {"num_segments": int(num_segments)})
 
 

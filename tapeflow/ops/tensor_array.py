@@ -16,6 +16,8 @@ TensorFlow's TensorList, unwritten elements read as zeros, writing twice overwri
 first write) there is no tensor yet. A loop variable flattens to its tensor through the
 ``__tf_flatten__`` protocol (``_nest``), so a converted loop carries it as a While variable.
 """
+from __future__ import annotations
+
 import numpy as np
 
 from ..errors import InvalidArgumentError, OutOfRangeError, user_line
@@ -48,11 +50,39 @@ def _static_int(x, what):
 
 
 class TensorArray:
-    """TensorFlow's ``tf.TensorArray`` (see the module docstring for the two representations)."""
+    """A list of tensors of one dtype that a loop can write (TensorFlow's ``tf.TensorArray``).
 
-    def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
-                 tensor_array_name=None, handle=None, flow=None, infer_shape=True,
-                 element_shape=None, colocate_with_first_write_call=True, name=None):
+    TensorFlow's ``tf.TensorArray`` (see the module docstring for the two representations).
+
+    A list of tensors of one dtype: eagerly, TensorFlow's eager list; inside a ``function``,
+    a loop variable (``ta = ta.write(i, x)``) that becomes one dense tensor.
+
+    Args:
+      dtype: the elements' dtype.
+      size: the number of elements (needed inside a function unless the loop's trip count
+        is a constant).
+      dynamic_size: allow writes past ``size``.
+      element_shape: the elements' shape, if known.
+
+    >>> ta = tf.TensorArray(tf.float32, size=3)
+    >>> for i in range(3):
+    ...     ta = ta.write(i, tf.constant(float(i)) * 2.0)
+    >>> ta.stack()
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([0., 2., 4.], dtype=float32)>
+    >>> @tf.function(jit_compile=False)
+    ... def squares(n):
+    ...     ta = tf.TensorArray(tf.float32, size=4)
+    ...     for i in tf.range(4):
+    ...         ta = ta.write(i, tf.cast(i * i, tf.float32))
+    ...     return ta.stack()
+    >>> squares(4)
+    <tf.Tensor: shape=(4,), dtype=float32, numpy=array([0., 1., 4., 9.], dtype=float32)>
+    """
+
+    def __init__(self, dtype: D.DType | str, size: int | Tensor | None = None,
+                 dynamic_size: bool | None = None, clear_after_read=None, tensor_array_name=None,
+                 handle=None, flow=None, infer_shape=True, element_shape=None,
+                 colocate_with_first_write_call=True, name=None) -> None:
         self._dtype = D.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
@@ -96,7 +126,7 @@ class TensorArray:
     def _length(self):
         return self._n if self._graph else len(self._items)
 
-    def size(self, name=None):
+    def size(self, name=None) -> Tensor:
         return convert_to_tensor(self._length(), dtype=D.int32)
 
     def _value(self, value):
@@ -136,7 +166,7 @@ class TensorArray:
         return iter(self._eager_stack_items())
 
     # -- methods ---------------------------------------------------------------------
-    def write(self, index, value, name=None):
+    def write(self, index, value, name=None) -> TensorArray:
         value = self._value(value)
         i = self._index(index, "write")
         self._check_shape(value)
@@ -153,7 +183,7 @@ class TensorArray:
         out._buf = tensor_list_set_item(out._buf, index if i is None else i, value)
         return out
 
-    def read(self, index, name=None):
+    def read(self, index, name=None) -> Tensor:
         i = self._index(index, "read")
         if not self._graph:
             return self._eager_read(i)
@@ -162,7 +192,7 @@ class TensorArray:
                                        f"elements. (at {user_line()})")
         return array.gather(self._graph_buf(), index if i is None else i)
 
-    def stack(self, name=None):
+    def stack(self, name=None) -> Tensor:
         if not self._graph:
             items = self._eager_stack_items()
             if not items:
@@ -172,7 +202,7 @@ class TensorArray:
             return creation.zeros((0,), self._dtype)
         return self._graph_buf()
 
-    def gather(self, indices, name=None):
+    def gather(self, indices, name=None) -> Tensor:
         if not self._graph:
             idx = np.asarray(indices.numpy() if isinstance(indices, Tensor) else indices)
             items = self._eager_stack_items()
@@ -183,7 +213,7 @@ class TensorArray:
             return array.gather(array.stack(items), indices)
         return array.gather(self._graph_buf(), indices)
 
-    def concat(self, name=None):
+    def concat(self, name=None) -> Tensor:
         if not self._graph:
             items = self._eager_stack_items()
             return array.concat(items, 0) if items else creation.zeros((0,), self._dtype)
@@ -193,7 +223,7 @@ class TensorArray:
                              f"(at {user_line()})")
         return array.reshape(buf, (-1,) + tuple(buf.shape[2:]))
 
-    def unstack(self, value, name=None):
+    def unstack(self, value, name=None) -> TensorArray:
         value = self._value(value)
         if not value.shape:
             raise ValueError(f"Cannot unstack a scalar into a TensorArray (at {user_line()})")
@@ -203,7 +233,7 @@ class TensorArray:
                              f"{self._length()} ")
         return self.scatter(list(range(k)), value)
 
-    def scatter(self, indices, value, name=None):
+    def scatter(self, indices, value, name=None) -> TensorArray:
         value = self._value(value)
         idx = [int(i) for i in np.asarray(indices.numpy() if isinstance(indices, Tensor)
                                           else indices).reshape(-1)] \
@@ -221,7 +251,7 @@ class TensorArray:
             out = out.write(i, array.gather(value, j))
         return out
 
-    def split(self, value, lengths, name=None):
+    def split(self, value, lengths, name=None) -> TensorArray:
         value = self._value(value)
         lengths = [int(n) for n in np.asarray(lengths.numpy() if isinstance(lengths, Tensor)
                                               else lengths).reshape(-1)]
@@ -242,7 +272,7 @@ class TensorArray:
             start += n
         return out
 
-    def close(self, name=None):
+    def close(self, name=None) -> None:
         pass
 
     def mark_used(self):

@@ -48,6 +48,7 @@ class Vectorized:
     graph: Graph
     size: int
     fallbacks: list = field(default_factory=list)
+    out_flags: list = field(default_factory=list)   # per output: batched ([size, *shape]) or not
 
     def report(self):
         if not self.fallbacks:
@@ -116,10 +117,12 @@ class Builder:
         self._dense[key] = out
         return out
 
-    def vectorize(self, graph, batched):
-        """A nested graph (an If branch) vectorized over this builder's batch, for a rule to
-        emit (``batching.control``; the rules cannot import this module)."""
-        return vectorize(graph, batched, self.size, warn=False).graph
+    def vectorize(self, graph, batched, broadcast=None):
+        """A nested graph (an If branch, a loop body) vectorized over this builder's batch,
+        for a rule to emit (``batching.control``; the rules cannot import this module);
+        ``broadcast``: as ``vectorize``'s, then the ``Vectorized`` is returned."""
+        out = vectorize(graph, batched, self.size, warn=False, broadcast=broadcast)
+        return out.graph if broadcast is None else out
 
     def broadcast(self, v, batched, shape):
         """``v`` as a batched value of exactly [B, *shape]."""
@@ -131,13 +134,15 @@ class Builder:
         return self.emit1("BroadcastTo", [v], {"shape": full})
 
 
-def vectorize(graph, batched, size, warn=True, rules=None):
+def vectorize(graph, batched, size, warn=True, rules=None, broadcast=None):
     """Batch ``graph`` over ``size`` rows of the inputs flagged in ``batched``.
 
     A flag is True (batched: the new graph takes the input as [size, *shape]), False
     (shared) or an ``Identity`` (one-hot seeds, built inside: not an input of the new
     graph). Every output is returned as [size, *shape], broadcasting outputs that do not
-    depend on a batched input.
+    depend on a batched input; ``broadcast`` (a flag per output) limits that to the flagged
+    outputs (a loop body keeps an unbatched loop variable unbatched): ``out_flags`` says which
+    outputs are batched.
     """
     if rules is None:
         rules = BATCHERS
@@ -199,14 +204,17 @@ def vectorize(graph, batched, size, warn=True, rules=None):
                 raise AssertionError(f"batching rule of {node.op} gave {nv.aval} for {old.aval} "
                                      f"(batched={flag})")
             env[old.id] = (nv, flag)
-    outs = []
-    for v in graph.outputs:
+    outs, out_flags = [], []
+    for k, v in enumerate(graph.outputs):
         nv, flag = env[v.id]
         if structured(flag):
             nv, flag = b.dense(nv, flag), True
-        outs.append(b.broadcast(nv, flag, v.aval.shape))
+        if broadcast is None or broadcast[k] or flag:
+            nv, flag = b.broadcast(nv, flag, v.aval.shape), True
+        outs.append(nv)
+        out_flags.append(flag)
     b.graph.outputs = outs
-    return Vectorized(b.graph, size, fallbacks)
+    return Vectorized(b.graph, size, fallbacks, out_flags)
 
 
 def _densify(b, values, flags, kind):

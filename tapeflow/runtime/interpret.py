@@ -5,6 +5,7 @@ A kernel rejecting its data (a gather index out of range, a singular matrix) rai
 ``InvalidArgumentError`` naming the op, as the same op does eagerly."""
 import numpy as np
 
+from ..ir.graph import Value
 from ..ir.opdef import OPS
 from .dispatch import DATA_ERRORS, apply, op_error
 from .registry import KERNELS
@@ -36,19 +37,31 @@ def run_graph(graph, *args):
     return tuple(env[v.id] for v in graph.outputs)
 
 
-def replay(graph, inputs):
-    """Apply ``graph``'s nodes to ``inputs`` (tensors, concrete or symbolic) through dispatch."""
+def replay(graph, inputs, lines=None):
+    """Apply ``graph``'s nodes to ``inputs`` (tensors, concrete or symbolic) through dispatch.
+
+    ``lines``, a dict, gets {id of each tensor made: the user line of the node that made it}
+    (what the reverse sweep names gradient ops after: ``backprop.forward_lines``)."""
     env = {v.id: t for v, t in zip(graph.inputs, inputs, strict=True)}
     for node in graph.nodes:
         outs = apply_node(node, [env[v.id] for v in node.inputs])
         for v, t in zip(node.outputs, outs, strict=True):
             env[v.id] = t
+            if lines is not None and node.line is not None:
+                lines[t._id] = node.line
     return [env[v.id] for v in graph.outputs]
 
 
 def apply_node(node, inputs):
-    """One node applied to tensors through dispatch; a tuple with one tensor per output."""
+    """One node applied to tensors through dispatch; a tuple with one tensor per output.
+
+    Traced again (symbolic inputs), the new node keeps ``node``'s user line: the line of the
+    code that traced the op, not of whoever rebuilds the graph (library code)."""
     if node.op == "Const":
         return (wrap(np.array(node.attrs["value"], copy=True)),)
     r = apply(node.op, inputs, node.attrs)
-    return r if OPS[node.op].multi_output else (r,)
+    outs = r if OPS[node.op].multi_output else (r,)
+    made = getattr(outs[0], "value", None) if outs and node.line is not None else None
+    if isinstance(made, Value) and made.node is not None:  # symbolic: the node just traced
+        made.node.line = node.line
+    return outs

@@ -7,6 +7,8 @@ submodules', every object reported once. So ``trainable_variables`` comes out
 in the same order as in TensorFlow, which is the order optimizers and
 ``tape.gradient`` results line up with.
 """
+from __future__ import annotations
+
 import re
 
 from .. import _nest
@@ -68,11 +70,31 @@ class ModuleNameScope:
 
 
 class Module:
-    """Base class for a named container of variables and other modules (``tf.Module``)."""
+    """Base class for a named container of variables and other modules (``tf.Module``).
+
+    Subclass it and assign variables, modules and lists of them as attributes; ``variables``,
+    ``trainable_variables`` and ``submodules`` find them (in attribute name order).
+
+    Args:
+      name: the module's name (by default its class name in snake case).
+
+    >>> class Scale(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Variable(2.0, name="w")
+    ...         self.b = tf.Variable(0.0, trainable=False, name="b")
+    ...     def __call__(self, x):
+    ...         return self.w * x + self.b
+    >>> m = Scale()
+    >>> m.name, float(m(tf.constant(3.0)))
+    ('scale', 6.0)
+    >>> [v.name for v in m.trainable_variables]
+    ['w:0']
+    """
 
     _TF_MODULE_IGNORED_PROPERTIES = frozenset()
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         if name is None:
             name = camel_to_snake(type(self).__name__)
         elif not _IDENTIFIER.match(name):
@@ -82,7 +104,7 @@ class Module:
         self._scope_name = stack.current_name_scope() + name + "/"
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self._name
 
     @property
@@ -91,21 +113,40 @@ class Module:
         return ModuleNameScope(self._scope_name)
 
     @property
-    def variables(self):
-        """All variables of this module and its submodules, each once (a tuple)."""
+    def variables(self) -> tuple[Variable, ...]:
+        """All variables of this module and its submodules, each once (a tuple).
+
+        >>> m = tf.Module()
+        >>> m.a, m.b = tf.Variable(1.0, name="a"), tf.Variable(2.0, trainable=False, name="b")
+        >>> [v.name for v in m.variables]
+        ['a:0', 'b:0']
+        """
         return tuple(self._flatten(predicate=_is_variable))
 
     @property
-    def trainable_variables(self):
+    def trainable_variables(self) -> tuple[Variable, ...]:
+        """The trainable variables of this module and its submodules, each once (a tuple).
+
+        >>> m = tf.Module()
+        >>> m.a, m.b = tf.Variable(1.0, name="a"), tf.Variable(2.0, trainable=False, name="b")
+        >>> [v.name for v in m.trainable_variables]
+        ['a:0']
+        """
         return tuple(self._flatten(predicate=_is_trainable_variable))
 
     @property
-    def non_trainable_variables(self):
+    def non_trainable_variables(self) -> tuple[Variable, ...]:
         return tuple(self._flatten(predicate=_is_non_trainable_variable))
 
     @property
-    def submodules(self):
-        """Every module reachable from this one's attributes, nearest first (a tuple)."""
+    def submodules(self) -> tuple[Module, ...]:
+        """Every module reachable from this one's attributes, nearest first (a tuple).
+
+        >>> outer = tf.Module(name="outer")
+        >>> outer.inner = tf.Module(name="inner")
+        >>> [m.name for m in outer.submodules]
+        ['inner']
+        """
         return tuple(self._flatten(predicate=_is_module))
 
     def _flatten(self, recursive=True, predicate=None, with_path=False):

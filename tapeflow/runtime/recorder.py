@@ -24,6 +24,8 @@ only calls these methods on the innermost one, ``current_trace()``:
 - ``trace_graph(fn, avals)``: ``fn`` traced on symbolic inputs into a graph of its own (a
   custom gradient's ``grad_fn``); returns the graph and the tensors its extra inputs take.
 """
+from __future__ import annotations
+
 import threading
 
 
@@ -100,22 +102,41 @@ STATE = _State()
 
 
 class init_scope:
-    """``tf.init_scope``: run the block eagerly, outside any trace being built and unseen by any
-    tape (TensorFlow lifts it out of function-building graphs and pauses gradient tapes), e.g.
-    to create a variable's initial value once inside a ``function``."""
+    """A context manager running its block eagerly, outside any trace and tape.
 
-    def __enter__(self):
+    ``tf.init_scope``: run the block eagerly, outside any trace being built and unseen by any
+    tape (TensorFlow lifts it out of function-building graphs and pauses gradient tapes), e.g.
+    to create a variable's initial value once inside a ``function``.
+
+    >>> @tf.function(jit_compile=False)
+    ... def f(x):
+    ...     with tf.init_scope():
+    ...         eager = tf.executing_eagerly()
+    ...     return x, eager
+    >>> f(tf.constant(1.0))[1]
+    <tf.Tensor: shape=(), dtype=bool, numpy=True>
+    """
+
+    def __enter__(self) -> init_scope:
         self._saved = STATE.tapes, STATE.var_watchers, STATE.traces
         STATE.tapes, STATE.var_watchers, STATE.traces = [], [], []
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc) -> bool:
         STATE.tapes, STATE.var_watchers, STATE.traces = self._saved
         return False
 
 
-def executing_eagerly():
-    """False while a ``function`` is being traced on this thread, as ``tf.executing_eagerly``."""
+def executing_eagerly() -> bool:
+    """Whether ops run at once (True) rather than being traced into a ``function``.
+
+    False while a ``function`` is being traced on this thread, as ``tf.executing_eagerly``.
+
+    >>> tf.executing_eagerly()
+    True
+    >>> tf.function(lambda: tf.constant(tf.executing_eagerly()), jit_compile=False)()
+    <tf.Tensor: shape=(), dtype=bool, numpy=False>
+    """
     return not STATE.traces
 
 

@@ -5,7 +5,10 @@ A Tensor is an immutable NumPy value (0-d values are NumPy scalars, as
 use to track it. A Variable is mutable state with an id of its own; reading it
 yields a fresh Tensor, recorded on the tapes that watch the variable.
 """
+from __future__ import annotations
+
 import itertools
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -24,7 +27,12 @@ STACK = None
 
 
 class TensorShape(tuple):
-    """A tuple of dims that prints like TensorFlow's and compares equal to lists."""
+    """A tuple of dims that prints like TensorFlow's and compares equal to lists.
+
+    >>> s = tf.zeros([2, 3]).shape
+    >>> s, s.as_list(), s.rank, s.num_elements()
+    (TensorShape([2, 3]), [2, 3], 2, 6)
+    """
 
     def __new__(cls, dims):
         return super().__new__(cls, () if dims is None else (None if d is None else int(d) for d in dims))
@@ -35,10 +43,10 @@ class TensorShape(tuple):
 
     ndims = rank
 
-    def as_list(self):
+    def as_list(self) -> list[int | None]:
         return list(self)
 
-    def num_elements(self):
+    def num_elements(self) -> int | None:
         return None if None in self else int(np.prod(self, dtype=np.int64))
 
     def is_compatible_with(self, other):
@@ -131,11 +139,21 @@ def _format_value(v, is_repr):
 
 
 class Tensor(_Operators):
-    """An immutable multi-dimensional array with a dtype (TensorFlow's EagerTensor)."""
+    """An immutable multi-dimensional array with a dtype (TensorFlow's EagerTensor).
+
+    Made by ops and ``tf.constant``; NumPy arrays and Python values convert to tensors where
+    an op needs one.
+
+    >>> t = tf.constant([[1.0, 2.0]])
+    >>> t.shape, t.dtype
+    (TensorShape([1, 2]), tf.float32)
+    >>> (t * 2 + 1).numpy()
+    array([[3., 5.]], dtype=float32)
+    """
 
     __slots__ = ("_value", "_id", "__weakref__")
 
-    def __init__(self, value):
+    def __init__(self, value) -> None:
         self._value = value
         self._id = _next_id()
 
@@ -164,8 +182,12 @@ class Tensor(_Operators):
         return "/job:localhost/replica:0/task:0/device:CPU:0"
 
     # -- leaving tapeflow --------------------------------------------------------
-    def numpy(self):
-        """The value as NumPy (a NumPy scalar for 0-d tensors); a copy the caller may mutate."""
+    def numpy(self) -> np.ndarray | np.generic:
+        """The value as NumPy (a NumPy scalar for 0-d tensors); a copy the caller may mutate.
+
+        >>> tf.constant([1, 2]).numpy()
+        array([1, 2], dtype=int32)
+        """
         if STATE.tapes:
             _note_numpy_exit(self._id)
         v = self._value
@@ -233,11 +255,31 @@ def wrap(array):
 
 
 class Variable(_Operators):
-    """Mutable state; trainable variables are watched automatically by tapes that read them."""
+    """Mutable state; trainable variables are watched automatically by tapes that read them.
+
+    Args:
+      initial_value: a value convertible to a tensor (or a callable returning one).
+      trainable: watched by tapes that read it (and listed in ``trainable_variables``).
+      name: its name (TensorFlow's ``name:0`` form).
+      dtype: convert ``initial_value`` to this dtype.
+      shape: the variable's shape (checked against the initial value).
+
+    >>> v = tf.Variable([1.0, 2.0], name="v")
+    >>> v
+    <tf.Variable 'v:0' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    >>> v.assign_add([1.0, 1.0]).numpy()
+    array([2., 3.], dtype=float32)
+    >>> with tf.GradientTape() as tape:
+    ...     y = tf.reduce_sum(v * v)
+    >>> tape.gradient(y, v)
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([4., 6.], dtype=float32)>
+    """
 
     __slots__ = ("_value", "_id", "_trainable", "_name", "__weakref__")
 
-    def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None):
+    def __init__(self, initial_value=None, trainable: bool = True, name: str | None = None,
+                 dtype: D.DType | str | None = None,
+                 shape: Sequence[int | None] | None = None) -> None:
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if callable(initial_value):
@@ -331,7 +373,7 @@ class Variable(_Operators):
         ctx = current_trace()
         return Tensor(self._value) if ctx is None else ctx.variable_value(self)
 
-    def numpy(self):
+    def numpy(self) -> np.ndarray | np.generic:
         v = self._value
         return v.copy() if isinstance(v, np.ndarray) else v
 
@@ -356,11 +398,34 @@ class Variable(_Operators):
 
     # TensorFlow's assigns return the variable as an ``_UnreadVariable`` (its repr says
     # 'UnreadVariable'), or None with ``read_value=False``.
-    def assign(self, value, use_locking=False, name=None, read_value=True):
+    def assign(self, value, use_locking: bool = False, name: str | None = None,
+               read_value: bool = True) -> Variable | None:
+        """Set the variable to ``value`` (same shape and dtype); returns the variable.
+
+        Args:
+          value: a tensor or a value convertible to one.
+          read_value: accepted for TensorFlow's signature.
+
+        Raises:
+          ValueError: ``value``'s shape differs from the variable's.
+
+        >>> v = tf.Variable(1.0)
+        >>> _ = v.assign(5.0)
+        >>> float(v.numpy())
+        5.0
+        """
         self._set(convert_to_tensor(value, dtype=self.dtype), "assign to")
         return _UnreadVariable(self) if read_value else None
 
-    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+    def assign_add(self, delta, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Variable | None:
+        """Add ``delta`` to the variable in place; returns the variable.
+
+        >>> v = tf.Variable([1.0, 2.0])
+        >>> _ = v.assign_add([10.0, 10.0])
+        >>> v.numpy()
+        array([11., 12.], dtype=float32)
+        """
         d = convert_to_tensor(delta, dtype=self.dtype)
         self._check_update(d, "AssignAddVariableOp")
         if current_trace() is not None or not isinstance(d, Tensor):
@@ -370,7 +435,15 @@ class Variable(_Operators):
             self._set(wrap(np.asarray(self._value + d._value, dtype=self._value.dtype)), "assign_add to")
         return _UnreadVariable(self) if read_value else None
 
-    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+    def assign_sub(self, delta, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Variable | None:
+        """Subtract ``delta`` from the variable in place; returns the variable.
+
+        >>> v = tf.Variable([1.0, 2.0])
+        >>> _ = v.assign_sub([1.0, 1.0])
+        >>> v.numpy()
+        array([0., 1.], dtype=float32)
+        """
         d = convert_to_tensor(delta, dtype=self.dtype)
         self._check_update(d, "AssignSubVariableOp")
         if current_trace() is not None or not isinstance(d, Tensor):
@@ -468,11 +541,27 @@ def _contains_tensor(seq):
                for x in seq)
 
 
-def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+def convert_to_tensor(value, dtype: D.DType | str | None = None,
+                      dtype_hint: D.DType | str | None = None, name: str | None = None) -> Tensor:
     """Tensor for a Tensor, Variable (read), NumPy value, Python scalar or nested list.
 
     ``dtype`` is a requirement (Python values are converted to it, tensors must have it);
     ``dtype_hint`` is a preference used only for Python values.
+
+    Args:
+      value: a Tensor, Variable, NumPy array, Python number or nested list.
+      dtype: the dtype the result must have.
+      dtype_hint: the dtype for a Python value, if it converts to it.
+
+    Raises:
+      TypeError or ValueError: ``value`` cannot be converted (or not to ``dtype``).
+
+    >>> tf.convert_to_tensor([1.0, 2.0])
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    >>> tf.convert_to_tensor(np.arange(3))
+    <tf.Tensor: shape=(3,), dtype=int64, numpy=array([0, 1, 2])>
+    >>> tf.convert_to_tensor(1, dtype_hint=tf.float32)
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.0>
     """
     if isinstance(value, Tensor):
         if dtype is not None and D.as_dtype(dtype) != value.dtype:
@@ -508,8 +597,24 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     return wrap(_python_array(value, dtype))
 
 
-def constant(value, dtype=None, shape=None, name=None):
-    """A new Tensor from a value (never recorded on a tape)."""
+def constant(value, dtype: D.DType | str | None = None, shape: Sequence[int] | None = None,
+             name: str | None = None) -> Tensor:
+    """A new Tensor from a value (never recorded on a tape).
+
+    Args:
+      value: a Python number, nested list or NumPy array.
+      dtype: the dtype (inferred from ``value`` otherwise; Python floats give float32).
+      shape: reshape (or broadcast a scalar) to this shape.
+
+    >>> tf.constant([1, 2, 3])
+    <tf.Tensor: shape=(3,), dtype=int32, numpy=array([1, 2, 3], dtype=int32)>
+    >>> tf.constant(0.5, shape=[2, 2])
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[0.5, 0.5],
+           [0.5, 0.5]], dtype=float32)>
+    >>> tf.constant([1, 2], dtype=tf.float64)
+    <tf.Tensor: shape=(2,), dtype=float64, numpy=array([1., 2.])>
+    """
     if isinstance(value, (Tensor, Variable)):
         a = np.asarray(value._value)
         t = wrap(np.array(a, dtype=None if dtype is None else D.as_dtype(dtype).np, copy=True))

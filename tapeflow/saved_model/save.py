@@ -8,6 +8,8 @@ trace at are left out (calling the loaded function at one says which ranks exist
 Variables are saved by value with their names and trainability; eager tensors a
 function captured are saved as constants. The layout is in docs/saved_programs.md.
 """
+from __future__ import annotations
+
 import inspect
 import itertools
 import os
@@ -31,15 +33,20 @@ UNKNOWN_RANKS = range(5)
 
 
 class SaveOptions:
-    """Options of ``save``.
+    """Options for ``tf.saved_model.save``.
+
+    Options of ``save``.
 
     ``experimental_custom_gradients`` (default True, as in TensorFlow): save the
     gradient graphs of custom gradients. Saved programs are data, so saving them
     costs no safety; without them, a loaded function that used one can be
     differentiated only in the process that saved it (TensorFlow's behaviour).
+
+    >>> tf.saved_model.SaveOptions(experimental_custom_gradients=False).experimental_custom_gradients
+    False
     """
 
-    def __init__(self, experimental_custom_gradients=True, **unsupported):
+    def __init__(self, experimental_custom_gradients: bool = True, **unsupported) -> None:
         if unsupported:
             raise TypeError(f"SaveOptions: unsupported option(s) {sorted(unsupported)}")
         self.experimental_custom_gradients = bool(experimental_custom_gradients)
@@ -268,8 +275,33 @@ def _signature_functions(obj, signatures, w):
     return out
 
 
-def save(obj, export_dir, signatures=None, options=None):
-    """Save ``obj`` (a Module, a ``tapeflow.function`` or a loaded one) as a saved program."""
+def save(obj, export_dir: str | os.PathLike, signatures=None,
+         options: SaveOptions | None = None) -> None:
+    """Save ``obj`` (a Module, a ``tapeflow.function`` or a loaded one) as a saved program.
+
+    The files are data (JSON graphs and ``.npy`` arrays; ``docs/saved_programs.md``): loading
+    them never imports or runs code from them.
+
+    Args:
+      obj: a ``tf.Module`` with ``function`` methods (traced at least once, or with an
+        ``input_signature``), or a ``function``.
+      export_dir: the directory to write (created).
+      signatures: a function, or {name: function}, to save as serving signatures.
+      options: a ``SaveOptions``.
+
+    >>> import os, tempfile
+    >>> class Affine(tf.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = tf.Variable(2.0)
+    ...     @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    ...     def __call__(self, x):
+    ...         return self.w * x + 1.0
+    >>> path = os.path.join(tempfile.mkdtemp(), "affine")
+    >>> tf.saved_model.save(Affine(), path)
+    >>> sorted(os.listdir(path))[:2]
+    ['graphs', 'saved_program.json']
+    """
     options = options or SaveOptions()
     if not isinstance(options, SaveOptions):
         raise TypeError(f"options must be a tapeflow.saved_model.SaveOptions, got {type(options).__name__}")

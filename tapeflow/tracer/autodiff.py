@@ -9,6 +9,7 @@ and a backward program (residuals + cotangents -> gradients).
 """
 from ..errors import InternalError
 from ..ir.graph import Graph
+from ..autodiff.backprop import forward_lines
 from ..autodiff.custom_gradient import GradientCountError
 from ..runtime.interpret import replay
 from ..autodiff.tape import GradientTape
@@ -37,16 +38,18 @@ def vjp_graph(graph):
         ct_outputs = [i for i, v in enumerate(graph.outputs) if v.aval.dtype.is_floating]
         cts = [ctx.input(graph.outputs[i].aval) for i in ct_outputs]
         wrt = [i for i, v in enumerate(graph.inputs) if v.aval.dtype.is_floating]
+        lines = {}   # forward tensor id -> its node's user line, for the gradient ops' lines
         with GradientTape() as tape:
             for i in wrt:
                 tape.watch(primals[i])
-            outs = replay(graph, primals)
+            outs = replay(graph, primals, lines)
         out_values = [ctx.value_of(o) for o in outs]  # before the gradient phase begins
         n_forward_nodes = len(ctx.graph.nodes)
         targets = [outs[i] for i in ct_outputs]
         try:
-            grads = (tape.gradient(targets, [primals[i] for i in wrt], output_gradients=cts)
-                     if targets else [None] * len(wrt))
+            with forward_lines(lines):
+                grads = (tape.gradient(targets, [primals[i] for i in wrt], output_gradients=cts)
+                         if targets else [None] * len(wrt))
         except InternalError as e:
             # a custom_gradient returning the wrong number of gradients: TensorFlow's gradient
             # of a function graph raises ValueError, its tape inside a function InternalError

@@ -9,6 +9,8 @@ With Numba, ``compile`` has three modes (``mode_for`` maps ``tf.function``'s
 never compiles, ``"tiered"`` returns at once a ``tiers.Tiered`` that runs the graph on
 the interpreter until its program, compiled in the background, takes over.
 """
+from __future__ import annotations
+
 import time
 
 from .. import env
@@ -19,14 +21,24 @@ from . import compile_log, tiers
 _backend = env.get("TAPEFLOW_BACKEND")
 
 
-def set_backend(name):
+def set_backend(name: str) -> None:
+    """Run traced programs on ``"numba"`` (compiled, the default) or ``"numpy"`` (the interpreter).
+
+    Args:
+      name: ``"numba"`` or ``"numpy"`` (also set by ``TAPEFLOW_BACKEND``).
+
+    Raises:
+      ValueError: any other name.
+
+    >>> tf.set_backend("numpy")
+    """
     global _backend
     if name not in ("numba", "numpy"):
         raise ValueError(f"unknown backend {name!r}; expected 'numba' or 'numpy'")
     _backend = name
 
 
-def get_backend():
+def get_backend() -> str:
     return _backend
 
 

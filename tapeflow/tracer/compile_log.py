@@ -12,6 +12,8 @@ Records carry their fields as attributes (``record.tapeflow``: a dict with ``eve
 aggregate without parsing the text. Records are emitted only per trace and per compile,
 never per call: a logger nobody listens to costs nothing on the call path.
 """
+from __future__ import annotations
+
 import logging
 import sys
 
@@ -22,8 +24,17 @@ LOGGER = logging.getLogger("tapeflow")
 _handler = None
 
 
-def set_log_compiles(enabled):
-    """Print each trace, compile and tier switch to stderr (``tapeflow.config.set_log_compiles``)."""
+def set_log_compiles(enabled: bool) -> None:
+    """Print each trace, compile and tier switch to stderr (``tapeflow.config.set_log_compiles``).
+
+    Args:
+      enabled: True to print the records, False to stop.
+
+    >>> tf.config.set_log_compiles(True)
+    >>> tf.config.log_compiles()
+    True
+    >>> tf.config.set_log_compiles(False)
+    """
     global _handler
     if enabled and _handler is None:
         _handler = logging.StreamHandler(sys.stderr)
@@ -37,8 +48,12 @@ def set_log_compiles(enabled):
         LOGGER.setLevel(logging.NOTSET)
 
 
-def log_compiles():
-    """Whether ``set_log_compiles`` (or ``TAPEFLOW_LOG_COMPILES``) is on."""
+def log_compiles() -> bool:
+    """Whether ``set_log_compiles`` (or ``TAPEFLOW_LOG_COMPILES``) is on.
+
+    >>> tf.config.log_compiles()
+    False
+    """
     return _handler is not None
 
 

@@ -20,7 +20,11 @@ path through a loop on a tensor ends at ``context.MAX_DECISIONS``. ``convert.py`
 the function's ``while`` statements so that a loop whose first test is a symbolic tensor becomes ``loop``
 (one While node), see ``pywhile.py``.
 """
+from __future__ import annotations
+
 import numpy as np
+from collections.abc import Callable
+from typing import Any
 
 from .. import _nest
 from ..errors import user_line
@@ -140,9 +144,26 @@ def _is_symbolic(x):
 
 # -- tf.cond ----------------------------------------------------------------------------------
 
-def cond(pred, true_fn=None, false_fn=None, name=None):
-    """``true_fn()`` if ``pred`` else ``false_fn()``; inside a function on a symbolic ``pred``,
-    both are traced and only the taken one runs (TensorFlow's ``tf.cond``)."""
+def cond(pred, true_fn: Callable | None = None, false_fn: Callable | None = None,
+         name: str | None = None) -> Any:
+    """``true_fn()`` if ``pred`` else ``false_fn()``, on a tensor ``pred`` too.
+
+    ``true_fn()`` if ``pred`` else ``false_fn()``; inside a function on a symbolic ``pred``,
+    both are traced and only the taken one runs (TensorFlow's ``tf.cond``).
+
+    Args:
+      pred: a scalar boolean tensor (or Python bool).
+      true_fn, false_fn: functions of no arguments returning the same structure.
+
+    Returns:
+      What the branch taken returns.
+
+    >>> @tf.function(jit_compile=False)
+    ... def relu_like(x):
+    ...     return tf.cond(x > 0, lambda: x, lambda: tf.zeros_like(x))
+    >>> relu_like(tf.constant(-3.0)), relu_like(tf.constant(3.0))
+    (<tf.Tensor: shape=(), dtype=float32, numpy=0.0>, <tf.Tensor: shape=(), dtype=float32, numpy=3.0>)
+    """
     if true_fn is None or false_fn is None:
         raise TypeError("cond(): true_fn and false_fn are both required")
     if not _is_symbolic(pred):
@@ -170,12 +191,29 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
 
 # -- tf.while_loop ----------------------------------------------------------------------------
 
-def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
-               back_prop=True, swap_memory=False, maximum_iterations=None, name=None):
-    """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` (``tf.while_loop``).
+def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
+               parallel_iterations=10, back_prop=True, swap_memory=False,
+               maximum_iterations: int | Tensor | None = None, name: str | None = None) -> Any:
+    """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` holds.
+
+    Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` (``tf.while_loop``).
 
     Eagerly a Python loop; inside a function one While node whose body runs in the program.
     Returns the loop variables in the structure of ``loop_vars``.
+
+    Args:
+      cond: a function of the loop variables returning a scalar boolean tensor.
+      body: a function of the loop variables returning their new values (same structure).
+      loop_vars: the initial values (a tuple or list).
+      maximum_iterations: stop after this many iterations at most.
+
+    Returns:
+      The loop variables after the last iteration.
+
+    >>> i, total = tf.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s + i),
+    ...                          (tf.constant(0), tf.constant(0)))
+    >>> int(i), int(total)
+    (5, 10)
     """
     return loop(cond, body, loop_vars, maximum_iterations)
 

@@ -9,18 +9,26 @@ TensorFlow's cond_v2, an operand with a gradient in one branch gets zeros from t
 
 While: one WhileGrad op (ir/defs/loops.py). The body's joint graph is split as a function's
 is (``autodiff.split``): its forward part computes the next loop variables and the residuals
-the body's gradient reads; WhileGrad runs the loop again from the initial values, pushing
-each iteration's residuals (residuals that are operands of the loop are passed once, not
-stacked), then runs the backward part once per iteration in reverse: O(n) body evaluations
-(n for the forward While, n again in WhileGrad's forward, n body gradients) and memory O(n)
-residual rows. (WhileGrad runs its own forward because a gradient rule sees the forward op
-after the fact; a graph pass could let the forward While's result come from WhileGrad.)
+the body's gradient reads; WhileGrad runs the loop again from the initial values for the
+forward While's trip count, keeping each iteration's residuals (residuals that are operands
+of the loop are passed once, not stacked), then runs the backward part once per iteration in
+reverse: O(n) body evaluations (n for the forward While, n again in WhileGrad's forward, n
+body gradients) and memory O(n) residual rows, or, past the memory budget
+(``memory_budget``: ``loop_memory`` below, else ``TAPEFLOW_LOOP_MEMORY_MB``), checkpoints:
+n more body evaluations, O(sqrt n) memory. (WhileGrad runs its own forward because a
+gradient rule sees the forward op after the fact; a graph pass could let the forward While's
+result come from WhileGrad.)
 
-WhileGrad's own gradient (second order) differentiates an equivalent graph of While ops
-(``_expansion``): the trip count, then a reverse loop that recomputes the state of iteration
-``k`` from the initial values: O(n^2) body evaluations at second order, where no stack is
-needed, and differentiable to any order.
+WhileGrad's own gradient (second order) is one WhileGradGrad op: O(n) body evaluations
+(runtime/kernels/loops.py). Its gradient (third order) differentiates an equivalent graph
+of While ops (``_expansion``): a reverse loop over the trip count that recomputes the state
+of iteration ``k`` from the initial values: O(n^2), no stack needed, any order.
 """
+import contextlib
+import threading
+from collections.abc import Iterator
+
+from .. import env
 from ..autodiff.backprop import zeros
 from ..ops import math
 from ..passes.dce import without_effects
@@ -102,9 +110,9 @@ def _while(op, *cts):
     # a loop variable's gradient after zero iterations is its own cotangent
     start = [cts[i] if cts[i] is not None else zeros(init[i].aval) for i in floats]
     start += [zeros(extra[i - n].aval) for i in into_extra]
-    out = apply("WhileGrad", init + extra + start,
-                {"cond_graph": cond, "fwd_graph": fwd_graph, "bwd_graph": bwd_graph,
-                 "n_vars": n, "n_extra": len(extra)})
+    out = apply("WhileGrad", [op.outputs[n]] + init + extra + start,
+                {"fwd_graph": fwd_graph, "bwd_graph": bwd_graph,
+                 "n_vars": n, "n_extra": len(extra), "memory_budget": memory_budget()})
     result = [None] * len(op.inputs)
     for i, gr in zip(floats + into_extra, out, strict=True):
         result[i] = gr
@@ -114,14 +122,12 @@ def _while(op, *cts):
 def _expansion(attrs, inputs):
     """WhileGrad's outputs computed with While ops only (no stacks): differentiable."""
     n, n_extra = attrs["n_vars"], attrs["n_extra"]
-    cond, fwd, bwd = attrs["cond_graph"], attrs["fwd_graph"], attrs["bwd_graph"]
+    fwd, bwd = attrs["fwd_graph"], attrs["bwd_graph"]
+    count, inputs = inputs[0], inputs[1:]
     init, extra, carry = inputs[:n], inputs[n:n + n_extra], inputs[n + n_extra:]
 
     def step(j, *xs):
         return [math.add(j, 1), *replay(fwd, list(xs) + extra)[:n]]
-
-    count = while_loop(lambda j, *xs: replay(cond, list(xs) + extra)[0], step,
-                       [zeros_int(), *init])[0]
 
     def back(k, *c):
         k = math.subtract(k, 1)
@@ -132,23 +138,102 @@ def _expansion(attrs, inputs):
     return while_loop(lambda k, *c: math.greater(k, 0), back, [count, *carry])[1:]
 
 
+def memory_budget():
+    """Bytes a loop's gradient may stack before it checkpoints: the innermost
+    ``loop_memory`` scope's, else ``TAPEFLOW_LOOP_MEMORY_MB``'s."""
+    mb = _BUDGET.stack[-1] if _BUDGET.stack else env.get("TAPEFLOW_LOOP_MEMORY_MB")
+    return int(mb * 2**20)
+
+
+class _Budget(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_BUDGET = _Budget()
+
+
+@contextlib.contextmanager
+def loop_memory(megabytes: float) -> Iterator[None]:
+    """A scope in which loop gradients stack at most ``megabytes`` MiB per loop.
+
+    Loops whose gradients are built in the scope (``tape.gradient`` eagerly, or the trace of a
+    function that takes one) keep every iteration's values while they fit, and past that keep
+    every k-th loop state and recompute each segment in the backward pass (the same
+    gradients, O(sqrt n) memory). 0 always checkpoints. Overrides ``TAPEFLOW_LOOP_MEMORY_MB``.
+
+    Args:
+      megabytes: the budget per loop in MiB, a number >= 0.
+
+    >>> @tf.function
+    ... def grad(x):
+    ...     with tf.GradientTape() as tape:
+    ...         tape.watch(x)
+    ...         y = tf.while_loop(lambda i, s: i < 10, lambda i, s: (i + 1, tf.sin(s)), (0, x))[1]
+    ...         total = tf.reduce_sum(y)
+    ...     return tape.gradient(total, x)
+    >>> with tf.config.loop_memory(0):      # traced here: the loop checkpoints
+    ...     g = grad(tf.constant([0.5, -0.2]))
+    >>> g.numpy().round(4)
+    array([0.3827, 0.8269], dtype=float32)
+    """
+    if isinstance(megabytes, bool) or not isinstance(megabytes, (int, float)) or not megabytes >= 0:
+        raise ValueError(f"loop_memory takes a number of MiB >= 0, got {megabytes!r}")
+    _BUDGET.stack.append(megabytes)
+    try:
+        yield
+    finally:
+        _BUDGET.stack.pop()
+
+
 def zeros_int():
     return convert_to_tensor(0, dtype="int32")
 
 
-@gradient("WhileGrad", inputs="all")
-def _while_grad(op, *cts):
+def _vjp_all(graph):
+    """Graph (inputs..., a cotangent per output...) -> a gradient per input (zeros where there
+    is none, integers included): a VJP with a fixed signature, for the loop kernels."""
+    joint = vjp_graph(graph)
     ctx = TraceContext()
     with ctx:
-        ins = [ctx.input(v.aval) for v in op.inputs]
-        outs = _expansion(op.attrs, ins)
-        ctx.graph.outputs = [ctx.value_of(o) for o in outs]
-    wanted, (joint,), (vjp,) = _branch_vjps([ctx.graph])
-    if not wanted:
-        return [None] * len(op.inputs)
-    ct_in = [cts[i] if cts[i] is not None else zeros(op.outputs[i].aval) for i in joint.ct_outputs]
-    grads = replay(vjp, list(op.inputs) + ct_in)
-    result = [None] * len(op.inputs)
-    for i, gr in zip(wanted, grads, strict=True):
-        result[i] = gr
-    return result
+        ins = [ctx.input(v.aval) for v in graph.inputs]
+        cts = [ctx.input(v.aval) for v in graph.outputs]
+        outs = replay(joint.graph, ins + [cts[i] for i in joint.ct_outputs])
+        got = dict(zip(joint.grad_inputs, outs[joint.n_outputs:], strict=True))
+        grads = [got[i] if i in got else zeros(v.aval) for i, v in enumerate(graph.inputs)]
+        ctx.graph.outputs = [ctx.value_of(g) for g in grads]
+    return without_effects(ctx.graph)
+
+
+def _float_only(op, grads):
+    return [g if v.aval.dtype.is_floating else None for v, g in zip(op.inputs, grads, strict=True)]
+
+
+@gradient("WhileGrad", inputs="all")
+def _while_grad(op, *cts):
+    """Second order in linear time: one WhileGradGrad (runtime/kernels/loops.py)."""
+    fwd, bwd = op.attrs["fwd_graph"], op.attrs["bwd_graph"]
+    ct_in = [c if c is not None else zeros(o.aval) for c, o in zip(cts, op.outputs, strict=True)]
+    outs = apply("WhileGradGrad", list(op.inputs) + ct_in,
+                 {"fwd_graph": fwd, "bwd_graph": bwd, "fwd_vjp": _vjp_all(fwd),
+                  "bwd_vjp": _vjp_all(bwd), "n_vars": op.attrs["n_vars"],
+                  "n_extra": op.attrs["n_extra"]})
+    return _float_only(op, [None, *outs])
+
+
+@gradient("WhileGradGrad", inputs="all")
+def _while_grad_grad(op, *cts):
+    """Third order: WhileGradGrad's outputs rebuilt from While ops (``_expansion``, O(n^2)
+    body evaluations) and differentiated as a graph: correct to any order."""
+    n_in = 1 + len(op.outputs)        # WhileGrad's inputs: count, vars, operands, carry
+    ctx = TraceContext()
+    with ctx:
+        ins = [ctx.input(v.aval) for v in op.inputs[:n_in]]
+        ctx.graph.outputs = [ctx.value_of(o) for o in _expansion(op.attrs, ins)]
+    vjp = _vjp_all(_vjp_all(ctx.graph))      # (inputs, cts, their cts) -> gradients
+    count_ct = zeros(op.inputs[0].aval)
+    ct_in = [count_ct] + [c if c is not None else zeros(o.aval)
+                          for c, o in zip(cts, op.outputs, strict=True)]
+    return _float_only(op, replay(vjp, list(op.inputs) + ct_in))
+
+

@@ -22,6 +22,8 @@ that, the unmodified source must compile to the function's own bytecode, names a
 a function whose source is unavailable (lambdas, builtins, ``exec``'d code), that has no
 ``while`` or ``if``, or fails that check is returned unchanged (``status`` says why).
 """
+from __future__ import annotations
+
 import __future__
 import ast
 import inspect
@@ -31,6 +33,7 @@ import re
 import sysconfig
 import types
 import weakref
+from collections.abc import Callable
 
 from ..errors import _SKIP
 from . import rt
@@ -116,9 +119,16 @@ def _user_function(fn):
     return not path.startswith(_LIBRARY) and not path.startswith("<")
 
 
-def do_not_convert(func=None):
+def do_not_convert(func: Callable | None = None) -> Callable:
     """``tf.autograph.experimental.do_not_convert``: calls of ``func`` from converted code run
-    it as written (its Python control flow on tensors then traces per path)."""
+    it as written (its Python control flow on tensors then traces per path).
+
+    >>> @tf.autograph.experimental.do_not_convert
+    ... def plain(x):
+    ...     return x * 2
+    >>> tf.function(plain, jit_compile=False)(tf.constant(2.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=4.0>
+    """
     if func is None:
         return do_not_convert
     func._tfw_do_not_convert = True

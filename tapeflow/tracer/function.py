@@ -7,12 +7,16 @@ argument that changed, old versus new; from the fifth trace on, a warning says s
 With an ``input_signature`` (or ``reduce_retracing``), ``None`` dimensions match
 any size: one signature trace, specialised per concrete shape underneath.
 """
+from __future__ import annotations
+
 import functools
 import inspect
 import threading
 import time
 import warnings
 import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -41,9 +45,25 @@ class RetracingWarning(UserWarning):
 
 
 class TensorSpec:
-    """Shape (``None`` dims, or ``None`` for any rank) and dtype an argument must have."""
+    """Shape (``None`` dims, or ``None`` for any rank) and dtype an argument must have.
 
-    def __init__(self, shape=None, dtype=D.float32, name=None):
+    Args:
+      shape: a list of ints and ``None`` (any size), or ``None`` (any rank).
+      dtype: the argument's dtype (float32 by default).
+      name: a name for the argument, as in TensorFlow.
+
+    >>> spec = tf.TensorSpec([None, 3], tf.float32)
+    >>> spec
+    TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)
+    >>> @tf.function(input_signature=[spec])
+    ... def total(x):
+    ...     return tf.reduce_sum(x, axis=1)
+    >>> total(tf.ones([2, 3]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 3.], dtype=float32)>
+    """
+
+    def __init__(self, shape: Sequence[int | None] | None = None, dtype: D.DType | str = D.float32,
+                 name: str | None = None) -> None:
         self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
         self.dtype = D.as_dtype(dtype)
         self.name = name
@@ -116,7 +136,17 @@ _TENSOR_LIKE = (Tensor, Variable, np.ndarray, SymbolicTensor, TensorSpec)
 
 
 class Function:
-    """A Python function compiled per input signature (TensorFlow's ``tf.function``)."""
+    """A Python function compiled per input signature (TensorFlow's ``tf.function``).
+
+    Made by ``tf.function``; calling it traces ``python_function`` once per input signature
+    (shapes and dtypes of tensor arguments, values of the others) and runs the compiled program.
+
+    >>> f = tf.function(lambda x: x * 2.0)
+    >>> f(tf.constant([1.0, 2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
+    >>> f.experimental_get_tracing_count()
+    1
+    """
 
     def __init__(self, python_function, input_signature=None, jit_compile=None,
                  reduce_retracing=False, name=None):
@@ -240,7 +270,7 @@ class Function:
                          for name, a, b in best)
 
     # -- calling ---------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args, **kwargs) -> Any:
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
@@ -380,7 +410,7 @@ class Function:
             arg_inputs.get(v.id) for v in concrete.graph.inputs) if pos is not None}
         concrete.graph.input_names = [by_input.get(k) for k in range(len(concrete.graph.inputs))]
 
-    def pretty_printed_concrete_signatures(self, verbose=True):
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
         """Every traced signature as TensorFlow prints them, separated by a blank line."""
         return "\n\n".join(c.pretty_printed_signature(verbose) for c in self._concrete.values())
 
@@ -410,8 +440,21 @@ class Function:
 
         return bind
 
-    def get_concrete_function(self, *args, **kwargs):
-        """The ConcreteFunction for these arguments (TensorSpecs allowed), tracing if needed."""
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction | AnyRankConcreteFunction:
+        """The ConcreteFunction for these arguments (TensorSpecs allowed), tracing if needed.
+
+        Args:
+          *args, **kwargs: arguments as for a call, or ``TensorSpec``s standing for tensors
+            (none needed when the function has an ``input_signature``).
+
+        Returns:
+          A ConcreteFunction: the traced program for that signature, callable with tensors.
+
+        >>> f = tf.function(lambda x: x + 1.0)
+        >>> c = f.get_concrete_function(tf.TensorSpec([2], tf.float32))
+        >>> c(tf.constant([1.0, 2.0]))
+        <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 3.], dtype=float32)>
+        """
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
         ba = self._bind(args, kwargs)
@@ -421,14 +464,34 @@ class Function:
         with self._lock:
             return self._concrete.get(ckey) or self._trace(ba, flat, labels, ckey, gkey)
 
-    def lower(self, *args, **kwargs):
-        """Every compilation stage for these arguments (see tracer.lower.Lowered)."""
+    def lower(self, *args, **kwargs) -> Lowered:
+        """Every compilation stage for these arguments (see ``tracer.lower.Lowered``).
+
+        Beyond TensorFlow (as JAX's ``jit(f).lower(x)``): the traced graph, each pass, the
+        programs that run under a tape and their generated source, as text (``tapeflow dump``
+        prints the same).
+
+        >>> f = tf.function(lambda x: tf.reduce_sum(x * x))
+        >>> low = f.lower(tf.constant([1.0, 2.0]))
+        >>> print(low.traced)
+        { lambda a:f32[2] ; let
+            b:f32[2] = Mul a a
+            c:f32[] = Sum[axis=None keepdims=False] b
+          in (c) }
+        """
         concrete = self.get_concrete_function(*args, **kwargs)
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
         return Lowered(concrete, arg_names=self._keys(self._bind(args, kwargs))[1])
 
-    def experimental_get_tracing_count(self):
+    def experimental_get_tracing_count(self) -> int:
+        """How many times this function has been traced (one per new input signature).
+
+        >>> f = tf.function(lambda x: x * x)
+        >>> _ = f(tf.constant(1.0)); _ = f(tf.constant(2.0)); _ = f(tf.constant([1.0]))
+        >>> f.experimental_get_tracing_count()
+        2
+        """
         return len(self._general)
 
     @property
@@ -527,10 +590,21 @@ _EAGER = _Eager()                    # tf.config.run_functions_eagerly
 _WITH_FAST_PATH = weakref.WeakSet()  # Functions with a generated __call__ (undone when eager)
 
 
-def run_functions_eagerly(run_eagerly):
-    """``tf.config.run_functions_eagerly``: calls of every ``function`` run its Python body
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """Run every ``function``'s Python body eagerly (no trace, no compile), or stop.
+
+    ``tf.config.run_functions_eagerly``: calls of every ``function`` run its Python body
     eagerly (no trace, no compile) until turned off again, the way to debug a function with
-    print and pdb."""
+    print and pdb.
+
+    Args:
+      run_eagerly: True to run every function's Python body eagerly; False to trace again.
+
+    >>> tf.config.run_functions_eagerly(True)
+    >>> tf.config.functions_run_eagerly()
+    True
+    >>> tf.config.run_functions_eagerly(False)
+    """
     _EAGER.on = bool(run_eagerly)
     if _EAGER.on:
         for fn in list(_WITH_FAST_PATH):
@@ -540,21 +614,57 @@ def run_functions_eagerly(run_eagerly):
         _WITH_FAST_PATH.clear()
 
 
-def functions_run_eagerly():
-    """``tf.config.functions_run_eagerly``."""
+def functions_run_eagerly() -> bool:
+    """Whether ``run_functions_eagerly(True)`` is in effect.
+
+    ``tf.config.functions_run_eagerly``.
+
+    >>> tf.config.functions_run_eagerly()
+    False
+    """
     return _EAGER.on
 
 
-def function(func=None, input_signature=None, jit_compile=None, reduce_retracing=False,
-             experimental_relax_shapes=None, name=None):
+def function(func: Callable | None = None, input_signature: Sequence[TensorSpec] | None = None,
+             jit_compile: bool | None = None, reduce_retracing: bool = False,
+             experimental_relax_shapes=None,
+             name: str | None = None) -> Function | Callable[[Callable], Function]:
     """Decorator compiling ``func`` (TensorFlow's ``tf.function``); works on methods too.
 
-    ``jit_compile``: ``None`` (the default) is tiered: a new signature's first calls run the
-    optimized graph on the NumPy interpreter while its Numba program compiles in a
-    background process, which takes over when ready (``TAPEFLOW_TIERED=0`` makes every call
-    wait instead); ``True`` waits for the Numba program; ``False`` never compiles (the
-    interpreter only). ``tapeflow.config.set_log_compiles(True)`` shows each trace, compile
-    and tier switch."""
+    The Python function is traced into a graph once per input signature, optimized, and run
+    as one compiled program; tapes outside record one op for the call, and tapes inside are
+    part of the program.
+
+    Args:
+      func: the function to compile (or None, to use ``function(...)`` as a decorator factory).
+      input_signature: a list of ``TensorSpec``s fixing the arguments' shapes and dtypes.
+      jit_compile: ``None`` (the default) is tiered: a new signature's first calls run the
+        optimized graph on the NumPy interpreter while its Numba program compiles in a
+        background process, which takes over when ready (``TAPEFLOW_TIERED=0`` makes every call
+        wait instead); ``True`` waits for the Numba program; ``False`` never compiles (the
+        interpreter only). ``tapeflow.config.set_log_compiles(True)`` shows each trace, compile
+        and tier switch.
+      reduce_retracing: trace with ``None`` dims after a shape changes, instead of once per shape.
+      experimental_relax_shapes: the old name of ``reduce_retracing``.
+      name: the function's name in dumps and logs.
+
+    Returns:
+      A ``Function`` (or, with ``func=None``, a decorator making one).
+
+    >>> @tf.function(jit_compile=False)
+    ... def loss(x, w):
+    ...     return tf.reduce_mean(tf.nn.relu(x @ w) ** 2)
+    >>> x, w = tf.ones([4, 3]), tf.Variable(tf.ones([3, 2]))
+    >>> with tf.GradientTape() as tape:
+    ...     y = loss(x, w)
+    >>> y
+    <tf.Tensor: shape=(), dtype=float32, numpy=9.0>
+    >>> tape.gradient(y, w)
+    <tf.Tensor: shape=(3, 2), dtype=float32, numpy=
+    array([[3., 3.],
+           [3., 3.],
+           [3., 3.]], dtype=float32)>
+    """
     if experimental_relax_shapes is not None:
         reduce_retracing = reduce_retracing or experimental_relax_shapes
 

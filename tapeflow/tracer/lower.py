@@ -17,9 +17,10 @@ from ..codegen.emitter import Unsupported
 from ..codegen.fusion import Group, plan
 from ..codegen.generate import generate
 from ..ir.dot import INPUT, RESIDUAL, cluster, document, link, statements
-from ..ir.graph import aval_str, print_graph
+from ..ir.graph import Graph, aval_str, print_graph
 from ..ir.shapes import num_elements
 from ..passes import FINAL, partition, run_passes
+from ..runtime.kernels.loops import describe as loops_describe
 from . import backend
 from .jacobian import REPORTS
 
@@ -53,8 +54,7 @@ class Part:
     ``prefix``: the ids of its drawn nodes (see ``ir/dot.py``); ``arg_names``/``out_names``:
     labels per input/output; ``input_style``: {input index: (label, style)} (residuals);
     ``skip_outputs``: outputs drawn as links to another part instead; ``groups``: the fused
-    loops [(label, [node index])]; ``code``: {node index: [(line number, generated line)]};
-    ``lines``: whether its nodes' ``Node.line`` is the user's line (see ``DERIVED``).
+    loops [(label, [node index])]; ``code``: {node index: [(line number, generated line)]}.
     """
     title: str
     graph: object
@@ -65,13 +65,6 @@ class Part:
     skip_outputs: tuple = ()
     groups: list = field(default_factory=list)
     code: dict = field(default_factory=dict)
-    lines: bool = True
-
-
-# Stages whose graphs are rebuilt from the traced one (the joint by replaying it under a tape,
-# and the forward/backward split of that): their nodes' ``line`` is where the rebuild was
-# called from, not the user's line of the op, so dumps do not print it.
-DERIVED = ("joint", "min-cut", "forward", "backward")
 
 
 @dataclass
@@ -86,7 +79,7 @@ class Figure:
     def statements(self, lines=False, collapse=False):
         """(Graphviz statements of the parts, the link edges between them); ``collapse``
         draws each fused loop as one node."""
-        drawn = [statements(p.graph, p.prefix, p.arg_names, p.out_names, lines and p.lines,
+        drawn = [statements(p.graph, p.prefix, p.arg_names, p.out_names, lines,
                             p.groups, collapse, p.input_style, p.skip_outputs) for p in self.parts]
         if len(drawn) == 1:
             stmts = drawn[0].stmts
@@ -156,19 +149,20 @@ class Lowered:
         fwd, bwd, n_res = self.concrete.tape_pair()
         return backend.optimize(fwd.graph), backend.optimize(bwd.graph), n_res
 
-    def tape_programs(self):
-        """(forward text, backward text, residual lines, total residual bytes) used under a tape."""
+    def tape_programs(self, user_lines=False):
+        """(forward text, backward text, residual lines, total residual bytes) used under a
+        tape; ``user_lines``: each node with the user's ``file:line``."""
         fwd, bwd, n_res = self._tape
         residuals = fwd.outputs[len(fwd.outputs) - n_res:]
         total = sum(_bytes(v.aval) or 0 for v in residuals)
         lines = [f"{aval_str(v.aval)}  {_bytes(v.aval)} bytes" for v in residuals]
-        return print_graph(fwd), print_graph(bwd), lines, total
+        return print_graph(fwd, user_lines), print_graph(bwd, user_lines), lines, total
 
-    def min_cut(self):
+    def min_cut(self, lines=False):
         """The min-cut partition of the joint graph (recomputing cheap ops): its residual report."""
         joint = self.concrete.joint()
         fwd, bwd, info = partition(joint.graph, joint.n_primals, joint.n_outputs)
-        return print_graph(fwd), print_graph(bwd), info
+        return print_graph(fwd, lines), print_graph(bwd, lines), info
 
     def source(self):
         return _source(backend.compile(self.concrete.graph, self.concrete.name))
@@ -234,7 +228,7 @@ class Lowered:
         return [Figure("joint", "joint (forward + backward)", [Part(
             "joint", g, "j_", self.input_names() + cts,
             self._outputs(self.concrete.graph) + (grads or [f"grad {i}" for i in range(
-                len(g.outputs) - joint.n_outputs)]), lines=False)])]
+                len(g.outputs) - joint.n_outputs)]))])]
 
     def _pair(self, stage, heading, fwd, bwd, n_res, prefix, name):
         """A forward and its backward side by side, each residual a link between them."""
@@ -245,8 +239,8 @@ class Lowered:
         style.update({n_res + i: (label, INPUT) for i, label in enumerate(cts)})
         f = Part("forward", fwd, prefix + "f_", self.input_names(),
                  names[:n_out] + [f"residual {j}" for j in range(n_res)],
-                 skip_outputs=tuple(range(n_out, n_out + n_res)), lines=False)
-        b = Part("backward", bwd, prefix + "b_", None, grads, input_style=style, lines=False)
+                 skip_outputs=tuple(range(n_out, n_out + n_res)))
+        b = Part("backward", bwd, prefix + "b_", None, grads, input_style=style)
         if name:
             _codegen(f, f"{name}_forward")
             _codegen(b, f"{name}_backward")
@@ -274,7 +268,7 @@ class Lowered:
     def stages(self, names=DEFAULT_STAGES, diff=False, lines=False):
         """[(heading, text)] for the stages ``names`` (in ``STAGES`` order); ``diff``: the
         passes as unified diffs against the graph before each; ``lines``: each node with the
-        user's ``file:line`` (not in the stages rebuilt from the trace, see ``DERIVED``)."""
+        user's ``file:line``."""
         unknown = set(names) - set(STAGES)
         if unknown:
             raise ValueError(f"unknown stage {sorted(unknown)[0]!r}; stages: {', '.join(STAGES)}")
@@ -322,13 +316,14 @@ class Lowered:
 
     def _stage_joint(self, diff, lines):
         why = self._no_gradient()
-        return [(why, "")] if why else [("joint (forward + backward)", print_graph(self.concrete.joint().graph))]
+        return [(why, "")] if why else [("joint (forward + backward)",
+                                          print_graph(self.concrete.joint().graph, lines))]
 
     def _stage_min_cut(self, diff, lines):
         why = self._no_gradient()
         if why:
             return [(why, "")]
-        fwd, bwd, info = self.min_cut()
+        fwd, bwd, info = self.min_cut(lines)
         lines = [f"   {r.name}: {aval_str(r.aval)}  {r.nbytes} bytes ({r.kind})" for r in info]
         lines.append(f"   recomputed in the backward: {', '.join(info.recomputed) or 'nothing'}")
         return [("min-cut forward", fwd), ("min-cut backward", bwd),
@@ -338,14 +333,20 @@ class Lowered:
         why = self._no_gradient()
         if why:
             return [(why, "")]
-        fwd, _, lines, total = self.tape_programs()
+        fwd, _, lines, total = self.tape_programs(lines)
         return [("forward (outputs + residuals)", fwd),
                 (f"residuals: {len(lines)}, {total} bytes", "\n".join(f"   {ln}" for ln in lines))]
 
     def _stage_backward(self, diff, lines):
         if self._no_gradient():
             return []
-        return [("backward (residuals + cotangents)", self.tape_programs()[1])]
+        out = [("backward (residuals + cotangents)", self.tape_programs(lines)[1])]
+        _, bwd, _ = self.concrete.tape_pair()
+        loops = [f"   {_node_outputs(n)}: {loops_describe(n)}" for n in _all_nodes(bwd.graph)
+                 if n.op == "WhileGrad"]
+        if loops:
+            out.append((f"loop gradients: {len(loops)}", "\n".join(loops)))
+        return out
 
     def _stage_source(self, diff, lines):
         out = [(f"generated source: {self.concrete.name} (a plain call)", self.source())]
@@ -373,6 +374,19 @@ def _codegen(part, name):
     for lineno, node in sorted(generated.line_nodes.items()):
         if id(node) in index:
             part.code.setdefault(index[id(node)], []).append((lineno, source[lineno - 1]))
+
+
+def _all_nodes(graph):
+    """The nodes of ``graph`` and of the graphs its nodes carry (branches, bodies)."""
+    for node in graph.nodes:
+        yield node
+        for attr in node.attrs.values():
+            if isinstance(attr, Graph):
+                yield from _all_nodes(attr)
+
+
+def _node_outputs(node):
+    return f"{node.op} -> " + ", ".join(aval_str(v.aval) for v in node.outputs)
 
 
 def _source(program):

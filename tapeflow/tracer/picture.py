@@ -78,7 +78,7 @@ def _details(figure):
             out[f"{part.prefix}n{k}"] = {
                 "kind": "node", "title": node.op, "ir": node_line(node, name, elide_graphs=True),
                 "types": [aval_str(v.aval) for v in node.outputs],
-                "line": _user_line(node) if part.lines else None,
+                "line": _user_line(node),
                 "code": part.code.get(k, [])}
         for j, (label, members) in enumerate(part.groups):
             out[f"{part.prefix}g{j}"] = {

@@ -5,7 +5,10 @@ traced once per argument signature with a GradientTape inside ``tapeflow.functio
 forward and the reverse sweep run as one compiled program. As in JAX, an argument the output
 does not depend on gets zeros (not None), and a non-scalar output is an error.
 """
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -22,8 +25,10 @@ def _check_argnums(argnums):
     return nums, many
 
 
-def value_and_grad(f, argnums=0):
-    """``f(*args)`` and its gradient with respect to ``args[argnums]`` (an int or a tuple of
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+    """A function returning ``f(*args)`` and its gradient, as one compiled program.
+
+    ``f(*args)`` and its gradient with respect to ``args[argnums]`` (an int or a tuple of
     ints), from one compiled program.
 
     >>> import tapeflow as tf
@@ -60,7 +65,7 @@ def value_and_grad(f, argnums=0):
     return wrapper
 
 
-def grad(f, argnums=0):
+def grad(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
     """The gradient of scalar-valued ``f`` with respect to ``args[argnums]``, compiled.
 
     >>> import tapeflow as tf

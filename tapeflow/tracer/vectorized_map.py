@@ -6,6 +6,11 @@ the batch and is reported); the batched graph then runs as jacobians' programs d
 NumPy eagerly, through dispatch when traced or when a tape tracks an input (so it lands in
 the enclosing function's graph, or on the tape: differentiable).
 """
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 from .. import _nest
 from ..ir.opdef import AVal
 from ..passes.vectorize import vectorize
@@ -15,9 +20,22 @@ from .context import TraceContext, as_tensor
 from .jacobian import _symbolic_or_taped
 
 
-def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
-    """``fn`` applied to every row of ``elems`` (a tensor or a structure of tensors sharing
-    their first dimension), as one vectorized program; the results stacked."""
+def vectorized_map(fn: Callable, elems, fallback_to_while_loop: bool = True,
+                   warn: bool = True) -> Any:
+    """``fn`` applied to every row of ``elems``, as one vectorized program.
+
+    ``fn`` applied to every row of ``elems`` (a tensor or a structure of tensors sharing
+    their first dimension), as one vectorized program; the results stacked.
+
+    Args:
+      fn: a function of one row (or one structure of rows).
+      elems: a tensor, or a structure of tensors with the same first dimension.
+      fallback_to_while_loop: loop over rows for ops that have no batching rule.
+      warn: warn when it falls back to a loop.
+
+    >>> tf.vectorized_map(lambda row: tf.reduce_sum(row * row), tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([ 5., 25.], dtype=float32)>
+    """
     flat = [as_tensor(e) for e in _nest.flatten(elems)]
     if not flat or any(len(t.shape) == 0 for t in flat):
         raise ValueError("vectorized_map: elems must be tensors of rank at least 1")

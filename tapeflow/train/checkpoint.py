@@ -14,6 +14,8 @@ TensorFlow's text format.
 Beyond TensorFlow's behaviour, nothing is restored later: a variable created after
 ``restore`` (a layer built on its first call) keeps its initial value; build first.
 """
+from __future__ import annotations
+
 import os
 import re
 
@@ -71,19 +73,27 @@ def _walk(obj, path, out, seen):
 
 
 class CheckpointLoadStatus:
-    """What ``restore`` matched (TensorFlow's status object and its assertions)."""
+    """What ``restore`` matched (TensorFlow's status object and its assertions).
 
-    def __init__(self, path, unused_keys, unmatched):
+    >>> import os, tempfile
+    >>> v = tf.Variable(1.0)
+    >>> prefix = tf.train.Checkpoint(v=v).write(os.path.join(tempfile.mkdtemp(), "ckpt"))
+    >>> status = tf.train.Checkpoint(v=tf.Variable(0.0)).read(prefix)
+    >>> status.assert_consumed() is status
+    True
+    """
+
+    def __init__(self, path, unused_keys, unmatched) -> None:
         self._path, self._unused, self._unmatched = path, unused_keys, unmatched
 
-    def assert_consumed(self):
+    def assert_consumed(self) -> CheckpointLoadStatus:
         """Every value in the checkpoint and every variable of the object graph was matched."""
         if self._unused:
             raise AssertionError(f"Unresolved object in checkpoint {self._path}: "
                                  f"{', '.join(sorted(self._unused)[:10])}")
         return self.assert_existing_objects_matched()
 
-    def assert_existing_objects_matched(self):
+    def assert_existing_objects_matched(self) -> CheckpointLoadStatus:
         if self._unmatched:
             raise AssertionError(
                 f"Found {len(self._unmatched)} Python objects that were not bound to checkpointed "
@@ -92,10 +102,10 @@ class CheckpointLoadStatus:
                 f"{self._unmatched[:10]}")
         return self
 
-    def assert_nontrivial_match(self):
+    def assert_nontrivial_match(self) -> CheckpointLoadStatus:
         return self
 
-    def expect_partial(self):
+    def expect_partial(self) -> CheckpointLoadStatus:
         return self
 
     def run_restore_ops(self, session=None):
@@ -106,9 +116,25 @@ class CheckpointLoadStatus:
 
 
 class Checkpoint:
-    """``tf.train.Checkpoint(**objects)``: save and restore the variables reachable from them."""
+    """``tf.train.Checkpoint(**objects)``: save and restore the variables reachable from them.
 
-    def __init__(self, root=None, **kwargs):
+    Keyword arguments name the objects (variables, modules, optimizers, layers, lists and
+    dicts of them); ``save``/``write`` store every variable reachable from them, ``restore``/
+    ``read`` assign the saved values back. The files are data (validated on load).
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> model = tf.Module()
+    >>> model.w = tf.Variable([1.0, 2.0])
+    >>> ckpt = tf.train.Checkpoint(model=model)
+    >>> path = ckpt.save(os.path.join(d, "ckpt"))
+    >>> _ = model.w.assign([0.0, 0.0])
+    >>> _ = ckpt.restore(tf.train.latest_checkpoint(d))
+    >>> model.w.numpy()
+    array([1., 2.], dtype=float32)
+    """
+
+    def __init__(self, root=None, **kwargs) -> None:
         for name, obj in ([("root", root)] if root is not None else []) + list(kwargs.items()):
             if not (isinstance(obj, (Variable, list, tuple, dict)) or _trackable(obj)):
                 raise ValueError(f"`Checkpoint` was expecting {name} to be a trackable object (an "
@@ -131,7 +157,7 @@ class Checkpoint:
         return children
 
     @property
-    def save_counter(self):
+    def save_counter(self) -> Variable:
         """How many times ``save`` ran (a non-trainable int64 variable, made on first use)."""
         if self._save_counter is None:
             self._save_counter = Variable(0, trainable=False, dtype=D.int64, name="save_counter")
@@ -143,7 +169,7 @@ class Checkpoint:
         return out
 
     # -- writing -------------------------------------------------------------------------
-    def write(self, file_prefix, options=None):
+    def write(self, file_prefix: str | os.PathLike, options=None) -> str:
         """Write the variables' values under ``file_prefix`` (no numbering); returns it."""
         file_prefix = os.fspath(file_prefix)
         folder, base = os.path.split(os.path.abspath(file_prefix))
@@ -161,7 +187,7 @@ class Checkpoint:
         d.write_json(f"{base}.index", {"format": FORMAT, "version": VERSION, "variables": entries})
         return file_prefix
 
-    def save(self, file_prefix, options=None):
+    def save(self, file_prefix: str | os.PathLike, options=None) -> str:
         """``write`` to ``file_prefix-N`` (N: the save counter, incremented first) and record it
         in the directory's ``checkpoint`` file; returns the path written."""
         counter = self.save_counter
@@ -173,11 +199,11 @@ class Checkpoint:
         return path
 
     # -- reading -------------------------------------------------------------------------
-    def read(self, save_path, options=None):
+    def read(self, save_path: str | os.PathLike, options=None) -> CheckpointLoadStatus:
         """Restore the values ``write`` wrote (``restore`` without the save counter's meaning)."""
         return self.restore(save_path, options)
 
-    def restore(self, save_path, options=None):
+    def restore(self, save_path: str | os.PathLike | None, options=None) -> CheckpointLoadStatus:
         """Assign every variable whose key the checkpoint holds; returns a
         ``CheckpointLoadStatus``. ``None`` restores nothing (TensorFlow's initialization)."""
         if save_path is None:
@@ -245,9 +271,21 @@ def _read_index(prefix):
     return entries, d, order
 
 
-def latest_checkpoint(checkpoint_dir, latest_filename=None):
-    """The prefix the directory's ``checkpoint`` file names (TensorFlow's text format), if it
-    exists, else None."""
+def latest_checkpoint(checkpoint_dir: str | os.PathLike,
+                      latest_filename: str | None = None) -> str | None:
+    """The prefix of the newest checkpoint in ``checkpoint_dir``, or None.
+
+    The prefix the directory's ``checkpoint`` file names (TensorFlow's text format), if it
+    exists, else None.
+
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> tf.train.latest_checkpoint(d) is None
+    True
+    >>> path = tf.train.Checkpoint(v=tf.Variable(1.0)).save(os.path.join(d, "ckpt"))
+    >>> os.path.basename(tf.train.latest_checkpoint(d))
+    'ckpt-1'
+    """
     path = os.path.join(os.fspath(checkpoint_dir), latest_filename or "checkpoint")
     if not os.path.isfile(path) or os.path.getsize(path) > _MAX_CHECKPOINT_FILE:
         return None
@@ -259,16 +297,28 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     return prefix if os.path.isfile(prefix + ".index") else None
 
 
-def list_variables(ckpt_dir_or_file):
-    """``[(key, shape)]`` of a checkpoint (a prefix, or a directory's latest), sorted by key."""
+def list_variables(ckpt_dir_or_file: str | os.PathLike) -> list[tuple[str, list[int]]]:
+    """``[(key, shape)]`` of a checkpoint (a prefix, or a directory's latest), sorted by key.
+
+    >>> import os, tempfile
+    >>> prefix = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).write(os.path.join(tempfile.mkdtemp(), "c"))
+    >>> tf.train.list_variables(prefix)
+    [('_CHECKPOINTABLE_OBJECT_GRAPH', []), ('v/.ATTRIBUTES/VARIABLE_VALUE', [2])]
+    """
     prefix = _prefix(ckpt_dir_or_file)
     entries, _, _ = _read_index(prefix)
     out = [(key, list(shape)) for key, (_, shape, _) in entries.items()]
     return sorted(out + [(_GRAPH_KEY, [])])
 
 
-def load_variable(ckpt_dir_or_file, name):
-    """The value saved under ``name`` (a key as ``list_variables`` gives it), as NumPy."""
+def load_variable(ckpt_dir_or_file: str | os.PathLike, name: str) -> np.ndarray:
+    """The value saved under ``name`` (a key as ``list_variables`` gives it), as NumPy.
+
+    >>> import os, tempfile
+    >>> prefix = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).write(os.path.join(tempfile.mkdtemp(), "c"))
+    >>> tf.train.load_variable(prefix, "v/.ATTRIBUTES/VARIABLE_VALUE")
+    array([1., 2.], dtype=float32)
+    """
     prefix = _prefix(ckpt_dir_or_file)
     entries, d, _ = _read_index(prefix)
     if name not in entries and name + _SUFFIX in entries:

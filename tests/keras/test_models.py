@@ -175,3 +175,86 @@ def test_namespaces():
     assert K.layers.Input is K.Input and K.models.Sequential is K.Sequential
     assert K.Model is K.models.Model and issubclass(K.Model, K.layers.Layer)
     assert K.losses.mse is K.losses.mean_squared_error
+
+
+# -- summary of branching functional models --------------------------------------------------
+
+# TF 2.21 (Keras 3.15.1) printed these for the same two models, outside a terminal.
+BRANCHING_SUMMARY = """\
+Model: "functional"
+┏━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┓
+┃ Layer (type)        ┃ Output Shape      ┃    Param # ┃ Connected to      ┃
+┡━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━┩
+│ a (InputLayer)      │ (None, 2)         │          0 │ -                 │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ shared_dense_layer… │ (None, 2)         │          6 │ a[0][0], a[0][0]  │
+│ (Dense)             │                   │            │                   │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ b (InputLayer)      │ (None, 1)         │          0 │ -                 │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ c_input_with_a_lon… │ (None, 3)         │          0 │ -                 │
+│ (InputLayer)        │                   │            │                   │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ concat              │ (None, 8)         │          0 │ shared_dense_lay… │
+│ (Concatenate)       │                   │            │ b[0][0],          │
+│                     │                   │            │ c_input_with_a_l… │
+│                     │                   │            │ shared_dense_lay… │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ o1 (Dense)          │ (None, 1)         │          9 │ concat[0][0]      │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ o2 (Dense)          │ (None, 2)         │         18 │ concat[0][0]      │
+└─────────────────────┴───────────────────┴────────────┴───────────────────┘
+ Total params: 33 (132.00 B)
+ Trainable params: 33 (132.00 B)
+ Non-trainable params: 0 (0.00 B)
+"""
+
+MERGE_SUMMARY = """\
+Model: "functional"
+┏━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┓
+┃ Layer (type)        ┃ Output Shape      ┃    Param # ┃ Connected to      ┃
+┡━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━┩
+│ input_layer         │ (None, 4)         │          0 │ -                 │
+│ (InputLayer)        │                   │            │                   │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ dense (Dense)       │ (None, 3)         │         15 │ input_layer[0][0] │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ dense_1 (Dense)     │ (None, 3)         │         15 │ input_layer[0][0] │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ add (Add)           │ (None, 3)         │          0 │ dense[0][0],      │
+│                     │                   │            │ dense_1[0][0]     │
+└─────────────────────┴───────────────────┴────────────┴───────────────────┘
+ Total params: 30 (120.00 B)
+ Trainable params: 30 (120.00 B)
+ Non-trainable params: 0 (0.00 B)
+"""
+
+
+def test_summary_of_branching_models_has_keras_connected_to_column(capsys):
+    a, b = K.Input((2,), name="a"), K.Input((1,), name="b")
+    c = K.Input((3,), name="c_input_with_a_long_name")
+    shared = K.layers.Dense(2, name="shared_dense_layer_with_long_name")
+    h = K.layers.Concatenate(name="concat")([shared(a), b, c, shared(a)])
+    model = K.Model([a, b, c], [K.layers.Dense(1, name="o1")(h), K.layers.Dense(2, name="o2")(h)])
+    # Keras' layer order: deepest first, ties in the order a walk from the outputs meets them
+    assert [layer.name for layer in model.layers] == [
+        "a", "shared_dense_layer_with_long_name", "b", "c_input_with_a_long_name", "concat", "o1", "o2"]
+    model.summary()
+    assert capsys.readouterr().out == BRANCHING_SUMMARY
+    backend.clear_session()
+    x = K.Input((4,))
+    merged = K.layers.Add()([K.layers.Dense(3)(x), K.layers.Dense(3)(x)])
+    K.Model(x, merged, name="functional").summary()
+    assert capsys.readouterr().out == MERGE_SUMMARY
+
+
+def test_functional_layers_and_weights_come_in_keras_order():
+    a, b = K.Input((2,), name="a"), K.Input((1,), name="b")
+    h = K.layers.Concatenate(name="concat")([K.layers.Dense(2, name="z_late")(b),
+                                             K.layers.Dense(3, name="a_early")(a)])
+    out = K.layers.Dense(1, name="o1")(K.layers.Dense(5, name="mid")(h))
+    model = K.Model([a, b], [out, K.layers.Dense(2, name="o2")(h)])
+    # TF 2.21
+    assert [l.name for l in model.layers] == ["b", "a", "z_late", "a_early", "concat", "mid", "o1", "o2"]
+    assert [tuple(w.shape) for w in model.weights] == [(1, 2), (2,), (2, 3), (3,), (5, 5), (5,), (5, 1),
+                                                       (1,), (5, 2), (2,)]

@@ -29,6 +29,15 @@ def _loop_grad(x, w):
     return tf.reduce_sum(gx * gx) + tf.reduce_sum(gw)
 
 
+def _loop_second(x, w):
+    """A loop's second-order gradient inside the function: a WhileGradGrad."""
+    with tf.GradientTape() as outer:
+        outer.watch([x, w])
+        total = _loop_grad(x, w)
+    gx, gw = outer.gradient(total, [x, w])
+    return tf.reduce_sum(gx * gw)
+
+
 R = np.random.default_rng(11)
 CASES = {
     "If": [
@@ -45,6 +54,10 @@ CASES = {
     "WhileGrad": [
         Case(tf.function(_loop_grad), [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (3,))], order=1,
              note="the gradient of a 3-iteration loop, differentiated (second order of the loop)"),
+    ],
+    "WhileGradGrad": [
+        Case(tf.function(_loop_second), [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (3,))],
+             order=1, note="a 3-iteration loop's second-order gradient, differentiated (third order)"),
     ],
 }
 NOT_DIFFERENTIABLE = []

@@ -1,46 +1,142 @@
-"""WhileGrad (runtime/kernels/loops.py) in one jitted function: a ``while`` loop that writes
-each iteration's values into a stack buffer per value (allocated for 16 rows, doubled when
-full: amortized O(1) per push), then a reverse loop reading row ``k`` of each buffer."""
-from ..emitter import np_type, shape_lit
+"""WhileGrad (runtime/kernels/loops.py) in one jitted function. The trip count is known when
+it starts, so the plan is made once: ``k`` iterations per segment (``k = n`` when ``n`` rows
+fit the memory budget: plain stacks), a first loop keeping the state at each segment's start
+(no iterations when ``k = n``), then per segment, last first, a loop writing each iteration's
+values into stack buffers of ``k`` rows and a reverse loop running the backward body on them.
+"""
+from ...passes.dce import dce
+from ...ir.graph import Graph
+from ...runtime.kernels.loops import row_bytes, state_bytes
+from ..emitter import np_type
 from .control import _assign
 from .registry import stmt_op
 
-FIRST_ROWS = 16
+
+def _buffer(em, rows, aval):
+    name = em.fresh("stack")
+    dims = ", ".join([rows] + [str(int(d)) for d in aval.shape])
+    em.line(f"{name} = np.empty(({dims},), dtype={np_type(aval.dtype)})")
+    return name
 
 
 @stmt_op("WhileGrad")
-def _while_grad(em, node, cond_graph, fwd_graph, bwd_graph, n_vars, n_extra):
-    ins = [em.ref(v) for v in node.inputs]
+def _while_grad(em, node, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+    ins = [em.ref(v) for v in node.inputs[1:]]
     state = [em.fresh("s") for _ in range(n_vars)]
     extra = ins[n_vars:n_vars + n_extra]
     carry = [em.var(v) for v in node.outputs]
     _assign(em, state, ins[:n_vars])
     _assign(em, carry, ins[n_vars + n_extra:])
+    n, k, segs, i = em.fresh("n"), em.fresh("k"), em.fresh("segs"), em.fresh("i")
+    rb, sb = row_bytes(fwd_graph, n_vars), state_bytes(fwd_graph, n_vars)
+    em.line(f"{n} = np.int64({em.ref(node.inputs[0])})")
+    # runtime/kernels/loops.segment_length, inline
+    with em.block(f"if {n} * {rb} <= {int(memory_budget)} or {n} <= 1:"):
+        em.line(f"{k} = max({n}, 1)")
+    with em.block("else:"):
+        em.line(f"{k} = min({n}, max(1, np.int64(np.ceil(np.sqrt({n} * {sb} / {max(rb, 1)})))))")
+    em.line(f"{segs} = ({n} + {k} - 1) // {k}")
     rows = fwd_graph.outputs[n_vars:]
-    stacks = [em.fresh("stack") for _ in rows]
-    for s, r in zip(stacks, rows, strict=True):
-        em.line(f"{s} = np.empty({shape_lit((FIRST_ROWS, *r.aval.shape))}, "
-                f"dtype={np_type(r.aval.dtype)})")
-    count = em.fresh("n")
-    em.line(f"{count} = 0")
-    with em.block("while True:"):
-        (pred,) = em.inline(cond_graph, state + extra)
-        with em.block(f"if not {pred}:"):
-            em.line("break")
+    checkpoints = [_buffer(em, f"max({segs}, 1)", v.aval) for v in fwd_graph.inputs[:n_vars]]
+    stacks = [_buffer(em, k, r.aval) for r in rows]
+    step = dce(Graph(fwd_graph.inputs, fwd_graph.nodes, fwd_graph.outputs[:n_vars]))
+    em.line(f"{i} = 0")
+    with em.block(f"while {i} < ({segs} - 1) * {k}:"):      # checkpoints only
+        with em.block(f"if {i} % {k} == 0:"):
+            for c, s in zip(checkpoints, state, strict=True):
+                em.line(f"{c}[{i} // {k}] = {s}")
+        _assign(em, state, em.inline(step, state + extra), simultaneous=True)
+        em.line(f"{i} += 1")
+    with em.block(f"if {segs} > 0:"):
+        for c, s in zip(checkpoints, state, strict=True):
+            em.line(f"{c}[{segs} - 1] = {s}")
+    with em.block(f"while {segs} > 0:"):
+        em.line(f"{segs} -= 1")
+        _assign(em, state, [f"{c}[{segs}]" for c in checkpoints])
+        m = em.fresh("m")
+        em.line(f"{m} = min({k}, {n} - {segs} * {k})")
+        em.line(f"{i} = 0")
+        with em.block(f"while {i} < {m}:"):
+            outs = em.inline(fwd_graph, state + extra)
+            for s, e in zip(stacks, outs[n_vars:], strict=True):
+                em.line(f"{s}[{i}] = {e}")
+            _assign(em, state, outs[:n_vars], simultaneous=True)
+            em.line(f"{i} += 1")
+        with em.block(f"while {i} > 0:"):
+            em.line(f"{i} -= 1")
+            _assign(em, carry, em.inline(bwd_graph, [f"{s}[{i}]" for s in stacks] + extra + carry),
+                    simultaneous=True)
+    for v in node.outputs:
+        em.bind(v)
+
+
+def _zero(aval):
+    if not aval.shape:
+        return f"{np_type(aval.dtype)}(0)"
+    return f"np.zeros({tuple(int(d) for d in aval.shape)}, dtype={np_type(aval.dtype)})"
+
+
+def _accumulate(em, names, avals, exprs):
+    """``name = name + expr`` for the float ones (integers have no cotangent: they stay 0)."""
+    for name, aval, e in zip(names, avals, exprs, strict=True):
+        if aval.dtype.is_floating:
+            em.line(f"{name} = {name} + {e}")
+
+
+@stmt_op("WhileGradGrad")
+def _while_grad_grad(em, node, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_extra):
+    """runtime/kernels/loops.py's four passes, each a ``while`` over stacks of ``n`` rows."""
+    nc = len(node.outputs) - n_vars - n_extra
+    ins = [em.ref(v) for v in node.inputs[1:]]
+    avals = [v.aval for v in node.inputs[1:]]
+    extra = ins[n_vars:n_vars + n_extra]
+    state = [em.fresh("s") for _ in range(n_vars)]
+    carry = [em.fresh("c") for _ in range(nc)]
+    ct = [em.fresh("ct") for _ in range(nc)]
+    _assign(em, state, ins[:n_vars])
+    _assign(em, carry, ins[n_vars + n_extra:n_vars + n_extra + nc])
+    _assign(em, ct, ins[n_vars + n_extra + nc:])
+    n, i = em.fresh("n"), em.fresh("i")
+    em.line(f"{n} = np.int64({em.ref(node.inputs[0])})")
+    rows = [v.aval for v in fwd_graph.outputs[n_vars:]]
+    states_st = [_buffer(em, f"max({n}, 1)", a) for a in avals[:n_vars]]
+    rows_st = [_buffer(em, f"max({n}, 1)", a) for a in rows]
+    carry_st = [_buffer(em, f"max({n}, 1)", a) for a in avals[n_vars + n_extra:n_vars + n_extra + nc]]
+    rows_ct_st = [_buffer(em, f"max({n}, 1)", a) for a in rows]
+    em.line(f"{i} = 0")
+    with em.block(f"while {i} < {n}:"):
         outs = em.inline(fwd_graph, state + extra)
-        for s, r, e in zip(stacks, rows, outs[n_vars:], strict=True):
-            with em.block(f"if {count} == {s}.shape[0]:"):
-                grown = em.fresh("grown")
-                dims = ", ".join([f"2 * {count}"] + [str(int(d)) for d in r.aval.shape])
-                em.line(f"{grown} = np.empty(({dims},), dtype={np_type(r.aval.dtype)})")
-                em.line(f"{grown}[:{count}] = {s}")
-                em.line(f"{s} = {grown}")
-            em.line(f"{s}[{count}] = {e}")
+        for b, s in zip(states_st, state, strict=True):
+            em.line(f"{b}[{i}] = {s}")
+        for b, e in zip(rows_st, outs[n_vars:], strict=True):
+            em.line(f"{b}[{i}] = {e}")
         _assign(em, state, outs[:n_vars], simultaneous=True)
-        em.line(f"{count} += 1")
-    with em.block(f"while {count} > 0:"):
-        em.line(f"{count} -= 1")
-        _assign(em, carry, em.inline(bwd_graph, [f"{s}[{count}]" for s in stacks] + extra + carry),
-                simultaneous=True)
+        em.line(f"{i} += 1")
+    row = [f"{b}[{i}]" for b in rows_st]
+    with em.block(f"while {i} > 0:"):
+        em.line(f"{i} -= 1")
+        for b, c in zip(carry_st, carry, strict=True):
+            em.line(f"{b}[{i}] = {c}")
+        _assign(em, carry, em.inline(bwd_graph, row + extra + carry), simultaneous=True)
+    extra_ct = [em.fresh("ea") for _ in range(n_extra)]
+    _assign(em, extra_ct, [_zero(a) for a in avals[n_vars:n_vars + n_extra]])
+    nr = len(rows)
+    with em.block(f"while {i} < {n}:"):
+        outs = em.inline(bwd_vjp, row + extra + [f"{b}[{i}]" for b in carry_st] + ct)
+        for b, e in zip(rows_ct_st, outs[:nr], strict=True):
+            em.line(f"{b}[{i}] = {e}")
+        _accumulate(em, extra_ct, avals[n_vars:n_vars + n_extra], outs[nr:nr + n_extra])
+        _assign(em, ct, outs[nr + n_extra:], simultaneous=True)
+        em.line(f"{i} += 1")
+    state_ct = [em.fresh("sa") for _ in range(n_vars)]
+    _assign(em, state_ct, [_zero(a) for a in avals[:n_vars]])
+    with em.block(f"while {i} > 0:"):
+        em.line(f"{i} -= 1")
+        outs = em.inline(fwd_vjp, [f"{b}[{i}]" for b in states_st] + extra + state_ct
+                         + [f"{b}[{i}]" for b in rows_ct_st])
+        _accumulate(em, extra_ct, avals[n_vars:n_vars + n_extra], outs[n_vars:])
+        floats = [k for k, a in enumerate(avals[:n_vars]) if a.dtype.is_floating]
+        _assign(em, [state_ct[k] for k in floats], [outs[k] for k in floats], simultaneous=True)
+    _assign(em, [em.var(v) for v in node.outputs], state_ct + extra_ct + ct)
     for v in node.outputs:
         em.bind(v)

@@ -1,7 +1,15 @@
-"""Batching rule of If: on a shared predicate, an If of the vectorized branches.
+"""Batching rules of If, While and WhileGrad.
 
-A batched predicate (rows taking different branches) and While or WhileGrad (rows running
-different trip counts) have no rule: they run as the reported loop over the batch.
+If: on a shared predicate, an If of the vectorized branches.
+
+While and WhileGrad: one batched loop. A loop variable is batched if its initial value is or
+if the body makes it so from batched values (a fixed point over the body: at most one
+round per loop variable); the others stay shared, so a counter stays a scalar and the
+condition on it stays one predicate. While needs that predicate shared (a batched one,
+rows running different trip counts, has no rule: the reported loop over the batch);
+WhileGrad runs the forward While's trip count, which must be shared. WhileGrad's carry
+(the cotangents: the usual batch of a jacobian) gets the same fixed point over the
+backward body.
 """
 from .registry import batching
 
@@ -14,3 +22,69 @@ def if_(b, node, inputs, batched):
     branches = [b.vectorize(node.attrs[k], flags) for k in ("then_graph", "else_graph")]
     outs = b.emit("If", inputs, {"then_graph": branches[0], "else_graph": branches[1]})
     return [(o, True) for o in outs]
+
+
+def _fixed_point(b, graph, flags, fixed, n_loop, n_more=0):
+    """Loop-variable flags (the first ``n_loop`` of ``flags``, then the ``fixed`` flags of the
+    other inputs) such that the vectorized ``graph`` returns the loop variables batched exactly
+    where they come in batched; its other ``n_more`` outputs as they come. Returns (flags,
+    the Vectorized graph)."""
+    loop = list(flags)
+    while True:
+        out = b.vectorize(graph, loop + fixed, broadcast=loop + [False] * n_more)
+        grown = [a or bool(o) for a, o in zip(loop, out.out_flags[:n_loop], strict=True)]
+        if grown == loop:
+            return loop, out
+        loop = grown
+
+
+def _widen(b, values, had, want, nodes_inputs):
+    """``values`` broadcast over the batch where ``want`` says batched and ``had`` did not."""
+    return [b.broadcast(v, False, old.aval.shape) if w and not h else v
+            for v, h, w, old in zip(values, had, want, nodes_inputs, strict=True)]
+
+
+@batching("While")
+def while_(b, node, inputs, batched):
+    n = node.attrs["n_vars"]
+    flags = [bool(f) for f in batched]
+    extra = flags[n:]
+    state, body = _fixed_point(b, node.attrs["body_graph"], flags[:n], extra, n)
+    cond = b.vectorize(node.attrs["cond_graph"], state + extra, broadcast=[False])
+    if cond.out_flags[0]:
+        return None
+    ins = _widen(b, inputs[:n], flags[:n], state, node.inputs[:n]) + list(inputs[n:])
+    outs = b.emit("While", ins, {"cond_graph": cond.graph, "body_graph": body.graph, "n_vars": n})
+    return [(o, f) for o, f in zip(outs, state + [False], strict=True)]
+
+
+@batching("WhileGrad")
+def while_grad(b, node, inputs, batched):
+    if batched[0]:                                   # rows running different trip counts
+        return None
+    nv, ne = node.attrs["n_vars"], node.attrs["n_extra"]
+    fwd, bwd = node.attrs["fwd_graph"], node.attrs["bwd_graph"]
+    flags = [bool(f) for f in batched[1:]]
+    extra = flags[nv:nv + ne]
+    state, vfwd = _fixed_point(b, fwd, flags[:nv], extra, nv, len(fwd.outputs) - nv)
+    rows = [bool(f) for f in vfwd.out_flags[nv:]]
+    # the backward body takes (rows, operands, carry): the carry is its loop
+    carry, vbwd = _fixed_point_last(b, bwd, rows + extra, flags[nv + ne:])
+    ins = (_widen(b, inputs[1:1 + nv], flags[:nv], state, node.inputs[1:1 + nv])
+           + list(inputs[1 + nv:1 + nv + ne])
+           + _widen(b, inputs[1 + nv + ne:], flags[nv + ne:], carry, node.inputs[1 + nv + ne:]))
+    outs = b.emit("WhileGrad", [inputs[0]] + ins,
+                  {"fwd_graph": vfwd.graph, "bwd_graph": vbwd.graph, "n_vars": nv, "n_extra": ne,
+                   "memory_budget": node.attrs["memory_budget"]})
+    return [(o, f) for o, f in zip(outs, carry, strict=True)]
+
+
+def _fixed_point_last(b, graph, fixed, flags):
+    """``_fixed_point`` for a graph whose loop variables are its last inputs (all outputs)."""
+    loop = list(flags)
+    while True:
+        out = b.vectorize(graph, fixed + loop, broadcast=loop)
+        grown = [a or bool(o) for a, o in zip(loop, out.out_flags, strict=True)]
+        if grown == loop:
+            return loop, out
+        loop = grown
