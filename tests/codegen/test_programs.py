@@ -114,7 +114,9 @@ def test_inputs_are_converted_when_the_fast_path_refuses_them():
     _assert_same(prog(readonly, 2.0), want, D.float32)
     # the source reads sizes from the arguments: another shape of the same rank runs too
     other = np.arange(6, dtype=np.float32).reshape(2, 3)
-    _assert_same(prog(other, 2.0), run_graph(g, other, np.float32(2)), D.float32)
+    # (the interpreter refuses sizes a concrete graph was not traced for; the compiled
+    # program checks only what it relies on)
+    _assert_same(prog(other, 2.0), (other * np.float32(2),), D.float32)
     with pytest.raises(ValueError, match="shape"):
         prog(np.ones((12,), np.float32), 2.0)
 
