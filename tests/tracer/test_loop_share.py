@@ -205,3 +205,29 @@ def test_compiled_equals_the_interpreter(compiled, dtype, n):
         assert "WhileWithGrad" in ops_of(fn, *args)
         for g, r in zip(fn(*args), reference, strict=True):
             np.testing.assert_allclose(g.numpy(), r.numpy(), **tol)
+
+
+def test_compiled_stacks_grow_for_a_loop_of_unknown_length():
+    """A loop whose trip count is not a counter's bound (it steps by 2) starts with 16 rows
+    and doubles them: 40 iterations fill 16, 32 then 64 rows."""
+    @tf.function
+    def gradient(x, w, n):
+        with tf.GradientTape() as tape:
+            tape.watch([x, w])
+            y = tf.while_loop(lambda i, s: i < 2 * n,
+                              lambda i, s: (i + 2, tf.sin(s) * w + 0.5 * s), (0, x))[1]
+            loss = tf.reduce_sum(y ** 2)
+        return tape.gradient(loss, [x, w])
+    x, w = tf.constant(np.linspace(-1, 1, 4)), tf.constant(np.linspace(0.2, 0.9, 4))
+    reference = gradient(x, w, tf.constant(40))             # the interpreter
+    old = backend.get_backend()
+    tf.set_backend("numba")
+    try:
+        compiled = tf.function(gradient.python_function)
+        assert "WhileWithGrad" in ops_of(compiled, x, w, tf.constant(40))
+        for n in (40, 0):
+            want = reference if n == 40 else gradient(x, w, tf.constant(0))
+            for g, r in zip(compiled(x, w, tf.constant(n)), want, strict=True):
+                np.testing.assert_allclose(g.numpy(), r.numpy(), rtol=1e-13, atol=1e-15)
+    finally:
+        tf.set_backend(old)

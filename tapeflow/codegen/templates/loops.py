@@ -90,7 +90,12 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
     rows = fwd_graph.outputs[n_vars:]
     fit = max(int(memory_budget) // max(row_bytes(fwd_graph, n_vars), 1), 1)
     n, cap, keep, i = em.fresh("n"), em.fresh("cap"), em.fresh("keep"), em.fresh("i")
-    em.line(f"{cap} = {min(fit, 16)}")
+    counted = _counted(cond_graph, fwd_graph, n_vars)
+    if counted is None:
+        em.line(f"{cap} = {min(fit, 16)}")
+    else:                   # a counted loop (``for i in tf.range``): its trip count up front
+        at, bound = counted
+        em.line(f"{cap} = max(1, min({fit}, np.int64({ins[bound]}) - np.int64({ins[at]})))")
     stacks = [_buffer(em, cap, r.aval) for r in rows]
     em.line(f"{keep} = True")
     em.line(f"{n} = 0")
@@ -131,6 +136,26 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
                   memory_budget)
     for v in node.outputs[n_vars + 1:]:
         em.bind(v)
+
+
+def _counted(cond_graph, fwd_graph, n_vars):
+    """(i, j) if the loop runs while loop variable ``i < operand j`` and the body adds 1 to
+    ``i``: then it runs ``j - i`` times from the start (at least 0), known before it starts."""
+    if len(cond_graph.nodes) != 1 or cond_graph.nodes[0].op != "Less":
+        return None
+    a, b = cond_graph.nodes[0].inputs
+    names = {v.id: k for k, v in enumerate(cond_graph.inputs)}
+    i, j = names.get(a.id), names.get(b.id)
+    if i is None or j is None or not i < n_vars <= j:
+        return None
+    step = fwd_graph.outputs[i].node
+    if step is None or step.op != "Add" or step.inputs[0] is not fwd_graph.inputs[i]:
+        return None
+    one = step.inputs[1].node
+    if one is None or one.op != "Const" or one.attrs["value"].shape != () or \
+            one.attrs["value"] != 1 or one not in fwd_graph.nodes:
+        return None
+    return i, j
 
 
 def _zero(aval):
