@@ -492,7 +492,7 @@ def _fmt(v, how):
     if v is None:
         return "–"
     return {"time": fmt_time, "bytes": fmt_bytes, "ratio": lambda x: f"{x:.3g} x",
-            "err": lambda x: f"{x:.2e}", "s": lambda x: f"{x:.3f}"}[how](v)
+            "err": lambda x: f"{x:.2e}", "s": lambda x: f"{x:.3f}", "count": lambda x: f"{x:g}"}[how](v)
 
 
 COLUMNS = [("contender", "name", None), ("median", "median_s", "time"), ("min", "min_s", "time"),

@@ -132,7 +132,7 @@ def cmd_dump(args):
         fn = load_target(args.target)
         if not isinstance(fn, tf.tracer.Function):
             fn = tf.function(fn)
-        call_args = _concrete_args(args.spec)
+        call_args = args.spec   # traced as specs: '?' dims are None in the body, as in TensorFlow
     _check_format(args)
     try:
         lowered = fn.lower(*call_args)

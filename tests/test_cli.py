@@ -218,3 +218,15 @@ def test_svg_and_html_are_written_to_a_file(capsys, tmp_path):
     assert cli.main(["dump", EXAMPLE, *SPECS, "--format", "html", "-o", str(tmp_path / "g.html")]) == 0
     page = (tmp_path / "g.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 5
+
+
+def test_unknown_dims_trace_as_none_and_print_as_question_marks(capsys):
+    """'?' is None in the body (as TensorFlow's TensorSpec([None, 3])), never 1."""
+    assert cli.main(["dump", EXAMPLE, "--spec", "f32[?,3]", "--spec", "f32[3,2]"]) == 0
+    out = capsys.readouterr().out
+    traced = out.split("== traced: loss\n")[1].split("==")[0]
+    assert traced.splitlines()[0] == "{ lambda a:f32[?,3] b:f32[3,2] ; let"
+    assert "c:f32[?,2] = MatMul" in traced
+    # the gradient reads the batch size at run time, and says which residuals have one
+    assert "DynamicBroadcastTo" in out and "f32[?,3]  4 bytes each, ? elements" in out
+    assert "+ 2 of run-time size" in out

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import user_position
-from ..ops import array, math, reduce
+from ..ops import array, creation, math, reduce
 from ..runtime.recorder import current_trace
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 
@@ -78,10 +78,14 @@ class OpView:
 
 
 def ones(aval):
+    if None in aval.shape:   # inside a trace with unknown dims: a DynamicShape's sizes
+        return creation.ones(aval.shape, aval.dtype)
     return wrap(np.ones(aval.shape, aval.dtype.np))
 
 
 def zeros(aval):
+    if None in aval.shape:
+        return creation.zeros(aval.shape, aval.dtype)
     return wrap(np.zeros(aval.shape, aval.dtype.np))
 
 
@@ -95,6 +99,8 @@ def add_n(grads):
 def unbroadcast(g, shape):
     """Sum ``g`` down to ``shape``: the one place broadcasting is undone for every rule."""
     gshape = tuple(g.shape)
+    if None in gshape or None in tuple(shape):   # unknown dims (a trace): a DynamicShape
+        return reduce.sum_to_shape(g, shape)
     shape = tuple(shape)
     if gshape == shape:
         return g

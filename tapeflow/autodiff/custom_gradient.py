@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 
 from .. import _nest
 from ..ir.graph import Graph, Value
+from ..ops import creation, math
 from ..runtime.dispatch import apply
 from ..runtime.recorder import STATE, Entry, current_trace
 from ..runtime.registry import GRADS, USER_GRADS, GradRule
@@ -244,3 +245,30 @@ def _record_traced(trace, result, grad_fn, flat_args, variables, flat_result, in
     outs = apply("CustomGradient", inputs + captured + flat_result,
                  {"grad": graph, "n_in": len(inputs), "n_cap": len(captured), "mask": tuple(mask)})
     return _nest.pack_sequence_as(result, list(outs))
+
+
+def int_outputs_through_call(outs, n_out):
+    """TensorFlow's gradient of an integer output of a function called inside a traced one.
+
+    There the call is one op whose gradient is the callee's backward function, run with
+    zeros for the float outputs no gradient reached: a target that is only an integer
+    output still gets zeros (not None) for every source that reaches a float output of the
+    call (TensorFlow 2.21: ``f(x) = (x * 2.0, tf.cast(x, tf.int32))`` called in a function
+    under a tape gives ``gradient(f(x)[1], x) == [0., 0.]``; eagerly it gives None).
+    tapeflow inlines the call, so each integer output is passed through a custom-gradient
+    identity that sends zeros to the float outputs. Only when a tape records the call.
+    """
+    results = outs[:n_out]
+    floats = [o for o in results if o.dtype.is_floating]
+    if not floats or not STATE.tapes or all(o.dtype.is_floating for o in results):
+        return outs
+    ids, avals = tuple(o._id for o in floats), tuple(o.aval for o in floats)
+    if not any(rec.should_record(ids, avals) for rec in STATE.tapes):
+        return outs
+    return [o if k >= n_out or o.dtype.is_floating else _through_call(o, *floats)
+            for k, o in enumerate(outs)]
+
+
+@custom_gradient
+def _through_call(i, *floats):
+    return math.identity(i), lambda dy: [None] + [creation.zeros_like(f) for f in floats]

@@ -14,6 +14,9 @@ import numpy as np
 from .. import _nest
 from ..errors import user_line
 from ..ops import array
+from ..ir.opdef import AVal
+from ..ops.creation import zeros_like
+from ..ops.dims import shape_of
 from ..runtime.recorder import STATE, Entry, Recorder, current_trace
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 from . import explain as _explain
@@ -295,7 +298,7 @@ class GradientTape:
             flat_sources = _nest.flatten(sources)
             source_ids = flat_ids(flat_sources, "sources")
             seeds = self._seeds(output_gradients, flat_targets)
-            source_targets = {s._id: s.aval for s in flat_sources if s._id in set(target_ids)}
+            source_targets = {s._id: _aval(s) for s in flat_sources if s._id in set(target_ids)}
             grads = None
             if self._persistent:   # repeated calls on one structure run compiled (tracer/jacobian.py)
                 grads = VECTORIZED.compiled_gradient(rec, target_ids, flat_targets, source_ids,
@@ -364,6 +367,7 @@ class GradientTape:
         flat_sources = _nest.flatten(sources)
         source_ids = flat_ids(flat_sources, "sources")
         target = _target_tensor(target, "jacobian")
+        _known_sizes("jacobian", [target] + flat_sources)
         if experimental_use_pfor:
             rec = self._begin()
             try:
@@ -422,6 +426,7 @@ class GradientTape:
         if not isinstance(source, (Tensor, Variable)) and not hasattr(source, "aval"):
             raise TypeError(f"batch_jacobian: source must be a Tensor or Variable, got "
                             f"{type(source).__name__} [at {user_line()}]")
+        _known_sizes("batch_jacobian", [target, source])
         tshape, sshape = target.shape, source.shape
         tshape.with_rank_at_least(2)
         sshape.with_rank_at_least(2)
@@ -509,7 +514,22 @@ def _seeded_rows(rec, target, source_ids, flat_sources, unconnected, seed_fn, n)
     return out
 
 
+def _aval(t):
+    """``t``'s aval; unknown dims (a trace) with their run-time sizes, for its ones."""
+    return t.aval if None not in tuple(t.shape) else AVal(shape_of(t), t.dtype)
+
+
+def _known_sizes(what, tensors):
+    """Jacobians are built for the sizes known while tracing (a seed per element)."""
+    for t in tensors:
+        if None in tuple(t.shape):
+            raise NotImplementedError(
+                f"{what} of a tensor of shape {t.shape}, whose sizes are known only at run time "
+                f"(a function traced with None dims), is not supported yet: trace it with known "
+                f"sizes (an input_signature without None) [at {user_line()}]")
+
+
 def _fill_unconnected(flat, sources, unconnected):
     if unconnected is UnconnectedGradients.NONE:
         return flat
-    return [zeros(s.aval) if g is None else g for g, s in zip(flat, sources)]
+    return [zeros_like(s) if g is None else g for g, s in zip(flat, sources)]  # None dims too

@@ -15,6 +15,7 @@ import numpy as np
 from ..ir import dtypes as D
 from ..ir.graph import _names, node_line
 from ..ir.shapes import num_elements
+from .symbolic import Dim, value
 
 
 class Note:
@@ -84,6 +85,13 @@ def lit(value, dtype):
     return f"{np_type(dtype)}({int(v)})"
 
 
+def size_lit(n, dtype):
+    """A size ``n`` (an int, or a ``symbolic.Dim`` read at run time) as a value of ``dtype``."""
+    if isinstance(n, Dim):
+        return f"{np_type(dtype)}({n})"
+    return lit(n, dtype)
+
+
 def node_texts(graph, names):
     """{id(node): its line in ``print_graph`` form} (graph-valued attributes elided)."""
     return {id(node): node_line(node, lambda v: names[v.id], elide_graphs=True) for node in graph.nodes}
@@ -101,8 +109,10 @@ def value_names(graph):
 
 
 def shape_lit(shape):
-    shape = tuple(int(d) for d in shape)
-    return f"({shape[0]},)" if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
+    """A shape tuple in source: literal sizes, and expressions for sizes read from the inputs
+    (``symbolic.Dim``)."""
+    shape = [str(d) for d in shape]
+    return f"({shape[0]},)" if len(shape) == 1 else "(" + ", ".join(shape) + ")"
 
 
 def index(idx):
@@ -136,6 +146,7 @@ class Emitter:
                 self.uses.setdefault(v.id, []).append(node)
         self.output_ids = {v.id for v in graph.outputs}
         self.view_base = {}     # variable -> variable it is a reshape view of
+        self.scalar_args = set()  # ids of constants passed as scalar arguments (generate.bind_consts)
 
     # -- names --------------------------------------------------------------------------
     def var(self, v):
@@ -204,7 +215,11 @@ class Emitter:
         name = name or self.bind(v)
         self.owned.add(name)
         shape, dt = shape_lit(v.aval.shape), np_type(v.aval.dtype)
-        big = HUGEPAGE_BYTES is not None and v.aval.dtype.size * num_elements(v.aval.shape) >= HUGEPAGE_BYTES
+        nbytes = v.aval.dtype.size * num_elements(v.aval.shape)
+        # a size read at run time: asked for from a sixteenth, rt.hugepages checks the size
+        # itself (a speed decision: nothing recorded, see symbolic.py)
+        floor = HUGEPAGE_BYTES if isinstance(nbytes, int) and not isinstance(nbytes, Dim) else (HUGEPAGE_BYTES or 0) // 16
+        big = HUGEPAGE_BYTES is not None and value(nbytes) >= floor
         if fill is None:
             self.line(f"{name} = np.empty({shape}, dtype={dt})")
             if big:       # before the first write: its pages fault in 2 MB at a time
@@ -241,7 +256,7 @@ class Emitter:
                 rng = "prange" if (parallel and k == 0) else "range"
                 if rng == "prange":
                     self.parallel = True
-                self.line(f"for {i} in {rng}({int(d)}):")
+                self.line(f"for {i} in {rng}({d}):")
                 self.depth += 1
                 opened += 1
             yield idx

@@ -11,15 +11,26 @@ import numpy as np
 
 from ..errors import InvalidArgumentError, OpError, user_line
 from ..runtime.interpret import run_graph
+from .concrete import concretize
 
 
 def failure(graph, name, exc, args):
     """The exception to raise for ``exc`` from program ``name`` (of ``graph``) run on ``args``."""
     if isinstance(exc, OpError):
         return exc
-    if len(args) != len(graph.inputs) or any(
-            np.shape(a) != tuple(v.aval.shape) for a, v in zip(args, graph.inputs, strict=True)):
-        return exc       # the call itself was wrong (shapes): the caller's error stands
+    if len(args) != len(graph.inputs):
+        return exc       # the call itself was wrong: the caller's error stands
+    shapes = [np.shape(a) for a in args]
+    if any(s != tuple(v.aval.shape) for s, v in zip(shapes, graph.inputs, strict=True)):
+        # the program's entry check refused shapes it was not generated for: the op that
+        # cannot take them says so, as eagerly (op, shapes, the user's line)
+        try:
+            concretize(graph, shapes, known=False)
+        except OpError as e:
+            return e
+        return InvalidArgumentError(
+            f"{name}: this program was generated for input shapes "
+            f"{[list(v.aval.shape) for v in graph.inputs]}, got {[list(s) for s in shapes]}")
     try:
         run_graph(graph, *args)
     except OpError as e:

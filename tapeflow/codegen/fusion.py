@@ -20,6 +20,7 @@ reads it or it is a graph output; otherwise it lives in a register inside the lo
 from dataclasses import dataclass, field
 
 from ..ir.defs.reduce import reduction_axes
+from .symbolic import same_shape
 from .templates import CODEGEN
 
 
@@ -74,7 +75,7 @@ def plan(graph):
     def siblings(node, shape):
         """Open groups of ``shape`` whose loop already reads one of ``node``'s inputs."""
         ids = {v.id for v in node.inputs}
-        return [g for g in open_groups if g.shape == shape and not reads_result_of(node, g)
+        return [g for g in open_groups if same_shape(g.shape, shape) and not reads_result_of(node, g)
                 and any(v.id in ids for n in g.members + g.reductions for v in n.inputs)]
 
     def join(groups, shape):
@@ -107,7 +108,7 @@ def plan(graph):
                 feeding.append(g)
         if is_fusable(node):
             shape = tuple(node.outputs[0].aval.shape)
-            joinable = [g for g in feeding if g.shape == shape and not reads_result_of(node, g)]
+            joinable = [g for g in feeding if same_shape(g.shape, shape) and not reads_result_of(node, g)]
             for g in feeding:
                 if g not in joinable:
                     close(g)

@@ -2,9 +2,11 @@
 
 The jitted function takes the graph's inputs, then one argument per array constant (no
 array globals and no closures, so Numba's on-disk cache can hold it). Rank-0 constants are
-inlined as typed literals; rank-0 values live in scalar variables, never 0-d arrays. It
-first checks the static shape of every array input (a wrong shape raises ValueError instead
-of reading out of bounds), then runs the steps of ``fusion.plan``.
+inlined as typed literals when they are small whole numbers or halves, else passed as scalar
+arguments (see ``_inlined``); rank-0 values live in scalar variables, never 0-d arrays. Sizes
+are read from the arguments (symbolic.py): the jitted function first checks what the
+program assumed about its input shapes (a call that breaks it raises ValueError, reported as
+the op's error, instead of reading out of bounds), then runs the steps of ``fusion.plan``.
 
 Large graphs are the exception to "one function": Numba zero-fills every variable's stack
 slot in the entry block, so LLVM's SROA/mem2reg work grows with variables x blocks, and a
@@ -30,12 +32,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir import dtypes as D
+from ..ir.opdef import AVal
 from ..ir.shapes import num_elements
-from .emitter import Emitter, Unsupported, lit, shape_lit
+from .emitter import Emitter, Unsupported, lit, value_names
 from .fusion import Group, is_fusable, is_reduction, plan
 from .loops import emit_group
 from .nested import GraphKeys, call, emit_function, header_text
 from .nested import render as render_function
+from .symbolic import current, plain_aval, quiet, symbolic, uniform
 from .templates import CODEGEN
 
 HEADER = """\
@@ -190,23 +194,47 @@ def _emit_body(graph, em):
 
 def bind_consts(em, graph, add_param):
     """Bind ``graph``'s constants: rank-0 ones and uniform ones only loops read become
-    literals; every other array is handed to ``add_param(name, aval, array)``, since it
-    must be an argument of the jitted function (no array globals)."""
+    scalars (literals, or scalar arguments: see ``_inlined``); every other array is handed
+    to ``add_param(name, aval, array)``, since it must be an argument of the jitted
+    function (no array globals)."""
     for node in graph.nodes:
         if node.op != "Const":
             continue
         (v,) = node.outputs
         value = np.asarray(node.attrs["value"])
+        scalar = None
         if value.ndim == 0:
-            em.bind(v, lit(value, v.aval.dtype))
+            scalar = value
         elif _loop_only_uniform(em, v, value):
-            # e.g. a folded BroadcastTo(ones) seeding a gradient: a literal in the loops that
+            # e.g. a folded BroadcastTo(ones) seeding a gradient: a scalar in the loops that
             # read it, instead of an array argument as big as the gradient, read element by
             # element
-            em.bind(v, lit(value.flat[0], v.aval.dtype))
+            scalar = value.flat[0]
             em.uniform.add(v.id)
-        else:
+        if scalar is None:
+            if value.shape != tuple(v.aval.shape):      # one repeated value (symbolic.py)
+                value = np.full(tuple(v.aval.shape), value.flat[0])
             add_param(em.bind(v), v.aval, np.ascontiguousarray(value, dtype=v.aval.dtype.np).copy())
+        elif v.id not in current().shrunk and _inlined(scalar, v.aval.dtype):
+            em.bind(v, lit(scalar, v.aval.dtype))
+        else:
+            name = em.bind(v)
+            add_param(name, AVal((), v.aval.dtype), v.aval.dtype.np.type(scalar))
+            em.scalar_args.add(v.id)
+
+
+def _inlined(value, dtype):
+    """Whether a scalar constant is written into the source as a literal. Only small whole
+    numbers and halves are: any other value may come from a size (``1/n`` scaling a mean's
+    gradient, ``n`` itself), and as a literal it would make one program per size; as an
+    argument it costs nothing in a loop. Small whole numbers stay literal because templates
+    specialise on them (``x ** 2`` is ``x * x``) and LLVM folds them."""
+    if dtype.is_bool:
+        return True
+    v = float(np.asarray(value).astype(np.float64)) if not dtype.is_integer else int(value)
+    if dtype.is_integer:
+        return -8 <= v <= 8
+    return v != v or v in (float("inf"), float("-inf")) or (v == int(v) and -8 <= v <= 8) or v in (0.5, -0.5)
 
 
 def emit_steps(em, graph):
@@ -230,37 +258,50 @@ def _loop_only_uniform(em, v, value):
         return False
     if not all(is_fusable(n) or is_reduction(n) for n in em.uses.get(v.id, ())):
         return False
-    bits = value.view(f"u{value.dtype.itemsize}") if value.dtype.itemsize in (1, 2, 4, 8) else value
-    return bool((bits == bits.flat[0]).all())
+    return uniform(value)
 
 
 def generate(graph, name="program"):
     check_supported(graph)
+    names = value_names(graph)
+    with symbolic(graph, ["v" + names[v.id] for v in graph.inputs]) as scope:
+        gen = _generate(graph, name, scope)
+    gen.param_avals = [plain_aval(a) for a in gen.param_avals]
+    gen.out_avals = [plain_aval(a) for a in gen.out_avals]
+    return gen
+
+
+def _generate(graph, name, scope):
     func = _identifier(name)
     em = Emitter(graph, _emit_nested)
     em.func_name, em.graph_keys, em.functions, em.n_functions = func, GraphKeys(graph), {}, 0
     params, consts, avals, spans = _emit_body(graph, em)
     outs = [em.ref(v) for v in graph.outputs]
-    graph_text = "\n".join("# " + line for line in header_text(graph).split("\n"))
+    graph_text = "\n".join("# " + line for line in _header(graph, em).split("\n"))
     lines = HEADER.format(name=name, graph=graph_text).split("\n")[:-1]
     owners, parts = {}, []
     for fn in em.functions.values():    # nested graphs used from several places
         text, own = render_function(em, fn, len(lines) + 1, _decorator(fn.lines))
         lines.extend(text)
         owners.update(own)
-    regions = partition(spans, MAX_LINES, _crossing_bytes(em, graph, spans, params, outs))
+    with quiet():       # where to cut changes speed, not results (symbolic.py)
+        regions = partition(spans, MAX_LINES, _crossing_bytes(em, graph, spans, params, outs))
+    checks = _entry_check(scope.guards, em)
     later = [_names(em, b, e) for b, e in regions] + [set(_names_in(" ".join(outs)))]
     for k, (b, e) in enumerate(regions):
         pname = func if len(regions) == 1 else f"{func}_part{k + 1}"
         defined = _defs(em, b, e)
         args = [n for n in _ordered_names(em, b, e) if n not in defined]
+        if k == 0:      # the entry check reads input shapes
+            args += [n for n in dict.fromkeys(_names_in(" ".join(checks))) if n not in args]
         if len(regions) == 1:
             args = list(params)     # the whole program's signature, even for unused inputs
         rets = None if len(regions) == 1 else [n for n in defined if n in set().union(*later[k + 1:])]
         parts.append(Part(pname, args, rets))
         lines.append(_decorator(em.lines[b:e]))
         lines.append(f"def {pname}({', '.join(args)}):")
-        lines.extend(_shape_check([v for v in graph.inputs if em.ref(v) in args], em))
+        if k == 0:
+            lines.extend(checks)
         body, own = em.render(len(lines) + 1, b, e)
         lines.extend(body)
         owners.update(own)
@@ -276,6 +317,16 @@ def generate(graph, name="program"):
            + [(fn.name, len(fn.lines)) for fn in em.functions.values()])
     return Generated("\n".join(lines) + "\n", parts, params, avals, consts,
                      [v.aval for v in graph.outputs], owners, func, shared)
+
+
+def _header(graph, em):
+    """The graph printed for the module's header; a constant passed as a scalar argument
+    reads ``Const <argument>``: its value is not part of the program (``_inlined``)."""
+    text = header_text(graph)
+    for vid in em.scalar_args:
+        if vid in em.names:
+            text = re.sub(rf"(?m)^(\s+{em.names[vid]}:\S+ = Const) .*$", r"\1 <argument>", text)
+    return text
 
 
 def _guard(name, n_lines, n_bytes, functions):
@@ -393,16 +444,16 @@ def _decorator(lines):
     return f"@njit({', '.join(flags)})"
 
 
-def _shape_check(inputs, em):
-    """One test of the array inputs' static shapes: no branch per input, one raise (raising
-    code is costly to compile, and every branch adds to Numba's per-variable work)."""
-    arrays = [v for v in inputs if v.aval.shape]
-    if not arrays:
+def _entry_check(guards, em):
+    """One test of everything the program assumed about its input shapes (``symbolic``: equal
+    dimensions, size comparisons, sizes it specialised on): no branch per condition, one raise
+    (raising code is costly to compile, and every branch adds to Numba's per-variable work).
+    A failure is reported by ``failures.failure``, which names the op and the user's line."""
+    if not guards:
         return []
-    tests = " | ".join(f"({em.ref(v)}.shape != {shape_lit(v.aval.shape)})" for v in arrays)
-    want = ", ".join(f"{em.names[v.id]}: {list(v.aval.shape)}" for v in arrays)
-    return [f"    if {tests}:",
-            f'        raise ValueError("input shapes must be {want}")']
+    test = " | ".join(f"(not ({g}))" for g in guards)
+    return [f"    if {test}:",
+            '        raise ValueError("the input shapes do not fit this program")']
 
 
 def _caller(graph, params, parts, outs, shared):

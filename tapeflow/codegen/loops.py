@@ -21,6 +21,7 @@ import re
 
 from ..ir.shapes import num_elements
 from .emitter import cast, index, np_type, parallel_worth, shape_lit
+from .symbolic import Dim, value
 from .templates import CODEGEN
 from ..ir.opdef import OPS
 
@@ -32,13 +33,23 @@ class _Dim:
         self.size, self.red, self.full = size, red, full
 
 
+def _reads_all(op_dim, d):
+    """Whether an operand of dimension ``op_dim`` is read along a loop dimension ``d`` (else it
+    broadcasts: index 0). A literal 1 broadcasts whatever ``d`` is at run time, so a size read
+    from the inputs needs no guard that it is not 1."""
+    if isinstance(d, Dim) and not isinstance(op_dim, Dim) and op_dim == 1:
+        return False
+    return op_dim == d
+
+
 def _merge_dims(shape, red_axes, operands):
-    """Merged loop dims; ``operands`` are shapes left-padded to len(shape)."""
+    """Merged loop dims; ``operands`` are shapes left-padded to len(shape). A literal 1 is
+    dropped; a size read from the inputs is kept even when it is 1 (the same source for all)."""
     dims = []
     for k, d in enumerate(shape):
-        if d == 1:
+        if not isinstance(d, Dim) and d == 1:
             continue
-        full = tuple(op[k] == d for op in operands)
+        full = tuple(_reads_all(op[k], d) for op in operands)
         red = k in red_axes
         if dims and dims[-1].red == red and dims[-1].full == full:
             dims[-1].size *= d
@@ -134,7 +145,7 @@ def _emit_loop_group(em, g):
     for v in ext:
         if not v.aval.shape or v.id in em.uniform:
             scalars[v.id] = em.ref(v)
-        elif num_elements(v.aval.shape) == 1:
+        elif not isinstance(num_elements(v.aval.shape), Dim) and num_elements(v.aval.shape) == 1:
             name = em.fresh("s")
             em.line(f"{name} = {em.scalar_of(v)}")
             scalars[v.id] = name
@@ -198,7 +209,8 @@ def _emit_loop_group(em, g):
 
     work = num_elements(shape) * (sum(CODEGEN[n.op].cost for n in g.members) + 1 + len(arrays))
     raises = any(CODEGEN[n.op].may_raise and n.inputs[0].aval.dtype.is_integer for n in g.members)
-    par = not raises and parallel_worth(work) and sizes[0] > 1
+    # speed only: decided on this call's sizes, nothing recorded (symbolic.py)
+    par = not raises and parallel_worth(value(work)) and value(sizes[0]) > 1
     if not reds:
         with em.loops(sizes, parallel=par) as idx:
             body(idx)

@@ -13,7 +13,8 @@ one dispatcher call.
 
 A graph no template can compile (float16 values) becomes a Program that runs the
 interpreter and says why in ``Program.fallback``. A graph with unknown dimensions is
-compiled once per concrete input shapes. A Numba failure is a bug in a template: it is
+compiled once: the program's source reads every size from its arguments (symbolic.py), so
+the source generated for each call's shapes is the same text (concrete.py). A Numba failure is a bug in a template: it is
 raised as ``CodegenError`` naming the IR node whose line failed, never as Numba's raw error.
 An op rejecting its data at run time (an index out of range, a singular matrix) raises the
 interpreter's ``InvalidArgumentError`` (failures.py).
@@ -27,10 +28,9 @@ import numba
 import numba.core.errors as nerr
 import numpy as np
 
-from ..ir.graph import Graph, Value
-from ..ir.opdef import OPS, AVal
 from ..runtime.interpret import run_graph
 from . import cache
+from .concrete import concretize
 from .emitter import Unsupported, node_texts, value_names
 from .failures import failure_handler
 from .generate import generate, scalar_converter
@@ -229,7 +229,9 @@ def _normalizer(gen, graph):
 
 
 class _ShapeSpecialized(Program):
-    """A graph with unknown dimensions: compiled once per concrete input shapes."""
+    """A graph with unknown dimensions. Each new combination of input shapes has its graph
+    made concrete and its source generated (concrete.py); the sources read sizes from the
+    arrays, so they are one text and share one Numba compile (one per rank and dtype)."""
 
     def __init__(self, graph, name, cache_dir):
         super().__init__(graph, name)
@@ -246,26 +248,3 @@ class _ShapeSpecialized(Program):
             self.source, self.cache_path = prog.source, prog.cache_path
             self.kernels, self.fallback = prog.kernels, prog.fallback
         return prog(*args)
-
-
-def concretize(graph, shapes):
-    """A copy of ``graph`` with input shapes ``shapes`` and every other shape re-inferred."""
-    g = Graph()
-    env = {}
-    for v, shape in zip(graph.inputs, shapes, strict=True):
-        nv = Value(AVal(tuple(shape), v.aval.dtype))
-        env[v.id] = nv
-        g.inputs.append(nv)
-    for node in graph.nodes:
-        ins = [env[v.id] for v in node.inputs]
-        if node.op == "Const":
-            avals = [v.aval for v in node.outputs]
-        else:
-            opdef = OPS[node.op]
-            out = opdef.infer([v.aval for v in ins], **node.attrs)
-            avals = list(out) if opdef.multi_output else [out]
-        new = g.add(node.op, ins, node.attrs, avals)
-        for old, nv in zip(node.outputs, new.outputs, strict=True):
-            env[old.id] = nv
-    g.outputs = [env[v.id] for v in graph.outputs]
-    return g

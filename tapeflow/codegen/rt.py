@@ -105,7 +105,10 @@ def hugepages(a):
     """Ask Linux for transparent huge pages under a fresh array, as NumPy does for arrays of
     4 MB or more: a new buffer then faults in 2 MB pages, not one fault per 4 KB page, which
     is a visible part of a step that allocates large gradients on every call. Advice only:
-    ignored where THP is off or not Linux."""
+    ignored where THP is off or not Linux. Arrays under 4 MB are left alone: a program whose
+    sizes are read at run time asks for any array that may be that big."""
+    if a.nbytes < 4 << 20:
+        return
     data = a.ctypes.data
     start = data & ~np.uintp(4095)
     _madvise(start, data - start + np.uintp(a.nbytes), MADV_HUGEPAGE)

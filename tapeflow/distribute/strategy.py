@@ -4,19 +4,27 @@ One step (``value_and_grad``):
 
 1. the function's saved program is on every worker already (sent once as a task holding
    its bytes, replicated, named by its content hash; each worker loads it once);
-2. the parameters are scattered once, broadcast to every worker;
+2. the parameters go once to every worker: inside its one task when small, else scattered
+   once, broadcast;
 3. each worker runs the chunks it holds (``tasks="worker"``) or one task per chunk
    (``tasks="chunk"``): the gradient program on the chunk, times its weight (SUM: 1,
    MEAN: rows / total rows);
 4. the reduction tree (``tree.py``: fixed by the number of chunks, ``split_every`` children
-   per node, added in chunk order) brings one result to the client: the bytes of one
-   gradient, not one per chunk, and the same bits wherever the chunks were.
+   per node, added in chunk order): each worker sends only the subtrees it completed (or
+   tree tasks add the chunks' results), never one value per chunk to the client, and the
+   result has the same bits wherever the chunks were.
+
+Jacobians over rows (``jacobian``, ``batch_jacobian``) are not reduced: each chunk's block
+is computed where the chunk is and the blocks are concatenated in row order.
 """
 import enum
 from concurrent.futures import CancelledError
 import itertools
+from typing import NamedTuple
 import uuid
 
+import dask
+import dask.array as da
 import numpy as np
 from distributed import wait
 
@@ -25,6 +33,9 @@ import tapeflow as tf
 from . import tree, worker
 from .data import DistributedDataset
 from .program import program_bytes
+
+
+INLINE_PARAM_BYTES = 1 << 16      # parameters up to this size travel inside the step's tasks
 
 
 class ReduceOp(enum.Enum):
@@ -72,14 +83,25 @@ def _numpy(x):
     return np.asarray(x)
 
 
+class Program(NamedTuple):
+    """A function's program on the cluster: ``key`` (its content hash), ``future`` (its files,
+    replicated on every worker), ``nbytes`` (their size), ``returns_list``, ``outputs``
+    ((TensorShape, dtype name) per output, rows unknown when traced so)."""
+    key: str
+    future: object
+    nbytes: int
+    returns_list: bool
+    outputs: tuple
+
+
 class DaskStrategy:
     """Runs tapeflow functions chunk by chunk on a ``dask.distributed`` cluster.
 
     ``client``: a ``distributed.Client`` (its workers must import the same tapeflow).
     ``split_every``: children per node of the reduction tree (Dask's name, default 8).
     ``tasks``: ``"worker"`` (default): per step, one task per worker runs the chunks it holds
-    and sends back only the subtrees of the reduction tree it completed, then one task finishes
-    the tree — Dask's per-task overhead (milliseconds) is paid per worker, not per chunk;
+    and sends back only the subtrees of the reduction tree it completed, then the client
+    finishes the tree — Dask's per-task overhead (milliseconds) is paid per worker, not per chunk;
     ``"chunk"``: one task per chunk and one per tree node (finer load balancing and work
     stealing, more overhead). Both give the same bits: the tree depends on the chunks only.
     The functions given to ``run``, ``value_and_grad``, ``gradient`` and
@@ -129,11 +151,9 @@ class DaskStrategy:
 
     # -- programs ---------------------------------------------------------------------------
     def program(self, fn, params, dataset):
-        """(content hash, future of the program's files on every worker (loaded once where it
-        is made, to fail early on the cluster), their bytes, whether
-        ``fn`` returns a list) for ``fn`` over
-        parameters shaped like ``params`` and the dataset's data arguments. Cached: a second
-        step sends nothing."""
+        """The ``Program`` of ``fn`` over parameters shaped like ``params`` and the dataset's
+        data arguments, on every worker (loaded once where it is made, to fail early on the
+        cluster). Cached: a second step sends nothing."""
         ps, _ = _as_list(params)
         pspecs = tuple((tuple(_numpy(p).shape), _numpy(p).dtype.str) for p in ps)
         ckey = (fn, pspecs, dataset.specs, frozenset(dataset.rows))
@@ -152,8 +172,8 @@ class DaskStrategy:
         if fut.status == "error":
             fut.result()
         self.client.replicate([fut])
-        self._programs[ckey] = (key, fut, sum(len(b) for b in files.values()),
-                                info.get("returns_list", False))
+        self._programs[ckey] = Program(key, fut, sum(len(b) for b in files.values()),
+                                       info.get("returns_list", False), info.get("outputs", ()))
         return self._programs[ckey]
 
     # -- TensorFlow's vocabulary ------------------------------------------------------------
@@ -161,7 +181,8 @@ class DaskStrategy:
         """``fn(*args, *chunk)`` on every chunk of ``dataset``: a ``PerReplica`` of futures."""
         dataset = self.experimental_distribute_dataset(dataset)
         ps, _ = _as_list(list(args))
-        _, prog, _, returns_list = self.program(fn, ps, dataset)
+        program = self.program(fn, ps, dataset)
+        prog, returns_list = program.future, program.returns_list
         pfut = self._scatter_params(ps)
         step = self._step_key("run")
         futs = [self.client.submit(worker.call_chunk, prog, pfut, dataset.meta(i), *chunk,
@@ -187,15 +208,26 @@ class DaskStrategy:
         an unconnected parameter gets zeros)."""
         dataset = self.experimental_distribute_dataset(dataset)
         ps, single = _as_list(params)
-        _, prog, nbytes, _ = self.program(fn, ps, dataset)
-        out = self._retried(lambda: self._step("grad", prog, self._scatter_params(ps), None,
+        program = self.program(fn, ps, dataset)
+        prog, nbytes = program.future, program.nbytes
+        out = self._retried(lambda: self._step("grad", prog, self._scatter_params(ps, True), None,
                                                 dataset, self._weights(reduce_op, dataset)))
         self._account(ps, out, nbytes, dataset)
         value, grads = tf.constant(out[0]), [tf.constant(g) for g in out[1:]]
         return value, grads[0] if single else grads
 
     def gradient(self, fn, params, dataset, reduce_op=ReduceOp.MEAN):
-        return self.value_and_grad(fn, params, dataset, reduce_op)[1]
+        """The gradients of ``value_and_grad`` alone: the chunks do not compute the value
+        (a third less work for W10's logistic loss: its softplus is never evaluated)."""
+        dataset = self.experimental_distribute_dataset(dataset)
+        ps, single = _as_list(params)
+        program = self.program(fn, ps, dataset)
+        out = self._retried(lambda: self._step("gradient", program.future,
+                                                self._scatter_params(ps, True), None, dataset,
+                                                self._weights(reduce_op, dataset)))
+        self._account(ps, out, program.nbytes, dataset)
+        grads = [tf.constant(g) for g in out]
+        return grads[0] if single else grads
 
     def hessian_vector_product(self, fn, params, vector, dataset, reduce_op=ReduceOp.MEAN):
         """H v, H the Hessian of the reduced ``fn`` w.r.t. ``params`` (same structure as
@@ -205,12 +237,85 @@ class DaskStrategy:
         vs, _ = _as_list(vector)
         if len(vs) != len(ps):
             raise ValueError(f"{len(vs)} vector parts for {len(ps)} parameters")
-        _, prog, _, _ = self.program(fn, ps, dataset)
-        out = self._retried(lambda: self._step("hvp", prog, self._scatter_params(ps),
-                                                self._scatter_params(vs), dataset,
+        prog = self.program(fn, ps, dataset).future
+        out = self._retried(lambda: self._step("hvp", prog, self._scatter_params(ps, True),
+                                                self._scatter_params(vs, True), dataset,
                                                 self._weights(reduce_op, dataset)))
         out = [tf.constant(a) for a in out]
         return out[0] if single else out
+
+    # -- jacobians over data rows ----------------------------------------------------------
+    def jacobian(self, fn, params, dataset, as_dask_array=False):
+        """The jacobian of ``fn(*params, *chunk)`` w.r.t. ``params`` over all rows, as
+        ``tape.jacobian(fn(*params, *data), params)`` on the whole data in one process: one
+        tensor per parameter, shaped ``[rows, *output_shape[1:], *param.shape]``.
+
+        ``fn`` returns one tensor with a row per data row, and rows are independent (row i's
+        output depends on data row i and the parameters only): each chunk's block is computed
+        where the chunk is, and the blocks are concatenated in row order (not added), so the
+        result has the same bits for the same chunking. An unconnected parameter gets zeros,
+        as in ``value_and_grad``. ``as_dask_array``: Dask arrays chunked as the dataset's rows,
+        left on the cluster (the jacobian has as many rows as the data: fetch it to the client
+        only if it fits), instead of tensors."""
+        return self._jacobian(fn, params, dataset, None, as_dask_array)
+
+    def batch_jacobian(self, fn, params, dataset, source=0, as_dask_array=False):
+        """The per-row jacobian of ``fn(*params, *chunk)`` w.r.t. data argument ``source`` (its
+        index or name), as ``tape.batch_jacobian(fn(...), data[source])`` on the whole data:
+        shaped ``[rows, *output_shape[1:], *data[source].shape[1:]]``. Same rules as
+        ``jacobian``; the output has rank 2 at least, as TensorFlow requires."""
+        dataset = self.experimental_distribute_dataset(dataset)
+        if isinstance(source, str):
+            if source not in dataset.names:
+                raise ValueError(f"batch_jacobian: no data argument named {source!r}; the "
+                                 f"dataset has {list(dataset.names)}")
+            source = dataset.names.index(source)
+        if not isinstance(source, int) or not 0 <= source < len(dataset.specs):
+            raise ValueError(f"batch_jacobian: source must name one of the "
+                             f"{len(dataset.specs)} data arguments, got {source!r}")
+        return self._jacobian(fn, params, dataset, source, as_dask_array)[0]
+
+    def _jacobian(self, fn, params, dataset, source, as_dask_array):
+        dataset = self.experimental_distribute_dataset(dataset)
+        ps, single = _as_list(params)
+        program = self.program(fn, ps, dataset)
+        tail, dtype = _per_row_output(program, dataset, source)
+        if source is None:
+            shapes = [(*tail, *_numpy(p).shape) for p in ps]
+        else:
+            shapes = [(*tail, *dataset.specs[source][1])]
+        if as_dask_array:
+            blocks = self._retried(lambda: self._jacobian_tasks(program.future, ps, dataset,
+                                                                source, per_chunk=True))
+            out = _dask_arrays(blocks, dataset.rows, shapes, dtype)
+        else:
+            blocks = self._retried(lambda: self._jacobian_tasks(program.future, ps, dataset,
+                                                                source, per_chunk=False))
+            out = [tf.constant(np.concatenate([b[j] for b in blocks]))
+                   for j in range(len(shapes))]
+        return out[0] if single and source is None else out
+
+    def _jacobian_tasks(self, prog, ps, dataset, source, per_chunk):
+        """Every chunk's blocks in chunk order: per_chunk, one future per chunk (left on the
+        cluster); else fetched, one task per worker (its chunks' blocks in one transfer)."""
+        pfut = self._scatter_params(ps, per_worker=not per_chunk)
+        step = self._step_key("jacobian")
+        if per_chunk or self.tasks == "chunk":
+            futs = [self.client.submit(worker.jacobian_blocks, prog, pfut, dataset.meta(i),
+                                       source, *chunk, key=f"{step}-{i}", pure=False)
+                    for i, chunk in enumerate(dataset.chunks)]
+            return futs if per_chunk else self.client.gather(futs)
+        parts = []
+        for g, (addr, idx) in enumerate(sorted(self._placement(dataset).items())):
+            flat = [f for i in idx for f in dataset.chunks[i]]
+            parts.append(self.client.submit(
+                worker.jacobian_group, prog, pfut, source, [dataset.meta(i) for i in idx],
+                len(dataset.specs), *flat, key=f"{step}-group{g}", pure=False,
+                workers=[addr] if addr else None, allow_other_workers=True))
+        merged = {}
+        for part in self.client.gather(parts):
+            merged.update(part)
+        return [merged[i] for i in range(dataset.num_chunks)]
 
     # -- helpers ----------------------------------------------------------------------------
     def _step(self, kind, prog, pfut, vfut, dataset, weights):
@@ -219,15 +324,9 @@ class DaskStrategy:
         n, k = dataset.num_chunks, self.split_every
         if self.tasks == "chunk":
             self._sent_subtrees = n         # every leaf is a task's result
-            if kind == "grad":
-                leaves = [self.client.submit(worker.value_and_grad_chunk, prog, pfut,
-                                             dataset.meta(i), weights[i], *chunk,
-                                             key=f"{step}-{i}", pure=False)
-                          for i, chunk in enumerate(dataset.chunks)]
-            else:
-                leaves = [self.client.submit(worker.hvp_chunk, prog, pfut, vfut, dataset.meta(i),
-                                             weights[i], *chunk, key=f"{step}-{i}", pure=False)
-                          for i, chunk in enumerate(dataset.chunks)]
+            leaves = [self.client.submit(worker.chunk, kind, prog, pfut, vfut, dataset.meta(i),
+                                         weights[i], *chunk, key=f"{step}-{i}", pure=False)
+                      for i, chunk in enumerate(dataset.chunks)]
             return self._tree(leaves, None, step).result()
         parts, placement = [], self._placement(dataset)
         self._sent_subtrees = sum(tree.subtree_count(idx, n, k) for idx in placement.values())
@@ -238,8 +337,9 @@ class DaskStrategy:
                 [weights[i] for i in idx], len(dataset.specs), *flat,
                 key=f"{step}-group{g}", pure=False,
                 workers=[addr] if addr else None, allow_other_workers=True))
-        return self.client.submit(worker.finish, n, k, *parts, key=f"{step}-finish",
-                                  pure=False).result()
+        # the workers' subtrees come to the client, which completes the tree: the same bytes
+        # a last task would receive, one scheduling round trip less per step
+        return worker.finish(n, k, *self.client.gather(parts))
 
     @staticmethod
     def _retried(step):
@@ -254,7 +354,12 @@ class DaskStrategy:
 
     def _placement(self, dataset):
         """{worker address: indices of the chunks it holds} (by each chunk's first array; a
-        chunk Dask holds nowhere yet goes to a task the scheduler places)."""
+        chunk Dask holds nowhere yet goes to a task the scheduler places). Asked of the
+        scheduler once per dataset: a stale answer (a worker died, Dask recomputed its chunks
+        elsewhere) only costs locality, since the tasks may run on other workers."""
+        cached = getattr(dataset, "_placement", None)
+        if cached is not None and "" not in cached:
+            return cached
         firsts = [chunk[0] for chunk in dataset.chunks]
         wait(firsts)
         who = self.client.who_has(firsts)
@@ -262,6 +367,7 @@ class DaskStrategy:
         for i, f in enumerate(firsts):
             holders = sorted(who.get(f.key, ()))
             groups.setdefault(holders[0] if holders else "", []).append(i)
+        dataset._placement = groups
         return groups
 
     def _weights(self, reduce_op, dataset):
@@ -271,8 +377,15 @@ class DaskStrategy:
         total = float(dataset.num_rows)
         return [r / total for r in dataset.rows]
 
-    def _scatter_params(self, ps):
+    def _scatter_params(self, ps, per_worker=False):
+        """The parameters as the step's tasks take them. ``per_worker`` (one task per worker)
+        and at most ``INLINE_PARAM_BYTES``: inside the tasks themselves — each worker gets
+        one copy either way, and the step saves the scatter's round trip; else scattered
+        once, broadcast to every worker, one future for all tasks."""
         arrays = tuple(_numpy(p) for p in ps)
+        if per_worker and self.tasks == "worker" and \
+                sum(a.nbytes for a in arrays) <= INLINE_PARAM_BYTES:
+            return arrays
         return self.client.scatter([arrays], broadcast=True, hash=False)[0]
 
     def _step_key(self, what):
@@ -305,6 +418,44 @@ class DaskStrategy:
             "program_bytes": int(program_nbytes)}
 
 
+def _per_row_output(program, dataset, source):
+    """(output shape after the rows, dtype) of a function a jacobian over rows can take: one
+    tensor whose first axis is the rows (unknown when traced so, else a chunk's rows)."""
+    what = "jacobian" if source is None else "batch_jacobian"
+    if program.returns_list or len(program.outputs) != 1:
+        raise ValueError(f"{what} over data rows: the function must return one tensor, not "
+                         f"{len(program.outputs)} outputs")
+    shape, dtype = program.outputs[0]
+    rank = shape.rank
+    least = 1 if source is None else 2
+    got = _aval(shape, dtype)
+    if rank is None or rank < least or (shape[0] is not None and shape[0] not in dataset.rows):
+        raise ValueError(f"{what} over data rows: the function returns {got}; it must return "
+                         f"one row per data row (shape [rows, ...], rank {least} at least)")
+    tail = tuple(shape[1:])
+    if any(d is None for d in tail):
+        raise ValueError(f"{what} over data rows: the function's output {got} has an unknown "
+                         f"size after the rows")
+    return tail, dtype
+
+
+def _aval(shape, dtype):
+    """``float32[?, 2]``, as the chunk errors write shapes (``?``: unknown)."""
+    dims = "?" if shape.rank is None else ", ".join("?" if d is None else str(d) for d in shape)
+    return f"{dtype}[{dims}]"
+
+
+def _dask_arrays(futures, rows, shapes, dtype):
+    """One Dask array per block kind: chunk i's block ``j`` is ``futures[i][j]``, rows
+    concatenated in chunk order."""
+    out = []
+    for j, tail in enumerate(shapes):
+        parts = [da.from_delayed(dask.delayed(f)[j], (r, *tail), dtype=np.dtype(dtype))
+                 for f, r in zip(futures, rows, strict=True)]
+        out.append(da.concatenate(parts, axis=0))
+    return out
+
+
 def _signature(pspecs, dataset, rows=None):
     params = [tf.TensorSpec(list(shape), tf.as_dtype(np.dtype(dt)))
               for shape, dt in pspecs]
@@ -317,6 +468,10 @@ def _wrapper(fn, info):
     def program(params, data):
         out = fn(*params, *data)
         info["returns_list"] = isinstance(out, (list, tuple))
+        leaves = out if info["returns_list"] else [out]
+        info["outputs"] = tuple((tf.TensorShape(getattr(t, "shape", ())),
+                                 getattr(getattr(t, "dtype", None), "name", None))
+                                for t in leaves)
         return out
     return program
 

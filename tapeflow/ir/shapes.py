@@ -52,3 +52,18 @@ def num_elements(shape):
             return None
         n *= d
     return n
+
+
+def dims_compatible(a, b):
+    """Two dims that may be the same size: equal, or one unknown (None)."""
+    return a is None or b is None or a == b
+
+
+def shapes_compatible(a, b):
+    """Two shapes of one rank whose dims are pairwise compatible (see ``dims_compatible``)."""
+    return len(a) == len(b) and all(dims_compatible(x, y) for x, y in zip(a, b))
+
+
+def merge_shapes(a, b):
+    """The most specific shape compatible with both (known dims win over None)."""
+    return tuple(y if x is None else x for x, y in zip(a, b, strict=True))

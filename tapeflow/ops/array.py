@@ -8,7 +8,10 @@ import numpy as np
 from ..errors import InvalidArgumentError, user_line
 from ..ir import dtypes as D
 from ..runtime.dispatch import apply
+from ..runtime.dynamic_shape import DynamicShape
+from ..runtime.registry import STATIC_FORMS
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
+from . import dims as _dims
 
 newaxis = None
 
@@ -49,12 +52,23 @@ def _tensor_list(values):
 def reshape(tensor, shape, name=None) -> Tensor:
     """``tensor``'s entries in a new ``shape`` (one dimension may be -1: inferred).
 
+    ``shape`` may hold sizes known only at run time (tensors, ``tf.shape(x)``): then the
+    op is DynamicReshape, which reads them when the program runs.
+
     >>> tf.reshape(tf.range(6), [2, -1])
     <tf.Tensor: shape=(2, 3), dtype=int32, numpy=
     array([[0, 1, 2],
            [3, 4, 5]], dtype=int32)>
     """
-    return apply("Reshape", [tensor], {"shape": _ints(shape)})
+    dims, sizes = _dims.resolve(shape)
+    if sizes is None:
+        return apply("Reshape", [tensor], {"shape": dims})
+    if isinstance(shape, DynamicShape) and _dims.reshape_dims(dims) is not None:
+        # a shape a tensor of the trace has: consistent by construction, so one unknown
+        # dim is the static Reshape's -1
+        return apply("Reshape", [tensor], {"shape": _dims.reshape_dims(dims)})
+    return apply("DynamicReshape", [tensor, sizes],
+                 {"shape": tuple(None if d == -1 else d for d in dims)})
 
 
 def transpose(a, perm=None, conjugate=False, name=None) -> Tensor:
@@ -94,25 +108,47 @@ def squeeze(input, axis=None, name=None) -> Tensor:
 
 
 def broadcast_to(input, shape, name=None) -> Tensor:
-    """``input`` broadcast to ``shape`` (NumPy's broadcasting rules).
+    """``input`` broadcast to ``shape`` (NumPy's broadcasting rules); ``shape`` may hold
+    sizes known only at run time.
 
     >>> tf.broadcast_to(tf.constant([1.0, 2.0]), [2, 2])
     <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
     array([[1., 2.],
            [1., 2.]], dtype=float32)>
     """
-    return apply("BroadcastTo", [input], {"shape": _ints(shape)})
+    dims, sizes = _dims.resolve(shape)
+    if sizes is None:
+        return apply("BroadcastTo", [input], {"shape": dims})
+    return apply("DynamicBroadcastTo", [input, sizes], {"shape": dims})
 
 
 def tile(input, multiples, name=None) -> Tensor:
     """``input`` repeated ``multiples[i]`` times along each axis ``i``.
+
+    ``multiples`` known only at run time: a broadcast of x with a unit axis before each of
+    its axes, then a reshape merging each pair (the same elements as Tile).
 
     >>> tf.tile(tf.constant([[1, 2]]), [2, 1])
     <tf.Tensor: shape=(2, 2), dtype=int32, numpy=
     array([[1, 2],
            [1, 2]], dtype=int32)>
     """
-    return apply("Tile", [input], {"multiples": _ints(multiples)})
+    counts, sizes = _dims.resolve(multiples)
+    if sizes is None:
+        return apply("Tile", [input], {"multiples": counts})
+    x = _tensor(input)
+    rank = len(x.shape)
+    if len(counts) != rank:
+        raise ValueError(f"Expected multiples argument to be a vector of length {rank} but got "
+                         f"length {len(counts)}")
+    shape = _dims.shape_of(x)
+    reps = [_dims.dim(_dims.DynamicShape(counts, sizes), k) for k in range(rank)]
+    for k in range(rank):
+        x = apply("ExpandDims", [x], {"axis": 2 * k})
+    pairs = [v for k in range(rank) for v in (reps[k], _dims.dim(shape, k))]
+    x = broadcast_to(x, _dims.pack(pairs))
+    return reshape(x, _dims.pack([_dims.multiply(reps[k], _dims.dim(shape, k))
+                                  for k in range(rank)]))
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tensor:
@@ -188,7 +224,9 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Ten
     if isinstance(s, (int, np.integer)) or (hasattr(s, "shape") and len(s.shape) == 0):
         sizes = _int(s)
     else:
-        sizes = _ints(s)
+        sizes, tensor = _dims.resolve(s)
+        if tensor is not None:   # sizes known only at run time (TensorFlow's SplitV)
+            return list(apply("SplitV", [value, tensor], {"sizes": sizes, "axis": _int(axis)}))
     return list(apply("Split", [value], {"sizes": sizes, "axis": _int(axis)}))
 
 
@@ -236,7 +274,10 @@ def strided_slice(x, spec):
 
 def strided_slice_grad(g, spec, shape):
     """Zeros of ``shape`` with ``g`` written at ``spec`` (the gradient of ``strided_slice``)."""
-    return apply("StridedSliceGrad", [g], {"spec": spec, "shape": tuple(shape)})
+    dims, sizes = _dims.resolve(shape)
+    if sizes is not None:   # the sliced tensor's sizes are known only at run time
+        return apply("DynamicStridedSliceGrad", [g, sizes], {"spec": spec, "shape": dims})
+    return apply("StridedSliceGrad", [g], {"spec": spec, "shape": dims})
 
 
 def getitem(x, key):
@@ -335,6 +376,13 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     return apply("OneHot", [indices], {"depth": _int(depth), "on_value": on, "off_value": off,
                                        "axis": -1 if axis is None else _int(axis), "dtype": dtype})
 
+
+# The static forms of the shape-tensor ops, for dispatch when the shape is known while tracing
+STATIC_FORMS["DynamicReshape"] = lambda x, sizes, shape: reshape(x, sizes)
+STATIC_FORMS["DynamicBroadcastTo"] = lambda x, sizes, shape: broadcast_to(x, sizes)
+STATIC_FORMS["DynamicStridedSliceGrad"] = \
+    lambda g, sizes, spec, shape: strided_slice_grad(g, spec, sizes)
+STATIC_FORMS["SplitV"] = lambda x, sizes_, sizes, axis: tuple(split(x, sizes_, axis))
 
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "tile", "pad", "concat",
            "stack", "unstack", "split", "gather", "slice", "shape", "size", "rank", "one_hot",

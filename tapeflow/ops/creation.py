@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import dtypes as D
+from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
+from . import dims as _dims
 
 
 def _shape(shape):
@@ -15,6 +17,17 @@ def _shape(shape):
     return tuple(int(d) for d in shape)
 
 
+def _filled(shape, value):
+    """``value`` (a scalar tensor) in every element of ``shape``: a constant when the shape
+    and value are known while tracing, else a broadcast read at run time (TensorFlow's Fill)."""
+    dims, sizes = _dims.resolve(shape)
+    if sizes is None and not _dims.is_symbolic(value):
+        return wrap(np.full(dims, value._value, dtype=value.dtype.np))
+    if sizes is None:
+        return apply("BroadcastTo", [value], {"shape": dims})
+    return apply("DynamicBroadcastTo", [value, sizes], {"shape": dims})
+
+
 def zeros(shape, dtype=D.float32, name=None) -> Tensor:
     """A tensor of zeros of ``shape`` and ``dtype`` (float32 by default).
 
@@ -23,7 +36,7 @@ def zeros(shape, dtype=D.float32, name=None) -> Tensor:
     array([[0.],
            [0.]], dtype=float32)>
     """
-    return wrap(np.zeros(_shape(shape), D.as_dtype(dtype).np))
+    return _filled(shape, wrap(np.zeros((), D.as_dtype(dtype).np)))
 
 
 def ones(shape, dtype=D.float32, name=None) -> Tensor:
@@ -32,11 +45,11 @@ def ones(shape, dtype=D.float32, name=None) -> Tensor:
     >>> tf.ones([2])
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 1.], dtype=float32)>
     """
-    return wrap(np.ones(_shape(shape), D.as_dtype(dtype).np))
+    return _filled(shape, wrap(np.ones((), D.as_dtype(dtype).np)))
 
 
 def _like(x):
-    return x if isinstance(x, (Tensor, Variable)) else convert_to_tensor(x)
+    return x if isinstance(x, (Tensor, Variable)) or _dims.is_symbolic(x) else convert_to_tensor(x)
 
 
 def zeros_like(input, dtype=None, name=None) -> Tensor:
@@ -46,7 +59,7 @@ def zeros_like(input, dtype=None, name=None) -> Tensor:
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 0.], dtype=float32)>
     """
     x = _like(input)
-    return wrap(np.zeros(tuple(x.shape), D.as_dtype(dtype or x.dtype).np))
+    return _filled(_dims.shape_of(x), wrap(np.zeros((), D.as_dtype(dtype or x.dtype).np)))
 
 
 def ones_like(input, dtype=None, name=None) -> Tensor:
@@ -56,19 +69,22 @@ def ones_like(input, dtype=None, name=None) -> Tensor:
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 1], dtype=int32)>
     """
     x = _like(input)
-    return wrap(np.ones(tuple(x.shape), D.as_dtype(dtype or x.dtype).np))
+    return _filled(_dims.shape_of(x), wrap(np.ones((), D.as_dtype(dtype or x.dtype).np)))
 
 
 def fill(dims, value, name=None) -> Tensor:
-    """A tensor of shape ``dims`` with every entry ``value``.
+    """A tensor of shape ``dims`` with every entry ``value`` (a tensor of the trace too;
+    ``dims`` may hold sizes known only at run time).
 
     >>> tf.fill([2, 2], 7)
     <tf.Tensor: shape=(2, 2), dtype=int32, numpy=
     array([[7, 7],
            [7, 7]], dtype=int32)>
     """
-    v = convert_to_tensor(value)
-    return wrap(np.full(_shape(dims), v._value, dtype=v.dtype.np))
+    v = value if _dims.is_symbolic(value) else convert_to_tensor(value)
+    if len(v.shape) != 0:
+        raise ValueError(f"value must be a scalar, got shape {list(v.shape)}")
+    return _filled(dims, v)
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=D.float32, name=None) -> Tensor:

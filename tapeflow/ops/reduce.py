@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from ..ir import dtypes as D
 from ..runtime.dispatch import apply
+from ..runtime.registry import STATIC_FORMS
 from ..runtime.tensor import Tensor, convert_to_tensor
 from . import array, math
+from . import dims as _dims
 from .creation import zeros_like
 
 
@@ -124,7 +126,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None) -> Tens
     my_max = math.stop_gradient(math.where(math.is_finite(raw_max), raw_max, zeros_like(raw_max)))
     result = math.log(reduce_sum(math.exp(math.subtract(input_tensor, my_max)), axis, keepdims))
     if not keepdims:
-        my_max = array.reshape(my_max, result.shape)
+        my_max = array.reshape(my_max, _dims.shape_of(result))
     return math.add(result, my_max)
 
 
@@ -179,12 +181,58 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
     """Sums of ``data``'s rows grouped by ``segment_ids``.
 
     Sum of ``data`` rows into ``num_segments`` buckets; negative ids are dropped.
+    ``num_segments`` may be a scalar tensor known only at run time.
 
     >>> tf.math.unsorted_segment_sum(tf.constant([1.0, 2.0, 3.0]), tf.constant([0, 1, 0]), 2)
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([4., 2.], dtype=float32)>
     """
-    return apply("UnsortedSegmentSum", [data, segment_ids], {"num_segments": int(num_segments)})
+    if _dims.is_symbolic(num_segments):
+        return apply("DynamicUnsortedSegmentSum", [data, segment_ids, num_segments],
+                     {"num_segments": None})
+    return apply("UnsortedSegmentSum", [data, segment_ids], {"num_segments": _int(num_segments)})
 
+
+def _int(value):
+    return int(value.numpy()) if hasattr(value, "numpy") else int(value)
+
+
+STATIC_FORMS["DynamicUnsortedSegmentSum"] = \
+    lambda data, ids, n, num_segments: unsorted_segment_sum(data, ids, n)
+
+
+def sum_to_shape(g, shape):
+    """``g`` summed down to ``shape`` (a shape it was broadcast from): the gradient of a
+    broadcast. Static shapes (and unknown dims whose role is clear while tracing: a known
+    size against an unknown one) give Sum and Reshape; otherwise the SumToShape op decides
+    at run time which axes were stretched from 1, as TensorFlow's BroadcastGradientArgs."""
+    gshape = tuple(g.shape)
+    if getattr(shape, "fits", False) and gshape == tuple(shape):
+        return g     # the gradient of an elementwise op of one tensor has its shape already
+    dims, sizes = _dims.resolve(shape)
+    if sizes is None and None not in gshape:
+        lead = len(gshape) - len(dims)
+        axes = list(range(lead)) + [i + lead for i, d in enumerate(dims)
+                                    if d == 1 and gshape[i + lead] != 1]
+        if axes:
+            g = reduce_sum(g, axis=axes, keepdims=False)
+        return g if tuple(g.shape) == dims else array.reshape(g, dims)
+    lead = len(gshape) - len(dims)
+    if lead < 0:
+        raise ValueError(f"cannot sum a tensor of shape {list(gshape)} to {list(dims)}")
+    pairs = list(zip(dims, gshape[lead:]))
+    if any(t is None and d != 1 for t, d in pairs):   # a stretched axis, or not: run time
+        return apply("SumToShape", [g, sizes], {"shape": dims})
+    if lead:
+        g = reduce_sum(g, axis=list(range(lead)), keepdims=False)
+    ones = [i for i, (t, d) in enumerate(pairs) if t == 1 and d != 1]
+    if ones:
+        g = reduce_sum(g, axis=ones, keepdims=True)
+    if sizes is None and tuple(g.shape) != dims:
+        g = array.reshape(g, dims)   # the sizes an unknown dim of g must have
+    return g
+
+
+STATIC_FORMS["SumToShape"] = lambda g, sizes, shape: sum_to_shape(g, sizes)
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
            "reduce_all", "reduce_logsumexp", "reduce_variance", "reduce_std", "argmax", "argmin",

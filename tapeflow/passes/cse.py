@@ -62,7 +62,24 @@ def _key(v):
         return (type(v).__name__,) + tuple(_key(x) for x in v)
     if isinstance(v, dict):
         return ("dict",) + attrs_key(v)
+    if isinstance(v, Graph):    # by structure: its repr is only a summary
+        return ("graph", graph_key(v))
     return (type(v).__name__, repr(v))
+
+
+def graph_key(graph):
+    """A digest of a nested graph's structure: input avals, each node's op, wiring, attributes
+    (arrays by their bits, nested graphs by their digests) and output avals, and the outputs.
+    Graphs with equal digests compute the same thing."""
+    pos = {v.id: k for k, v in enumerate(graph.inputs)}
+    parts = [tuple(str(v.aval) for v in graph.inputs)]
+    for node in graph.nodes:
+        ins = tuple(pos.get(v.id, ("free", v.id)) for v in node.inputs)
+        parts.append((node.op, ins, attrs_key(node.attrs), tuple(str(v.aval) for v in node.outputs)))
+        for v in node.outputs:
+            pos[v.id] = len(pos)
+    parts.append(tuple(pos.get(v.id, ("free", v.id)) for v in graph.outputs))
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
 def attrs_equal(a, b):

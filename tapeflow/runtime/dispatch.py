@@ -11,9 +11,10 @@ tracer plugs into dispatch.
 import numpy as np
 
 from ..errors import InferError, InvalidArgumentError, OpError, format_line, user_line
-from ..ir.opdef import OPS
+from ..ir.opdef import OPS, AVal
+from .dynamic_shape import DynamicShape
 from .recorder import STATE, Entry
-from .registry import GRADS, KERNELS, USER_GRADS
+from .registry import GRADS, KERNELS, STATIC_FORMS, USER_GRADS
 from .tensor import Tensor, Variable, convert_to_tensor, wrap
 
 
@@ -112,6 +113,8 @@ def apply(name, inputs, attrs=None):
     if opdef.arity is not None and len(inputs) != opdef.arity:
         raise TypeError(f"{name} takes {opdef.arity} tensor inputs, got {len(inputs)}")
     tensors = _convert_inputs(opdef, inputs)
+    if name in STATIC_FORMS and all(isinstance(t, Tensor) for t in tensors[1:]):
+        return STATIC_FORMS[name](*tensors, **attrs)   # the shape is known: the static op
     avals = [t.aval for t in tensors]
     if STATE.traces and opdef.same_dtype:
         _graph_dtypes(name, opdef.same_dtype, avals)
@@ -153,13 +156,67 @@ def _record(name, attrs, tensors, avals, outs, out_avals):
             continue
         if entry is None:
             rule = _rule_for(name)
+            in_avals = tuple(avals)
+            if STATE.traces:
+                in_avals = _run_time_shapes(tensors, in_avals, name)
+                out_avals = _run_time_shapes(outs, out_avals)
             entry = Entry(name, attrs, rule, ids, tuple(o._id for o in outs),
                           _saved(tensors, rule.inputs), _saved(outs, rule.outputs),
-                          tuple(avals), out_avals)
+                          in_avals, out_avals)
             note = _explain_event(name, out_avals)
         rec.record(entry)
         if note:
             rec.events.append((note, ids, name, user_line()))
+
+
+def _run_time_shapes(tensors, avals, op=None):
+    """Inside a trace, an aval with unknown dims recorded with its sizes as a tensor of the
+    trace (``DynamicShape``), made now, in the forward part of the graph, so a gradient rule
+    reading the shape makes the small int vector a residual, not the tensor. For an op's
+    inputs (``op`` given), whether its rule's gradient has the input's shape at run time."""
+    if all(None not in a.shape for a in avals):
+        return tuple(avals)
+    trace = STATE.traces[-1]
+    return tuple(a if None not in a.shape else
+                 AVal(DynamicShape(a.shape, trace.shape_of(t),
+                                   op is not None and _gradient_fits(op, tensors, avals, i)),
+                      a.dtype)
+                 for i, (t, a) in enumerate(zip(tensors, avals, strict=True)))
+
+
+def _gradient_fits(name, tensors, avals, i):
+    """Whether op ``name``'s gradient for input ``i`` has that input's shape whatever the
+    unknown sizes, so backprop need not sum it back at run time: an op that does not
+    broadcast (reductions and shape ops build the input's shape), or an elementwise op
+    into whose input ``i`` the others broadcast. (Rules mirror TensorFlow's, whose
+    broadcasting ops are exactly the elementwise ones, MatMul's batch dims, BroadcastTo.)"""
+    op = OPS[name]
+    if op.kind == "elementwise":
+        return _fits(tensors, avals, i)
+    if name == "MatMul":
+        return all(len(a.shape) <= 2 for a in avals)
+    if name in ("BroadcastTo", "DynamicBroadcastTo"):
+        return False
+    return op.kind == "reduction" or op.moves_data
+
+
+def _fits(tensors, avals, i):
+    """Whether an elementwise op's output has input ``i``'s shape whatever the unknown sizes:
+    every other input is that tensor, or broadcasts into it (its dims 1, or equal to a known
+    dim of input i other than 1). Then input i's gradient needs no summing back."""
+    mine = avals[i].shape
+
+    def into(d, own):
+        return d == 1 or (own is not None and own != 1 and d in (None, own)) or \
+            (own is not None and d == own)
+
+    for j, (t, a) in enumerate(zip(tensors, avals)):
+        if j == i or t is tensors[i]:
+            continue
+        if len(a.shape) > len(mine) or not all(
+                into(d, own) for d, own in zip(a.shape, mine[len(mine) - len(a.shape):])):
+            return False
+    return True
 
 
 def _explain_event(name, out_avals):

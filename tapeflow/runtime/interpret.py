@@ -31,10 +31,24 @@ def run_graph(graph, *args):
             results = out if OPS[node.op].multi_output else (out,)
         for v, r in zip(node.outputs, results, strict=True):
             r = np.asarray(r)
+            if r.shape != v.aval.shape:
+                _check_shape(node, v, r)
             if r.dtype != v.aval.dtype.np:
                 r = r.astype(v.aval.dtype.np)
             env[v.id] = r[()] if r.ndim == 0 else r
     return tuple(env[v.id] for v in graph.outputs)
+
+
+def _check_shape(node, v, r):
+    """A graph traced with unknown (None) dims relies on its known ones: a call whose sizes
+    break that (a broadcast that no longer holds) is TensorFlow's InvalidArgumentError."""
+    want = v.aval.shape
+    if len(want) == r.ndim and all(d is None or d == e for d, e in zip(want, r.shape)):
+        return
+    shape = "[" + ", ".join("?" if d is None else str(d) for d in want) + "]"
+    raise op_error(node.op, ValueError(f"the program was traced for an output of shape {shape}, "
+                                       f"but these inputs give {list(r.shape)}"),
+                   [i.aval for i in node.inputs], node.line)
 
 
 def replay(graph, inputs, lines=None):

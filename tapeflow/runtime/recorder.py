@@ -17,7 +17,10 @@ only calls these methods on the innermost one, ``current_trace()``:
 
 - ``add_op(name, tensors, attrs, out_avals)``: dispatch's one hook. The op added to the
   graph being traced, its symbolic outputs returned; or None for an op the trace lets run
-  now (ops on constants made inside it).
+  now (ops on constants made inside it); or constants (``tf.shape`` of a tensor whose
+  shape is fully known while tracing, as TensorFlow's).
+- ``shape_of(tensor)``: the tensor's sizes as an int32 tensor of the trace (a Shape node,
+  made once per value), for avals with unknown dims (``dynamic_shape.DynamicShape``).
 - ``read_variable(var)``, ``variable_value(var)`` (the value an assign_add updates, not a
   read), ``assign_variable(var, tensor)``, ``on_variable_created(var)``: what a Variable
   does inside a trace.

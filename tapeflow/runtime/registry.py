@@ -13,6 +13,11 @@ GRADS: dict[str, "GradRule"] = {}
 # Gradients registered by name with tf.RegisterGradient (autodiff/custom_gradient.py), for
 # gradient_override_map: dispatch records an overridden op with one of these rules.
 USER_GRADS: dict[str, "GradRule"] = {}
+# Ops taking a shape as a tensor (DynamicReshape, ...): {name: fn(*inputs, **attrs)} giving
+# their outputs through the static form of the op, used by dispatch when the shape input is
+# known while tracing (a constant). Registered by the ops layer (ops/dims.py), which builds
+# those static forms.
+STATIC_FORMS: dict[str, Callable] = {}
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ the interpreter until its program, compiled in the background, takes over.
 from __future__ import annotations
 
 import time
+import weakref
 
 from .. import env
 from ..passes import FINAL, run_passes
@@ -75,6 +76,9 @@ def compile(graph, name="program", mode="compiled"):
     return compile_numba(graph, name)
 
 
+_LOGGED_KERNELS = weakref.WeakSet()   # Numba dispatchers a compile record has named already
+
+
 def compile_numba(graph, name, log=True):
     """The Numba Program of an optimized graph (the interpreter if Numba is missing), logged."""
     t0 = time.perf_counter()
@@ -83,10 +87,15 @@ def compile_numba(graph, name, log=True):
     except ImportError:
         return Interpreted(graph)
     prog = compile_graph(graph, name)
+    kernels = list(getattr(prog, "kernels", ()) or ())
+    shared = bool(kernels) and all(k in _LOGGED_KERNELS for k in kernels)
+    _LOGGED_KERNELS.update(kernels)
     if log and compile_log.LOGGER.isEnabledFor(20):
         stats = prog.stats()
-        cache = ("miss" if stats["cache_misses"] else "hit" if stats["cache_hits"] else
-                 "hit (in memory)" if prog.kernels else None)
+        # a specialisation whose source is one already compiled shares its dispatchers, and
+        # their counters: no new machine code, whatever the counters say
+        cache = ("hit (in memory)" if shared else "miss" if stats["cache_misses"] else
+                 "hit" if stats["cache_hits"] else "hit (in memory)" if kernels else None)
         compile_log.record("compile", name, [v.aval for v in graph.inputs],
                            time.perf_counter() - t0, cache,
                            "interpreter" if prog.fallback else "numba", prog.fallback)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autodiff.custom_gradient import int_outputs_through_call
 from ..ir import dtypes as D
 from ..ir.graph import Graph, print_graph
 from ..ir.opdef import AVal
@@ -58,7 +59,8 @@ class ConcreteFunction:
         self._program = None
         self._tiered = None    # the background compile while the interpreter tier runs
         self._specialized = {}
-        self._unknown_dims = any(None in v.aval.shape for v in graph.inputs)
+        self._unknown_dims = any(None in v.aval.shape for v in graph.inputs) or any(
+            None in v.aval.shape for n in graph.nodes for v in n.outputs)
         self._joint = None
         self._tape_pair = None
         self._rules = {}          # (trainable outputs, inputs kept) -> GradRule of a Call entry
@@ -135,16 +137,26 @@ class ConcreteFunction:
         return self._program is not getattr(self._tiered, "interpreted", None)
 
     def run(self, arrays):
-        """The program on NumPy values; graphs with unknown dims are specialised per input shape."""
-        if not self._unknown_dims:
+        """The program on NumPy values. A graph with unknown dims runs as it is on the
+        interpreter; the Numba backend compiles it per input shape (specialised: ``Shape``
+        folds to constants and the shape-tensor ops to their static forms)."""
+        if not self._unknown_dims or self._shape_generic():
             return self.program(*arrays)
         key = tuple((np.shape(a), np.asarray(a).dtype.str) for a in arrays)
         prog = self._specialized.get(key)
         if prog is None:
             avals = [AVal(np.shape(a), D.as_dtype(np.asarray(a).dtype)) for a in arrays]
-            prog = self._specialized[key] = backend.compile(
-                specialize(self.graph, avals), self.name, backend.mode_for(self.jit_compile))
+            graph = specialize(self.graph, avals)
+            mode = backend.mode_for(self.jit_compile)
+            if any(None in v.aval.shape for n in graph.nodes for v in n.outputs):
+                mode = "interpreted"   # sizes that depend on the data: no static program
+            prog = self._specialized[key] = backend.compile(graph, self.name, mode)
         return prog(*arrays)
+
+    def _shape_generic(self):
+        """Whether this function's program runs any input sizes: the interpreter does."""
+        return (backend.get_backend() != "numba"
+                or backend.mode_for(self.jit_compile) == "interpreted")
 
     # -- calling -------------------------------------------------------------------------
     def _inputs(self, flat_args):
@@ -159,6 +171,7 @@ class ConcreteFunction:
         inputs = self._inputs(flat_args)
         if current() is not None:
             outs = replay(self.graph, inputs)  # traced inside another function: inline
+            outs = int_outputs_through_call(outs, self.n_out)   # TensorFlow's call gradient
         else:
             outs = self.call_tensors(inputs)
         for (kind, ref), val in zip(self.assigned, outs[self.n_out:], strict=True):
@@ -269,8 +282,6 @@ class ConcreteFunction:
         return self._rules[key]
 
     def _make_rule(self, trainable, keep_inputs):
-        out_avals = [v.aval for v in self.graph.outputs]
-
         def rule(op, *grads):
             backward = self.tape_pair()[1]
             joint = backward.joint
@@ -278,6 +289,8 @@ class ConcreteFunction:
             inputs = op.inputs if keep_inputs else None
             by_output = dict(zip(trainable, grads[:len(trainable)], strict=True))
             res_grads = grads[len(trainable):]
+            # the entry's avals are this call's (the graph's may have None dims)
+            out_avals = dict(zip(trainable, op.out_avals, strict=False))
             cts = [_ct(by_output.get(i), out_avals[i]) for i in joint.ct_outputs]
             if all(g is None for g in res_grads):
                 in_grads = backward.call_tensors(list(residuals) + cts)
@@ -288,7 +301,7 @@ class ConcreteFunction:
                 full = self.tape_pair()[0].full_vjp()
                 n = len(self.graph.outputs)
                 all_grads = [by_output.get(i) for i in range(n)] + list(res_grads)
-                all_avals = out_avals + [r.aval for r in residuals]
+                all_avals = [out_avals.get(i) for i in range(n)] + [r.aval for r in residuals]
                 all_cts = [_ct(all_grads[i], all_avals[i]) for i in full.joint.ct_outputs]
                 in_grads = full.call_tensors(list(inputs) + all_cts)
                 owner = full.joint

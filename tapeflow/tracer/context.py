@@ -8,10 +8,11 @@ import numpy as np
 
 from ..errors import user_line, user_position
 from ..ir.graph import Graph, Value
-from ..ir.opdef import OPS
+from ..ir import dtypes as D
+from ..ir.opdef import OPS, AVal
 from ..ops import math
 from ..runtime.recorder import STATE, current_trace
-from ..runtime.tensor import Tensor, Variable, _next_id, convert_to_tensor
+from ..runtime.tensor import Tensor, Variable, _next_id, convert_to_tensor, wrap
 from .symbolic import SymbolicTensor, TracingError
 
 # A path through more decisions than this is a loop on a tensor (or a pathological function).
@@ -126,11 +127,30 @@ class TraceContext:
         effects (``tf.print``) is always traced: it must happen when the program runs."""
         if OPS[name].pure and all(isinstance(t, Tensor) and t._id >= self.first_id for t in tensors):
             return None
+        if name in _OF_SHAPES and None not in tensors[0].aval.shape:
+            # TensorFlow's tf.shape/tf.size of a fully known shape: a constant
+            shape = tensors[0].aval.shape
+            value = np.array(shape if name == "Shape" else int(np.prod(shape)),
+                             attrs["out_type"].np)
+            return [wrap(value)]
         node = self.graph.add(name, [self.value_of(t) for t in tensors], attrs, out_avals)
         node.line = user_position()
         self.owned.update(v.id for v in node.outputs)
         base = self._unique(name)
         return [SymbolicTensor(v, f"{base}:{k}") for k, v in enumerate(node.outputs)]
+
+    def shape_of(self, t):
+        """The int32 sizes of ``t`` as a Shape node of this trace, made once per value
+        (dispatch records avals with unknown dims with it: ``runtime.dynamic_shape``)."""
+        v = self.value_of(t)
+        shapes = self.__dict__.setdefault("_shapes", {})
+        if v.id not in shapes:
+            node = self.graph.add("Shape", [v], {"out_type": D.int32},
+                                  [AVal((len(v.aval.shape),), D.int32)])
+            node.line = user_position()
+            self.owned.add(node.outputs[0].id)
+            shapes[v.id] = SymbolicTensor(node.outputs[0], f"{self._unique('Shape')}:0")
+        return shapes[v.id]
 
     def trace_graph(self, fn, avals):
         """``fn(*inputs) -> tensors`` on symbolic inputs of ``avals``, traced into a graph of
@@ -218,6 +238,7 @@ class TraceContext:
         self.created_variables.append(var)
 
 
+_OF_SHAPES = ("Shape", "Size")   # ops whose value is their input's static shape
 _IDENTITY_GRADS = {}
 
 

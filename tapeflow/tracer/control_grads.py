@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from .. import env
 from ..autodiff.backprop import zeros
 from ..ops import math
+from ..ops.creation import zeros_like
 from ..passes.dce import without_effects
 from ..runtime.dispatch import apply
 from ..runtime.interpret import replay
@@ -57,7 +58,7 @@ def _padded(joint, wanted):
         ins = [ctx.input(v.aval) for v in joint.graph.inputs]
         outs = replay(joint.graph, ins)
         got = dict(zip(joint.grad_inputs, outs[joint.n_outputs:], strict=True))
-        grads = [got[i] if i in got else zeros(joint.graph.inputs[i].aval) for i in wanted]
+        grads = [got[i] if i in got else zeros_like(ins[i]) for i in wanted]  # None dims too
         ctx.graph.outputs = [ctx.value_of(g) for g in grads]
     return without_effects(ctx.graph)
 
@@ -78,7 +79,7 @@ def _if(op, *cts):
 
 @gradient("While", inputs="all", outputs="all")
 def _while(op, *cts):
-    n, cond, body = op.attrs["n_vars"], op.attrs["cond_graph"], op.attrs["body_graph"]
+    n, body = op.attrs["n_vars"], op.attrs["body_graph"]
     init, extra = list(op.inputs[:n]), list(op.inputs[n:])
     joint = vjp_graph(body)
     floats, wanted = joint.ct_outputs, joint.grad_inputs   # loop vars carrying a gradient
@@ -103,14 +104,14 @@ def _while(op, *cts):
         acc = [ctx.input(body.inputs[i].aval) for i in into_extra]
         res_in = [rows[r.id] if r.id in rows else ops_in[position[r.id] - n] for r in residuals]
         got = dict(zip(wanted, replay(bwd, res_in + g), strict=True))
-        new = [got[i] if i in got else zeros(body.inputs[i].aval) for i in floats]
+        new = [got[i] if i in got else zeros_like(g[k]) for k, i in enumerate(floats)]
         new += [math.add(a, got[i]) for a, i in zip(acc, into_extra, strict=True)]
         ctx.graph.outputs = [ctx.value_of(x) for x in new]
     bwd_graph = without_effects(ctx.graph)
 
     # a loop variable's gradient after zero iterations is its own cotangent
-    start = [cts[i] if cts[i] is not None else zeros(init[i].aval) for i in floats]
-    start += [zeros(extra[i - n].aval) for i in into_extra]
+    start = [cts[i] if cts[i] is not None else zeros_like(init[i]) for i in floats]
+    start += [zeros_like(extra[i - n]) for i in into_extra]
     out = apply("WhileGrad", [op.outputs[n]] + init + extra + start,
                 {"fwd_graph": fwd_graph, "bwd_graph": bwd_graph,
                  "n_vars": n, "n_extra": len(extra), "memory_budget": memory_budget()})
@@ -219,7 +220,7 @@ def _float_only(op, grads):
 def _while_grad(op, *cts):
     """Second order in linear time: one WhileGradGrad (runtime/kernels/loops.py)."""
     fwd, bwd = op.attrs["fwd_graph"], op.attrs["bwd_graph"]
-    ct_in = [c if c is not None else zeros(o.aval) for c, o in zip(cts, op.outputs, strict=True)]
+    ct_in = [c if c is not None else zeros_like(o) for c, o in zip(cts, op.outputs, strict=True)]
     outs = apply("WhileGradGrad", list(op.inputs) + ct_in,
                  {"fwd_graph": fwd, "bwd_graph": bwd, "fwd_vjp": _vjp_all(fwd),
                   "bwd_vjp": _vjp_all(bwd), "n_vars": op.attrs["n_vars"],

@@ -4,8 +4,12 @@ The cache key is the structure of the arguments with tensors replaced by their
 shape and dtype, variables by shape/dtype/trainable, other Python values by
 value (or identity). A miss on a function already traced explains itself: the
 argument that changed, old versus new; from the fifth trace on, a warning says so.
-With an ``input_signature`` (or ``reduce_retracing``), ``None`` dimensions match
-any size: one signature trace, specialised per concrete shape underneath.
+With an ``input_signature`` (or ``reduce_retracing``, once a dimension has been seen
+with two sizes), ``None`` dimensions match any size: the body is traced once with ``None``
+in ``x.shape``, as TensorFlow does, and that one graph serves every matching call (sizes
+the graph needs are computed at run time, ``tf.shape``). A call also reuses an earlier
+trace whose signature accepts it (``get_concrete_function(TensorSpec([None, 3]))`` serves a
+later ``f(x)`` of shape ``[4, 3]``), the most specific one first.
 """
 from __future__ import annotations
 
@@ -156,7 +160,8 @@ class Function:
         self.reduce_retracing = reduce_retracing
         self.name = name or getattr(python_function, "__name__", "function")
         self._signature = inspect.signature(python_function)
-        self._concrete = {}        # concrete key -> ConcreteFunction
+        self._concrete = {}        # trace key (None dims where generalized) -> ConcreteFunction
+        self._calls = {}           # concrete key -> the ConcreteFunction serving such calls
         self._general = {}         # generalized key -> trace number (what tracing count counts)
         self._retrace_reasons = []
         self._lock = threading.RLock()
@@ -280,12 +285,9 @@ class Function:
             return self.python_function(*args, **kwargs)
         ba = self._bind(args, kwargs)
         flat, labels, ckey, gkey = self._keys(ba)
-        concrete = self._concrete.get(ckey)
+        concrete = self._calls.get(ckey)
         if concrete is None:
-            with self._lock:
-                concrete = self._concrete.get(ckey)
-                if concrete is None:
-                    concrete = self._trace(ba, flat, labels, ckey, gkey)
+            concrete = self._serving(ba, flat, labels, ckey, gkey)
         if not kwargs and len(args) == self._fast_arity:
             self._remember_fast(args, flat, concrete)
         return concrete.call_flat(flat)
@@ -304,7 +306,40 @@ class Function:
             if structure == self._fast_structure:
                 self._fast[leaf_key(flat)] = concrete
 
-    def _trace(self, ba, flat, labels, ckey, gkey):
+    def _serving(self, ba, flat, labels, ckey, gkey):
+        """The ConcreteFunction for a call of concrete key ``ckey``: the trace of its trace
+        key, else (TensorFlow) the most specific earlier trace accepting it, else a new trace."""
+        with self._lock:
+            concrete = self._calls.get(ckey)
+            if concrete is None:
+                tkey = _trace_key(ckey, gkey)
+                concrete = self._concrete.get(tkey) or self._accepting(tkey)
+                if concrete is None:
+                    concrete = self._trace(ba, flat, labels, tkey, gkey)
+                self._calls[ckey] = concrete
+            return concrete
+
+    def _accepting(self, tkey):
+        """The earlier trace with ``None`` dims whose signature accepts ``tkey``, the one with
+        the fewest ``None`` dims (TensorFlow's most specific compatible trace), or None."""
+        best, best_unknown = None, None
+        for key, concrete in self._concrete.items():
+            if key[0] != tkey[0] or len(key[1]) != len(tkey[1]):
+                continue
+            unknown = 0
+            for old, new in zip(key[1], tkey[1]):
+                if old == new:
+                    continue
+                if not (old[0] == new[0] == "T" and old[2] == new[2] and len(old[1]) == len(new[1])
+                        and all(a is None or a == b for a, b in zip(old[1], new[1]))):
+                    break
+                unknown += sum(a is None for a in old[1])
+            else:
+                if best is None or unknown < best_unknown:
+                    best, best_unknown = concrete, unknown
+        return best
+
+    def _trace(self, ba, flat, labels, tkey, gkey):
         reason = None
         if gkey not in self._general:
             if self._general:
@@ -321,13 +356,15 @@ class Function:
         traced = converted(self.python_function)   # Python `while` on tensors -> While nodes
         arg_positions = [k for k, leaf in enumerate(flat)
                          if isinstance(leaf, (Tensor, np.ndarray, SymbolicTensor, TensorSpec))]
+        traced_avals = {}   # flat position -> the aval the body sees (None dims: any size)
 
         def run(ctx):
             sym = []
-            for leaf, label in zip(flat, labels, strict=True):
+            for k, (leaf, label) in enumerate(zip(flat, labels, strict=True)):
                 name = label.split("[")[0]  # TensorFlow names a graph input after its parameter
                 if isinstance(leaf, (Tensor, np.ndarray, SymbolicTensor)):
                     aval = leaf.aval if hasattr(leaf, "aval") else convert_to_tensor(leaf).aval
+                    aval = traced_avals[k] = AVal(tkey[1][k][1], aval.dtype)
                     sym.append(ctx.input(aval, name))
                 elif isinstance(leaf, TensorSpec):
                     if leaf.shape is None:
@@ -387,21 +424,23 @@ class Function:
                                     [source_of(v) for v in assigned], self.name,
                                     binder=_flat_binder(self, self._concrete_binder(ba)),
                                     jit_compile=self.jit_compile)
-        self._describe(concrete, ba, labels, arg_inputs)
-        self._concrete[ckey] = concrete
+        self._describe(concrete, ba, labels, arg_inputs, traced_avals)
+        self._concrete[tkey] = concrete
         compile_log.record("trace", self.name, [v.aval for v in graph.inputs],
                            time.perf_counter() - t0, note=reason and f"retraced: {reason}")
         return concrete
 
-    def _describe(self, concrete, ba, labels, arg_inputs):
+    def _describe(self, concrete, ba, labels, arg_inputs, traced_avals):
         """What TensorFlow shows of ``concrete``: its parameters with the traced specs (for
         ``pretty_printed_signature``) and its graph inputs' names (``graph.get_operations``)."""
+        position = iter(range(len(labels)))
+
         def leaf(x):
+            k = next(position)
             if isinstance(x, TensorSpec):
                 return Spec(x.shape, x.dtype, x.name)
             if isinstance(x, (Tensor, np.ndarray, SymbolicTensor)):
-                return spec_leaf(None, convert_to_tensor(x).aval if isinstance(x, np.ndarray)
-                                 else x.aval)
+                return spec_leaf(None, traced_avals[k])
             return x
         concrete.signature_params = [
             (name, self._signature.parameters[name].kind.name,
@@ -461,8 +500,7 @@ class Function:
         flat, labels, ckey, gkey = self._keys(ba)
         if any(isinstance(x, TensorSpec) and x.shape is None for x in flat):
             return AnyRankConcreteFunction(self, ba, flat)
-        with self._lock:
-            return self._concrete.get(ckey) or self._trace(ba, flat, labels, ckey, gkey)
+        return self._serving(ba, flat, labels, ckey, gkey)
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Every compilation stage for these arguments (see ``tracer.lower.Lowered``).
@@ -498,6 +536,20 @@ class Function:
     def retrace_reasons(self):
         """Why each retrace happened (beyond TensorFlow), oldest first."""
         return list(self._retrace_reasons)
+
+
+def _trace_key(ckey, gkey):
+    """The key of the trace serving a call: its general key, where a tensor's generalized
+    shape (``None`` dims) replaces the concrete one; a spec of unknown rank (``TensorSpec(
+    None)``) takes the call's rank with every dim ``None``, as tapeflow traces known ranks."""
+    specs = []
+    for c, g in zip(ckey[1], gkey[1], strict=True):
+        if g[0] == "T" and c[0] == "T" and c[1] is not None:
+            shape = g[1] if g[1] is not None and len(g[1]) == len(c[1]) else (None,) * len(c[1])
+            specs.append(("T", shape, c[2]))
+        else:
+            specs.append(c)
+    return ckey[0], tuple(specs)
 
 
 def _flat_binder(function, bind):

@@ -1,11 +1,14 @@
 """The AST rewrite of a function's ``if`` statements (convert.py compiles the result).
 
 Per ``if``: whether it converts (``_why_not``: not with ``return``/``yield``/``await``, a
-``break``/``continue`` leaving a loop around it (a converted ``while``'s flags included), a
+``break``/``continue`` statement leaving a loop around it, a ``return`` inside a loop, a
 ``global``/``nonlocal`` statement or a name declared so, or a branch mutating an object in
 place (``a.b = ...``, ``a[i] = ...``, ``lst.append(...)``): both branches are traced when the
 test is a symbolic tensor, and such side effects would happen twice. Those stay Python
-``if``s, traced once per path as before). A converted ``if`` becomes::
+``if``s, traced once per path as before). A converted ``while``'s ``break`` is a flag by now
+(while_rewrite.py): an ``if`` setting it converts, so a ``break`` on a tensor makes the flag,
+then the loop's test, a tensor, and the rest of the loop one While node (pywhile.py). A
+converted ``if`` becomes::
 
     def _tfw_iftest_0(): return <test>          # `and`/`or`/`not` lazily, tensors or not
     def _tfw_then_0():
@@ -50,9 +53,11 @@ def _why_not(node, declared, prefix):
     for n in walk_scope(branches, skip_loops=True):
         if isinstance(n, (ast.Break, ast.Continue)):
             return "a branch has a `break` or `continue`"
-    for name in _bound(branches):
-        if name.startswith((prefix + "break_", prefix + "continue_")):
-            return "a branch has a `break` or `continue`"
+    bound = _bound(branches)
+    if prefix + "do_return" in bound and any(
+            n.startswith((prefix + "break_", prefix + "continue_")) for n in bound):
+        return "a branch has a `return` inside a loop"     # per path (pyif._check_returns)
+    for name in bound:
         if name in declared:
             return f"it assigns {name!r}, declared {declared[name]} in the function"
     return None
@@ -192,7 +197,10 @@ class IfRewriter(Rewriter):
         if live is None:    # an `if` the rewrite made, or liveness unknown: the whole function
             live = set(_uses(scope.node) - _uses(node))
         reads = _read_first(node.body)[0] | _read_first(node.orelse)[0] | set(_loads(node.test))
-        temps = [n for n in names if n not in reads and n not in live]
+        # a loop's break/continue flag is read by the loop's test, which the function as
+        # written does not have: never a temporary
+        flags = (self.prefix + "break_", self.prefix + "continue_")
+        temps = [n for n in names if n not in reads and n not in live and not n.startswith(flags)]
         inner = scope.converting[-1] if scope.converting else set()
         declare = [n for n in dict.fromkeys(test_names + names) if n not in inner]
         node.body = [_PlainAssign().visit(s) for s in node.body]

@@ -35,8 +35,9 @@ from .. import env
 from ..autodiff import tape as _tape
 from ..autodiff.backprop import Plan
 from ..ir.graph import Graph, Value
+from ..ir.opdef import AVal
 from ..ir.shapes import num_elements
-from ..ops import array
+from ..ops import array, math, reduce
 from ..passes.rows import entry_ops, rows_independent
 from ..passes.sink_layout import fold_matmul_transposes, sink_layout
 from ..passes.vectorize import Builder, Identity, vectorize
@@ -86,10 +87,17 @@ def _symbolic_or_taped(args):
     return any(rec.tracks(i) for rec in STATE.tapes for i in ids)
 
 
-def run_seeds(rg, seed_axes, args, finish, mode="reverse"):
+def run_seeds(rg, seed_axes, args, finish, mode="reverse", dense=False):
     """The reverse (or forward) graph on the identity seeds (row j one-hot at flat position
     j over ``seed_axes`` of its seed input; None: all axes), each output then shaped by its
-    ``finish`` spec (see ``_emit_finish``). Returns one tensor per graph output."""
+    ``finish`` spec (see ``_emit_finish``). Returns one tensor per graph output.
+
+    ``dense``: the seeds as dense one-hot rows rather than kept diagonal, and a scattered
+    batch jacobian's off-diagonal blocks as the reverse sweep of a zero seed gives them:
+    TensorFlow's per-row values even where they are inf or NaN (``exact_where_not_finite``).
+    """
+    if dense:
+        return _run_dense(rg, seed_axes, args, finish, mode)
     seed_shape = tuple(rg.graph.inputs[0].aval.shape)
     axes = tuple(range(len(seed_shape))) if seed_axes is None else tuple(seed_axes)
     n = int(np.prod([seed_shape[a] for a in axes]))
@@ -115,6 +123,120 @@ def run_seeds(rg, seed_axes, args, finish, mode="reverse"):
     return [replay(_finish_graph(o.aval, spec), [o])[0] for o, spec in zip(outs, finish)]
 
 
+def _run_dense(rg, seed_axes, args, finish, mode):
+    seed_aval = rg.graph.inputs[0].aval
+    shape = tuple(seed_aval.shape)
+    axes = tuple(range(len(shape))) if seed_axes is None else tuple(seed_axes)
+    n = int(np.prod([shape[a] for a in axes]))
+    offs = [None] * len(finish)
+    if any(spec is not None and spec[0] == "scatter" for spec in finish):
+        # off the batch diagonal, row b' of the source sees a zero seed (rows are independent)
+        zero = replay(rg.graph, [wrap(np.zeros(shape, seed_aval.dtype.np))] + list(args))
+        offs = [z if spec is not None and spec[0] == "scatter" else None
+                for z, spec in zip(zero, finish)]
+    key = None if rg.key is None else (rg.key, n, axes, finish, "dense")
+    cached = _PROGRAMS.get(key) if key is not None else None
+    if cached is None:
+        vec = vectorize(rg.graph, [True] + [False] * (len(rg.graph.inputs) - 1), n)
+        vec.graph = _with_finish(vec.graph, n, finish, [o is not None for o in offs])
+        cached = _Cached(vec)
+        if key is not None:
+            _PROGRAMS[key] = cached
+    eye = np.eye(n, dtype=seed_aval.dtype.np)
+    sel = eye.reshape((n,) + tuple(shape[a] if a in axes else 1 for a in range(len(shape))))
+    seeds = wrap(np.ascontiguousarray(np.broadcast_to(sel, (n,) + shape)))
+    return replay(cached.vec.graph, [seeds] + list(args) + [o for o in offs if o is not None])
+
+
+# Ops that turn finite values into inf or NaN at ordinary inputs (a division by zero, the
+# root or log of zero): only where they occur can the diagonal seeds differ from TensorFlow.
+_NON_FINITE_OPS = frozenset({
+    "RealDiv", "Div", "DivNoNan", "Reciprocal", "ReciprocalGrad", "Inv", "InvGrad", "Sqrt",
+    "Rsqrt", "SqrtGrad", "RsqrtGrad", "Log", "Log1p", "Xlogy", "Xdivy", "Pow", "Tan", "Atanh",
+    "Acosh", "Lgamma", "Digamma", "FloorDiv", "TruncateDiv"})
+
+
+def _may_not_be_finite(graph, known=None):
+    """``graph`` or a graph nested in it has an op of ``_NON_FINITE_OPS``. ``known``: {input
+    value id: array} of small inputs whose values are known (a saved exponent)."""
+    for node in graph.nodes:
+        if node.op in _NON_FINITE_OPS and not _whole_power(node, known or {}):
+            return True
+        for value in node.attrs.values():
+            if isinstance(value, Graph) and _may_not_be_finite(value):
+                return True
+    return False
+
+
+def _known_inputs(rg):
+    """{input value id: array} of the reverse graph's small inputs known now: a concrete
+    tensor's value, or a symbolic one's constant (inside a function)."""
+    known = {}
+    for v, arg in zip(rg.graph.inputs[1:], rg.args()):
+        if num_elements(v.aval.shape) > 16:
+            continue
+        node = getattr(getattr(arg, "value", None), "node", None)
+        if node is not None and node.op == "Const":
+            known[v.id] = np.asarray(node.attrs["value"])
+        elif hasattr(arg, "_value"):
+            known[v.id] = np.asarray(arg._value)
+    return known
+
+
+def _whole_power(node, known):
+    """A ``Pow`` by a constant of whole numbers >= 0 (``x ** 2`` and its gradient's
+    ``x ** (2 - 1)``): finite for finite x."""
+    if node.op != "Pow":
+        return False
+    e = _constant(node.inputs[1], known)
+    return e is not None and bool(np.all((e >= 0) & (e == np.floor(e))))
+
+
+_ARITHMETIC = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply}
+
+
+def _constant(value, known, depth=4):
+    """The array of a value computed from constants and ``known`` inputs by + - * (the
+    gradient of ``x ** 2`` raises to ``2 - 1``), else None."""
+    if value.id in known:
+        return known[value.id]
+    node = value.node
+    if node is None or depth == 0:
+        return None
+    if node.op == "Const":
+        return np.asarray(node.attrs["value"])
+    if node.op in _ARITHMETIC:
+        args = [_constant(v, known, depth - 1) for v in node.inputs]
+        return None if any(a is None for a in args) else _ARITHMETIC[node.op](*args)
+    return None
+
+
+def exact_where_not_finite(rg, fast, exact):
+    """``fast`` (tensors from one-hot seeds kept diagonal, ``passes.vectorize``), or where one
+    holds an inf or NaN, ``exact()`` (the reverse program on dense one-hot seeds).
+
+    The diagonal form multiplies a row's values by the one-hot pattern, assuming the reverse
+    sweep is linear and maps a zero seed to zero. TensorFlow's per-row gradient is not, at
+    inf: 0 * inf is NaN, and its SqrtGrad gives 0 for a zero seed. So the jacobian of
+    ``sqrt(clip_by_value(x, 0, 10))`` at x = [-1, 0, 0.25, 4] has the row [0, inf, 0, 0] in
+    TensorFlow 2.21 where the diagonal form gives [nan, inf, nan, nan]. While every value is
+    finite the two agree, so the dense program runs only when the fast one meets a
+    non-finite value: checked here eagerly, by a ``cond`` in the graph inside a function.
+    """
+    if not _may_not_be_finite(rg.graph, _known_inputs(rg)):
+        return fast
+    if context.current() is None:
+        if all(t is None or np.isfinite(np.asarray(t._value)).all() for t in fast):
+            return fast
+        return exact()
+    from .control import cond   # control.py imports the tracer's context, as this module does
+    kept = [t for t in fast if t is not None]
+    finite = reduce.reduce_all(array.stack([reduce.reduce_all(math.is_finite(t)) for t in kept]))
+    chosen = iter(cond(finite, lambda: [math.identity(t) for t in kept],
+                       lambda: [t for t in exact() if t is not None]))
+    return [None if t is None else next(chosen) for t in fast]
+
+
 def _vectorized(rg, size, seeds, finish):
     key = None if rg.key is None else (rg.key, size, seeds, finish)
     cached = _PROGRAMS.get(key) if key is not None else None
@@ -131,7 +253,18 @@ def _vectorized(rg, size, seeds, finish):
     return cached
 
 
-def _emit_finish(b, v, spec):
+def _source_avals(graph, finish):
+    """Per output, the aval of its source (for a zero seed's off-diagonal blocks), or None."""
+    out = []
+    for v, spec in zip(graph.outputs, finish):
+        if spec is None or spec[0] != "scatter":
+            out.append(None)
+            continue
+        out.append(AVal(tuple(spec[2]), v.aval.dtype))
+    return out
+
+
+def _emit_finish(b, v, spec, off=None):
     """Shape a stacked result as the caller wants it.
 
     Reverse mode stacks one row per target seed, forward mode (``spec[3]``) one per source
@@ -156,15 +289,25 @@ def _emit_finish(b, v, spec):
     if kind == "batch":
         return b.reshape(v, tshape + sshape[1:])
     v = b.reshape(v, (batch, width, 1, s1))
+    if off is not None:     # exact: the zero seed's gradient off the diagonal (run_seeds)
+        on = b.graph.const(np.eye(batch, dtype=bool).reshape(batch, 1, batch, 1))
+        off = b.reshape(off, (1, 1, batch, s1))
+        full = b.emit1("BroadcastTo", [v], {"shape": (batch, width, batch, s1)})
+        return b.reshape(b.emit1("SelectV2", [on, full, off]), tshape + sshape)
     eye = b.graph.const(np.eye(batch, dtype=v.aval.dtype.np).reshape(batch, 1, batch, 1))
     return b.reshape(b.emit1("Mul", [v, eye]), tshape + sshape)
 
 
-def _with_finish(graph, size, finish):
+def _with_finish(graph, size, finish, offs=None):
+    """``graph``'s outputs finished; ``offs[k]``: output k's off-diagonal blocks are a new
+    last input (the source-shaped gradient of a zero seed), not zeros."""
+    offs = offs or [False] * len(finish)
+    extra = [Value(aval) if off else None
+             for aval, off in zip(_source_avals(graph, finish), offs)]
     b = Builder(graph.inputs, size)
-    b.graph = Graph(graph.inputs, list(graph.nodes), [])
-    b.graph.outputs = [v if spec is None else _emit_finish(b, v, spec)
-                       for v, spec in zip(graph.outputs, finish)]
+    b.graph = Graph(list(graph.inputs) + [e for e in extra if e is not None], list(graph.nodes), [])
+    b.graph.outputs = [v if spec is None else _emit_finish(b, v, spec, off)
+                       for v, spec, off in zip(graph.outputs, finish, extra)]
     return fold_matmul_transposes(sink_layout(b.graph))
 
 
@@ -206,6 +349,9 @@ def _forward(n_forward, n_reverse):
 def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
     """Per source: a tensor of shape target.shape + source.shape, or None if unconnected."""
     tshape = tuple(target.shape)
+    if not target.dtype.is_floating:    # TensorFlow gathers rows of the target, an op no
+        return [wrap(np.zeros(tshape + tuple(s.shape), s.dtype.np))  # tape records
+                if zeros_if_unconnected else None for s in flat_sources]
     n = num_elements(tshape)
     source_targets = {s._id: s.aval for s in flat_sources if s._id == target._id}
     plan = Plan(rec, [target._id])
@@ -234,12 +380,19 @@ def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
                 spec = ("full", tshape, tuple(flat_sources[k].shape), True)
                 if size:
                     frg = forward_graph(rg, gi)
-                    (grads[k],) = run_seeds(frg, None, frg.args(), (spec,), "forward")
+                    reverse = tuple(spec[:3] + (False,) if i == gi else None
+                                    for i in range(len(rg.graph.outputs)))
+                    (grads[k],) = exact_where_not_finite(
+                        rg, run_seeds(frg, None, frg.args(), (spec,), "forward"),
+                        lambda gi=gi, reverse=reverse: [run_seeds(rg, None, rg.args(), reverse,
+                                                                  dense=True)[gi]])
         else:
             finish = [None] * len(rg.graph.outputs)
             for k, gi in connected:
                 finish[gi] = ("full", tshape, tuple(flat_sources[k].shape), False)
-            stacked = run_seeds(rg, None, rg.args(), tuple(finish))
+            stacked = exact_where_not_finite(
+                rg, run_seeds(rg, None, rg.args(), tuple(finish)),
+                lambda: run_seeds(rg, None, rg.args(), tuple(finish), dense=True))
             grads = {k: stacked[gi] for k, gi in connected}
     for k, gi in zip(full, rg.grad_index):
         shape = tshape + tuple(flat_sources[k].shape)
@@ -262,6 +415,8 @@ def _batch(rec, plan, target, source, zeros_if_unconnected, kind):
     width, s_width = num_elements(tshape[1:]), num_elements(sshape[1:])
     shape = tshape + (sshape[1:] if kind == "batch" else sshape)
     source_targets = {source._id: source.aval} if source._id == target._id else {}
+    if not target.dtype.is_floating:    # as in jacobian: TensorFlow's zeros of its dtype
+        return wrap(np.zeros(shape, target.dtype.np))
     rg = reverse_graph(rec, [target._id], [source._id], [target.aval], source_targets, plan)
     if rg.grad_index[0] is None:
         return wrap(np.zeros(shape, target.dtype.np)) if zeros_if_unconnected else None
@@ -277,6 +432,9 @@ def _batch(rec, plan, target, source, zeros_if_unconnected, kind):
                          "forward")
     else:
         (g,) = run_seeds(rg, range(1, len(tshape)), rg.args(), ((kind, tshape, sshape, False),))
+    spec = ((kind, tshape, sshape, False),)
+    (g,) = exact_where_not_finite(
+        rg, [g], lambda: run_seeds(rg, range(1, len(tshape)), rg.args(), spec, dense=True))
     return g
 
 

@@ -30,6 +30,12 @@ def _bytes(aval):
     return None if n is None else n * aval.dtype.size
 
 
+def _bytes_text(aval):
+    """``24 bytes``, or for a shape with unknown dims ``4 bytes each, ? elements``."""
+    n = _bytes(aval)
+    return f"{aval.dtype.size} bytes each, ? elements" if n is None else f"{n} bytes"
+
+
 # name -> what the stage shows, in the order a dump prints them
 STAGES = {
     "traced": "the graph Python traced",
@@ -155,7 +161,7 @@ class Lowered:
         fwd, bwd, n_res = self._tape
         residuals = fwd.outputs[len(fwd.outputs) - n_res:]
         total = sum(_bytes(v.aval) or 0 for v in residuals)
-        lines = [f"{aval_str(v.aval)}  {_bytes(v.aval)} bytes" for v in residuals]
+        lines = [f"{aval_str(v.aval)}  {_bytes_text(v.aval)}" for v in residuals]
         return print_graph(fwd, user_lines), print_graph(bwd, user_lines), lines, total
 
     def min_cut(self, lines=False):
@@ -244,7 +250,7 @@ class Lowered:
         if name:
             _codegen(f, f"{name}_forward")
             _codegen(b, f"{name}_backward")
-        links = [(0, n_out + j, 1, j, f"residual {j}: {_bytes(v.aval)} B")
+        links = [(0, n_out + j, 1, j, f"residual {j}: {_bytes_text(v.aval)}")
                  for j, v in enumerate(fwd.outputs[n_out:])]
         return Figure(stage, heading, [f, b], links)
 
@@ -334,8 +340,10 @@ class Lowered:
         if why:
             return [(why, "")]
         fwd, _, lines, total = self.tape_programs(lines)
+        unknown = sum("? elements" in ln for ln in lines)   # sizes known only at run time
+        size = f"{total} bytes" + (f" + {unknown} of run-time size" if unknown else "")
         return [("forward (outputs + residuals)", fwd),
-                (f"residuals: {len(lines)}, {total} bytes", "\n".join(f"   {ln}" for ln in lines))]
+                (f"residuals: {len(lines)}, {size}", "\n".join(f"   {ln}" for ln in lines))]
 
     def _stage_backward(self, diff, lines):
         if self._no_gradient():

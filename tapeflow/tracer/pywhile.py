@@ -59,7 +59,12 @@ def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=(), return
     finally:
         trips = _trips.pop()
     if not isinstance(first, SymbolicTensor):
-        _python_loop(test, body, first, caller, lineno)
+        def rest(state):        # the iterations left, once the test has become a tensor
+            if ctx is not None:
+                ctx.var_state, ctx.assigned = state
+            _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno)
+        _python_loop(test, body, first, caller, lineno,
+                     None if returns or ctx is None else rest)
     elif returns:       # per path, as before conversion; TensorFlow rejects this loop
         try:
             value = first
@@ -83,12 +88,24 @@ def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=(), return
         _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno, trips)
 
 
-def _python_loop(test, body, value, caller, lineno):
+def _python_loop(test, body, value, caller, lineno, rest=None):
+    """``while value: body(); value = test()``. When a later test is a symbolic tensor (a
+    ``break`` on a tensor, made a flag by while_rewrite.py, or a counter that became a
+    tensor), ``rest`` runs the remaining iterations as one While node from the loop's
+    variables as they are. AutoGraph raises NotImplementedError there ("the condition of
+    while loop started as non-Tensor, then changed to Tensor"); deciding per iteration
+    instead would trace a path per way out of the loop, and two such loops in sequence
+    multiply them."""
     symbolic = False
     try:
         while value:
             body()
+            ctx = current()
+            state = None if ctx is None else (dict(ctx.var_state), dict(ctx.assigned))
             value = test()
+            if rest is not None and isinstance(value, SymbolicTensor):
+                rest(state)
+                return
             symbolic = symbolic or isinstance(value, SymbolicTensor)
     except DecisionLimitError as e:
         if not symbolic or getattr(e, "_noted", False):

@@ -91,7 +91,11 @@ class SymbolicTensor(_Operators):
 
     def __len__(self):
         if not self.shape or self.shape[0] is None:
-            raise TypeError(f"len() of a symbolic tensor with shape {self.shape} is unknown")
+            # TensorFlow's words (with autograph off; its autograph makes len a tensor)
+            raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}) of "
+                            f"shape {self.shape}. Please call `x.shape` rather than `len(x)` "
+                            f"for shape information, or tf.shape(x)[0] for the size at run "
+                            f"time (at {user_line()}).")
         return self.shape[0]
 
     def __iter__(self):

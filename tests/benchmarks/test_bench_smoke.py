@@ -109,9 +109,9 @@ def test_tapeflow_bench_command_runs_the_suite():
 
 
 def test_unknown_workload_is_refused():
-    proc = subprocess.run([sys.executable, "-m", "benchmarks", "--workloads", "W9"], cwd=REPO,
+    proc = subprocess.run([sys.executable, "-m", "benchmarks", "--workloads", "W99"], cwd=REPO,
                           env=_env(), capture_output=True, text=True, timeout=60)
-    assert proc.returncode != 0 and "unknown workload(s) W9" in proc.stderr
+    assert proc.returncode != 0 and "unknown workload(s) W99" in proc.stderr
 
 
 # -- the harness itself, without tapeflow ---------------------------------------------------
@@ -165,3 +165,19 @@ def test_peer_contenders_agree_when_installed(peer, tmp_path):
     for wid in ("W1", "W2"):
         peers = [r for r in report["workloads"][wid]["contenders"] if r["kind"] == "peer"]
         assert peers and all(r["ok"] for r in peers), peers
+
+
+def test_w9_child_counts_traces_and_agrees_with_numpy(tmp_path):
+    """W9's fresh processes (python -m benchmarks --workloads W9): the tapeflow child traces the
+    step for 128 and 104 rows and the evaluation for 1, 7 and 1000, and its losses are NumPy's."""
+    out = {}
+    for name in ("numpy (hand)", "tapeflow jit_compile=True"):
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.workloads.w9", "--child", name],
+                              cwd=REPO, capture_output=True, text=True, timeout=600,
+                              env=_env(TAPEFLOW_BACKEND="numpy", TAPEFLOW_CACHE_DIR=str(tmp_path)))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        line = [ln for ln in proc.stdout.splitlines() if ln.startswith("W9RESULT ")][-1]
+        out[name] = json.loads(line[len("W9RESULT "):])
+    tf_run = out["tapeflow jit_compile=True"]
+    assert tf_run["traces"] == 5 and tf_run["first_step_s"] > 0
+    np.testing.assert_allclose(tf_run["evals"], out["numpy (hand)"]["evals"], rtol=1e-4)

@@ -37,6 +37,12 @@ NO_OUTPUTS = {"PrintV2"}
 # EagerPyFunc (tf.py_function) calls Python: never compiled, its programs run on the
 # interpreter (tests/ops/test_py_function.py checks the fallback).
 NOT_COMPILED = {"EagerPyFunc"}
+# The ops taking a shape as a tensor: their samples come from functions traced with None
+# dims, whose output shapes are unknown until run time; tests/ops/test_shape_tensors.py
+# compiles them with static shapes instead.
+SHAPE_TENSOR_OPS = {"DynamicReshape", "DynamicBroadcastTo", "SumToShape", "SplitV",
+                    "DynamicStridedSliceGrad", "DynamicUnsortedSegmentSum"}
+NOT_COMPILED |= SHAPE_TENSOR_OPS
 
 
 def _all_samples():

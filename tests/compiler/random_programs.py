@@ -14,11 +14,9 @@ programs, serve many runs ("compile sharing").
 """
 import importlib.util
 import itertools
+import random
 
 import numpy as np
-from hypothesis import strategies as st
-
-import tapeflow as tf
 
 UNARY = {
     "sin": "tf.sin({0})", "tanh": "tf.tanh({0})", "square": "({0} * {0})",
@@ -30,7 +28,7 @@ BINARY = {"add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})",
 KINDS = ["unary", "binary", "read", "assign", "pyif", "cond", "pywhile", "while_tensor",
          "while_loop", "custom", "dense", "stop"]
 
-HEADER = '''import tapeflow as tf
+HEADER = '''import {library} as tf
 
 v = tf.Variable(tf.zeros([3], tf.{dtype}))
 layer = tf.keras.layers.Dense(3, activation="tanh", dtype="{dtype}")
@@ -46,38 +44,45 @@ def program(x, k):
 '''
 
 
-def _pick(draw, options):
+def _pick(integers, options):
     """One of ``options``, about uniformly (hypothesis favours small integers and the first
     of ``sampled_from``, which left assigns and loops rare in a short run)."""
-    return options[draw(st.integers(0, 2**20)) % len(options)]
+    return options[integers(0, 2**20) % len(options)]
 
 
-@st.composite
-def programs(draw, max_steps=7):
+def program_for_seed(seed, max_steps=10):
+    """The program numbered ``seed``, the same on every machine and under either library:
+    ``tf_answers.json.gz`` holds TensorFlow's results for these."""
+    rng = random.Random(seed)
+    return generate(rng.randint, max_steps)
+
+
+def generate(integers, max_steps):
     """(source lines of the body, whether d y / d x is the plain derivative (no assign of an
-    x-dependent value is read again, no stop_gradient on an x path), driver flags)."""
+    x-dependent value is read again, no stop_gradient on an x path), driver flags).
+    ``integers(lo, hi)`` draws an integer in [lo, hi]."""
     lines = ["t0 = x"]
     dep = [True]                # value depends on x
     v_dep, exact = False, True  # v holds a value depending on x; finite differences apply
-    n = draw(st.integers(1, max_steps))
+    n = integers(1, max_steps)
     for j in range(1, n + 1):
-        kind = _pick(draw, KINDS)
-        a = draw(st.integers(0, j - 1))
-        b = draw(st.integers(0, j - 1))
-        u1, u2 = _pick(draw, sorted(UNARY)), _pick(draw, sorted(UNARY))
+        kind = _pick(integers, KINDS)
+        a = integers(0, j - 1)
+        b = integers(0, j - 1)
+        u1, u2 = _pick(integers, sorted(UNARY)), _pick(integers, sorted(UNARY))
         t, ta, tb = f"t{j}", f"t{a}", f"t{b}"
         d = dep[a]
         if kind == "unary":
             lines.append(f"{t} = {UNARY[u1].format(ta)}")
         elif kind == "binary":
-            lines.append(f"{t} = {BINARY[_pick(draw, sorted(BINARY))].format(ta, tb)}")
+            lines.append(f"{t} = {BINARY[_pick(integers, sorted(BINARY))].format(ta, tb)}")
             d = dep[a] or dep[b]
         elif kind == "read":
             lines.append(f"{t} = {ta} * v")
             d = dep[a] or v_dep
             exact = exact and not v_dep
         elif kind == "assign":
-            how = _pick(draw, ["assign", "assign_add", "assign_sub"])
+            how = _pick(integers, ["assign", "assign_add", "assign_sub"])
             lines.append(f"v.{how}({ta} * 0.25)")
             lines.append(f"{t} = v * 1.0")
             v_dep = dep[a] or (v_dep and how != "assign")
@@ -92,7 +97,7 @@ def programs(draw, max_steps=7):
                          f"lambda: {UNARY[u2].format(tb)})")
             d = dep[a] or dep[b]
         elif kind == "pywhile":         # a Python counter: unrolled, the break per path
-            limit = draw(st.integers(1, 4))
+            limit = integers(1, 4)
             lines += [f"{t} = {ta}", "i = 0", f"while i < {limit}:",
                       f"    {t} = {UNARY[u1].format(t)} * 0.9 + 0.1", "    i += 1",
                       f"    if tf.reduce_max({t}) > 0.6:", "        break"]
@@ -112,25 +117,27 @@ def programs(draw, max_steps=7):
             exact = exact and not dep[b]
         dep.append(d)
     last = f"t{n}"
-    other = f"t{draw(st.integers(0, n))}"
+    other = f"t{integers(0, n)}"
     lines.append(f"return tf.reduce_sum({last}) + 0.5 * tf.reduce_sum({other} * {other})")
-    flags = {"reset": draw(st.booleans()), "stop": draw(st.booleans()), "order": _pick(draw, [1, 2]),
-             "k": draw(st.integers(0, 3)), "seed": draw(st.integers(0, 2**16))}
+    flags = {"reset": bool(integers(0, 1)), "stop": bool(integers(0, 1)),
+             "order": _pick(integers, [1, 2]), "k": integers(0, 3), "seed": integers(0, 2**16)}
     return lines, exact, flags
 
 
 _counter = itertools.count()
 
 
-def load(lines, flags, dtype, directory):
-    """The program's module, written to ``directory`` and imported."""
-    src = HEADER.format(dtype=dtype) + "".join("    " + ln + "\n" for ln in lines)
+def load(lines, flags, dtype, directory, library="tapeflow"):
+    """The program's module, written to ``directory`` and imported; ``library`` is what it
+    imports as ``tf`` (``tensorflow`` for ``tf_answers_gen.py``)."""
+    src = HEADER.format(dtype=dtype, library=library) + "".join("    " + ln + "\n" for ln in lines)
     path = directory / f"random_program_{next(_counter)}.py"
     path.write_text(src)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     mod.source, mod.flags = src, flags
+    tf = mod.tf
     mod.through = tf.function(mod.program)
     mod.inside = tf.function(lambda x, k: tape_code(mod.through, mod, x, k, mod.flags))
     mod.mixed = tf.function(lambda x, k: first_order(mod.through, mod, x, k, mod.flags))
@@ -149,6 +156,7 @@ def tape_code(fn, mod, x, k, flags):
     tape); at second order also the gradient of the sum of d y / d x w.r.t. x."""
     if flags["order"] == 1:
         return first_order(fn, mod, x, k, flags)
+    tf = mod.tf
     first = mod.mixed if flags.get("mixed") else (lambda x, k: first_order(fn, mod, x, k, flags))
     with tf.GradientTape() as outer:
         outer.watch(x)
@@ -158,6 +166,7 @@ def tape_code(fn, mod, x, k, flags):
 
 
 def first_order(fn, mod, x, k, flags):
+    tf = mod.tf
     with tf.GradientTape() as tape:
         tape.watch(x)
         if flags["reset"]:
@@ -175,6 +184,7 @@ def first_order(fn, mod, x, k, flags):
 
 def run(mod, variant, x, k, dtype):
     reset(mod, dtype, mod.flags["seed"])
+    tf = mod.tf
     x, k = tf.constant(x), tf.constant(k)
     if variant == "eager":
         out = tape_code(mod.program, mod, x, k, mod.flags)
@@ -188,7 +198,22 @@ def run(mod, variant, x, k, dtype):
     return [None if o is None else np.asarray(o.numpy()) for o in out], state
 
 
+def inputs(seed, dtype, n):
+    """``n`` inputs x for a program whose flags hold ``seed``."""
+    rng = np.random.default_rng(seed)
+    return [rng.uniform(-1.2, 1.2, 3).astype(dtype) for _ in range(n)]
+
+
+def seed_dtype(seed):
+    """The dtype of the program numbered ``seed``."""
+    return "float64" if seed % 2 else "float32"
+
+
+def variants(flags):
+    return ("eager", "through", "inside") + (("mixed",) if flags["order"] == 2 else ())
+
+
 def value(mod, x, k, dtype):
     """The program's output eagerly, for finite differences."""
     reset(mod, dtype, mod.flags["seed"])
-    return float(mod.program(tf.constant(x), tf.constant(k)).numpy())
+    return float(mod.program(mod.tf.constant(x), mod.tf.constant(k)).numpy())

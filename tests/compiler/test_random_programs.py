@@ -13,16 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tapeflow.tracer.backend as backend
-from random_programs import load, programs, run, value
+from random_programs import generate, inputs, load, run, value
 
 SETTINGS = dict(deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 RTOL = {"float64": 1e-9, "float32": 2e-4}
 
 
-def _inputs(seed, dtype, n):
-    rng = np.random.default_rng(seed)
-    return [rng.uniform(-1.2, 1.2, 3).astype(dtype) for _ in range(n)]
+@st.composite
+def programs(draw, max_steps=7):
+    """A program drawn by hypothesis (see ``random_programs.generate``)."""
+    return generate(lambda lo, hi: draw(st.integers(lo, hi)), max_steps)
 
 
 def _same(want, got, rtol, zeros_for_none, what):
@@ -38,7 +39,7 @@ def _same(want, got, rtol, zeros_for_none, what):
 def check(program, dtype, backends, tmp_path, n_inputs=1):
     lines, exact, flags = program
     mod = load(lines, flags, dtype, tmp_path)
-    for x in _inputs(flags["seed"], dtype, n_inputs):
+    for x in inputs(flags["seed"], dtype, n_inputs):
         want, want_state = run(mod, "eager", x, flags["k"], dtype)
         if exact and dtype == "float64":
             _finite_differences(mod, x, flags["k"], want[1])

@@ -1,4 +1,5 @@
-"""A LocalCluster of 2 worker processes on loopback, one per test module.
+"""A LocalCluster of 2 worker processes on loopback, shared by the test modules (starting one
+takes seconds; test_faults.py has its own, since it kills a worker).
 
 The workers must import this checkout's tapeflow: its directory goes first on their
 PYTHONPATH. Nanny workers get OMP/OPENBLAS/MKL_NUM_THREADS=1 from Dask; NUMBA_NUM_THREADS=1
@@ -25,8 +26,7 @@ def start_cluster():
     return cluster, Client(cluster)
 
 
-@pytest.fixture(scope="module")
-def client():
+def _running_cluster():
     cluster, client = start_cluster()
     try:
         yield client
@@ -35,7 +35,18 @@ def client():
         cluster.close()
 
 
+@pytest.fixture(scope="session")
+def client():
+    yield from _running_cluster()
+
+
 @pytest.fixture(scope="module")
+def own_client():
+    """A cluster for one module alone (a test that kills its workers)."""
+    yield from _running_cluster()
+
+
+@pytest.fixture(scope="session")
 def strategy(client):
     from tapeflow import distribute
     return distribute.DaskStrategy(client)

@@ -1,8 +1,8 @@
 """A worker killed in the middle of a step: the nanny restarts it, Dask recomputes the lost
 chunks, the new worker loads the program again, and the step gives the same bits.
 
-The ``client`` fixture is module-scoped: this file has a cluster of its own, so the kill does
-not disturb the other tests' workers."""
+This file has a cluster of its own (``own_client``), so the kill does not disturb the other
+tests' workers."""
 import os
 import signal
 import threading
@@ -30,7 +30,8 @@ def slow_data(x, chunk, delay):
     return da.from_array(x, chunks=(chunk, x.shape[1])).map_blocks(slow, dtype=x.dtype)
 
 
-def test_a_worker_killed_mid_step_gives_the_same_result(client):
+def test_a_worker_killed_mid_step_gives_the_same_result(own_client):
+    client = own_client
     client.wait_for_workers(2)
     strategy = distribute.DaskStrategy(client)
     rng = np.random.default_rng(0)

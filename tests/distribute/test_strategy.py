@@ -233,3 +233,13 @@ def test_one_task_per_chunk_or_per_worker_give_the_same_bits(client):
     for g, h in zip(a[1] + ha, b[1] + hb, strict=True):
         assert g.numpy().tobytes() == h.numpy().tobytes()
     assert_close(a, one_process(loss_mean, params, x, y))
+
+
+def test_parameters_inside_the_tasks_or_scattered_give_the_same_bits(strategy, monkeypatch):
+    x, y, params = problem(90, seed=14)
+    ds = strategy.experimental_distribute_dataset(dask_data(x, y, 20))
+    inline = strategy.value_and_grad(loss_mean, params, ds)
+    monkeypatch.setattr(distribute.strategy, "INLINE_PARAM_BYTES", 0)   # scatter, broadcast
+    scattered = strategy.value_and_grad(loss_mean, params, ds)
+    for a, b in zip([inline[0], *inline[1]], [scattered[0], *scattered[1]], strict=True):
+        assert a.numpy().tobytes() == b.numpy().tobytes()

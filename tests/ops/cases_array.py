@@ -7,6 +7,7 @@ import numpy as np
 
 import tapeflow as tf
 from tapeflow.ops import array as A
+from tapeflow.ops import reduce as R_
 
 from ops.cases import Case
 
@@ -15,6 +16,13 @@ R = np.random.default_rng(3)
 
 def u(*shape):
     return R.uniform(-2, 2, shape)
+
+
+def unknown(fn, *ranks):
+    """``fn`` traced once with every dim unknown (None), run on the interpreter: its shape ops
+    take their sizes as tensors at run time (the shape-tensor ops: ir/defs/array.py)."""
+    return tf.function(fn, jit_compile=False,
+                       input_signature=[tf.TensorSpec([None] * r, tf.float64) for r in ranks])
 
 
 CASES = {
@@ -42,5 +50,17 @@ CASES = {
                      Case(lambda x: (x * x)[..., None, -1], [u(2, 3)]),
                      Case(lambda x: (x * x)[tf.constant(1), :, tf.newaxis], [u(2, 3)])],
     "StridedSliceGrad": [Case(lambda g: A.strided_slice_grad(g * g, ((1, None, 2), 0), (4, 3)), [u(2)])],
+    # shapes known only at run time
+    "DynamicReshape": [Case(unknown(lambda x: tf.reshape(x * x, [tf.shape(x)[1], tf.shape(x)[0]]),
+                                    2), [u(2, 3)])],
+    "DynamicBroadcastTo": [Case(unknown(lambda x: tf.broadcast_to(x * x, [2, tf.shape(x)[0], 3]),
+                                        2), [u(2, 1)])],
+    "SumToShape": [Case(unknown(lambda g, y: R_.sum_to_shape(g * g, tf.shape(y)) * y, 2, 2),
+                        [u(3, 2), u(1, 2)])],
+    "SplitV": [Case(unknown(lambda x: tf.split(x * x, [tf.shape(x)[0] - 1, 1])[0] * x[1:], 2),
+                    [u(3, 2)])],
+    "DynamicStridedSliceGrad": [
+        Case(unknown(lambda g, y: A.strided_slice_grad(g * g, ((1, None, 2), 0), tf.shape(y)) * y,
+                     1, 2), [u(2), u(4, 3)])],
 }
 NOT_DIFFERENTIABLE = ["Shape", "Size", "OneHot"]

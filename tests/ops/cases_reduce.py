@@ -8,6 +8,7 @@ import numpy as np
 import tapeflow as tf
 
 from ops.cases import Case
+from ops.cases_array import unknown
 
 R = np.random.default_rng(2)
 
@@ -47,5 +48,9 @@ CASES = {
     "UnsortedSegmentSum": [
         Case(sq(lambda x: tf.math.unsorted_segment_sum(x, tf.constant([2, 0, 2, -1]), 3)), [u(4, 2)]),
         Case(sq(lambda x: tf.math.unsorted_segment_sum(x, tf.constant([[1, 0], [1, 1]]), 2)), [u(2, 2, 3)])],
+    "DynamicUnsortedSegmentSum": [   # the count of segments known only at run time
+        Case(unknown(lambda x, y: tf.math.unsorted_segment_sum(x * x, tf.constant([2, 0, 2, -1]),
+                                                               tf.shape(y)[0]) * y[:, None], 2, 1),
+             [u(4, 2), u(3)])],
 }
 NOT_DIFFERENTIABLE = ["Any", "All", "ArgMax", "ArgMin"]

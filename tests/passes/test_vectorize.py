@@ -12,6 +12,7 @@ import pytest
 
 import tapeflow as tf  # noqa: F401  (registers everything)
 from tapeflow.ir.graph import verify
+from tapeflow.ir.opdef import AVal
 from tapeflow.passes import vectorize as V
 from tapeflow.passes.batching import BATCHERS, scaled
 from tapeflow.passes.vectorize import Identity, VectorizeFallbackWarning, loop_reference, vectorize
@@ -101,6 +102,33 @@ def test_rules_equal_the_loop(op, i, case):
         COVERED.update({n.op for n in joint.graph.nodes} - set(vec.fallbacks))
     for k in range(len(cts)):
         check_identity_seeds(joint.graph, jargs, n + k)
+
+
+# The ops taking a shape as a tensor (and Shape/Size, which fold to constants for known
+# shapes) appear only in graphs traced with unknown dims: their cases traced so, then checked.
+SHAPE_TENSOR_OPS = ["DynamicReshape", "DynamicBroadcastTo", "SumToShape", "SplitV",
+                    "DynamicStridedSliceGrad", "DynamicUnsortedSegmentSum"]
+UNKNOWN = [(op, i, c) for op in SHAPE_TENSOR_OPS for i, c in enumerate(CASES[op])] + [
+    ("Size", 0, Case(lambda x: x * tf.cast(tf.size(x), tf.float64), [R.uniform(-1, 1, (2, 3))]))]
+
+
+def trace_unknown(fn, args):
+    ctx = TraceContext()
+    with ctx:
+        ins = [ctx.input(AVal((None,) * np.ndim(a), wrap(np.asarray(a)).dtype)) for a in args]
+        out = fn(*ins)
+        ctx.graph.outputs = [ctx.value_of(out)]
+    return ctx.graph
+
+
+@pytest.mark.parametrize("op,i,case", UNKNOWN, ids=[f"{op}-{i}" for op, i, _ in UNKNOWN])
+def test_rules_of_graphs_with_unknown_dims_equal_the_loop(op, i, case):
+    rng = np.random.default_rng(i)
+    graph = trace_unknown(case.fn, case.args)
+    assert op in {n.op for n in graph.nodes}
+    for flags in flag_sets(len(case.args)):
+        vec = check(graph, case.args, flags, rng)
+        COVERED.update({n.op for n in graph.nodes} - set(vec.fallbacks))
 
 
 def check_identity_seeds(graph, args, k):

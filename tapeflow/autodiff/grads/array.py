@@ -6,18 +6,33 @@ import numpy as np
 
 from ...ir.shapes import normalize_axis, num_elements
 from ...ops import array as a
+from ...ops import dims
 from ...ops import reduce as r
 from ...runtime.registry import gradient, not_differentiable
 
 not_differentiable("Shape", "Size", "OneHot")
 
+# Inside a function traced with None dims, ``op.in_avals[i].shape`` is a DynamicShape whose
+# unknown sizes are a tensor of the forward graph; reshape/broadcast_to/ops.dims read them at
+# run time, as TensorFlow's rules call ``array_ops.shape``.
+
 
 def _reshape_to_input(op, g):
-    return [a.reshape(g, op.in_avals[0].shape)]
+    return [a.reshape(g, op.in_avals[0].shape)] + [None] * (len(op.in_avals) - 1)
 
 
-for _name in ("Reshape", "ExpandDims", "Squeeze"):
+for _name in ("Reshape", "ExpandDims", "Squeeze", "DynamicReshape"):
     gradient(_name)(_reshape_to_input)
+
+
+@gradient("DynamicBroadcastTo")
+def _dynamic_broadcast_to(op, g):
+    return [g, None]  # the tape sums g back down to the input's shape
+
+
+@gradient("SumToShape")
+def _sum_to_shape(op, g):
+    return [a.broadcast_to(g, op.in_avals[0].shape), None]
 
 
 @gradient("Transpose")
@@ -34,14 +49,14 @@ def _broadcast_to(op, g):
 def _tile(op, g):
     """Split each tiled axis into (multiple, dim) and sum over the multiples."""
     shape, multiples = op.in_avals[0].shape, op.attrs["multiples"]
-    split_shape = [v for pair in zip(multiples, shape, strict=True) for v in pair]
+    split_shape = dims.pack([v for k, m in enumerate(multiples) for v in (m, dims.dim(shape, k))])
     return [r.reduce_sum(a.reshape(g, split_shape), axis=tuple(range(0, 2 * len(shape), 2)))]
 
 
 @gradient("Pad")
 def _pad(op, g):
-    shape = op.in_avals[0].shape
-    return [a.slice(g, [b for b, _ in op.attrs["paddings"]], shape)]
+    """The padded input's window: ``g[b:-e]`` per axis (a strided slice needs no sizes)."""
+    return [a.strided_slice(g, tuple((b, -e if e else None, 1) for b, e in op.attrs["paddings"]))]
 
 
 @gradient("ConcatV2")
@@ -49,7 +64,8 @@ def _concat(op, g):
     if len(op.in_avals) == 1:
         return [g]
     axis = normalize_axis(op.attrs["axis"], len(op.in_avals[0].shape))
-    return list(a.split(g, [av.shape[axis] for av in op.in_avals], axis=axis))
+    sizes = dims.pack([dims.dim(av.shape, axis) for av in op.in_avals])  # run-time ones: SplitV
+    return list(a.split(g, sizes, axis=axis))
 
 
 @gradient("Pack")
@@ -63,8 +79,10 @@ def _unpack(op, *grads):
 
 
 @gradient("Split")
+@gradient("SplitV")
 def _split(op, *grads):
-    return [a.concat(list(grads), axis=op.attrs["axis"])]
+    g = a.concat(list(grads), axis=op.attrs["axis"])
+    return [g] if op.type == "Split" else [g, None]
 
 
 @gradient("GatherV2", inputs=(1,))
@@ -73,11 +91,13 @@ def _gather(op, g):
     shape = op.in_avals[0].shape
     axis = normalize_axis(op.attrs["axis"], len(shape))
     indices = op.inputs[1]
-    values = a.reshape(g, shape[:axis] + (num_elements(op.in_avals[1].shape),) + shape[axis + 1:])
+    n = dims.num_elements(op.in_avals[1].shape)
+    values = a.reshape(g, dims.pack([dims.dim(shape, k) for k in range(axis)] + [n] +
+                                    [dims.dim(shape, k) for k in range(axis + 1, len(shape))]))
     perm = [axis] + list(range(axis)) + list(range(axis + 1, len(shape)))
     if axis:
         values = a.transpose(values, perm)
-    grad = r.unsorted_segment_sum(values, a.reshape(indices, [-1]), shape[axis])
+    grad = r.unsorted_segment_sum(values, a.reshape(indices, [-1]), dims.dim(shape, axis))
     if axis:
         grad = a.transpose(grad, np.argsort(perm))
     return [grad, None]
@@ -89,5 +109,6 @@ def _strided_slice(op, g):
 
 
 @gradient("StridedSliceGrad")
+@gradient("DynamicStridedSliceGrad")
 def _strided_slice_grad(op, g):
-    return [a.strided_slice(g, op.attrs["spec"])]
+    return [a.strided_slice(g, op.attrs["spec"])] + [None] * (len(op.in_avals) - 1)

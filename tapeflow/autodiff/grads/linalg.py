@@ -3,6 +3,7 @@ import numpy as np
 
 from ...ir.defs.linalg import LETTERS, parse_einsum
 from ...ops import array as a
+from ...ops import creation, dims
 from ...ops import linalg as la
 from ...ops import math as m
 from ...runtime.dispatch import apply
@@ -33,7 +34,7 @@ def _matmul(op, g):
     return [gx, gy]
 
 
-def _einsum_vjp(g, out_labels, others, target, sizes, dtype):
+def _einsum_vjp(g, out_labels, others, target, sizes, dtype, target_shape=None):
     """einsum(g, *others) into ``target``'s labels.
 
     Labels only ``target`` has (summed out by the op) come back through a ones vector;
@@ -46,6 +47,10 @@ def _einsum_vjp(g, out_labels, others, target, sizes, dtype):
     for c in target:
         if c in seen:
             d = next(fresh)
+            if sizes[c] is None:
+                raise NotImplementedError(
+                    f"the gradient of an einsum diagonal ({c!r} repeated in {target!r}) of a size "
+                    f"known only at run time is not supported yet; trace with known sizes")
             operands.append(wrap(np.eye(sizes[c], dtype=dtype.np)))
             subs.append(c + d)
             result += d
@@ -54,8 +59,9 @@ def _einsum_vjp(g, out_labels, others, target, sizes, dtype):
             result += c
     present = set("".join(subs))
     for c in dict.fromkeys(target):
-        if c not in present:
-            operands.append(wrap(np.ones(sizes[c], dtype=dtype.np)))
+        if c not in present:   # summed out by the op: back through ones of its size
+            size = sizes[c] if sizes[c] is not None else dims.dim(target_shape, target.index(c))
+            operands.append(creation.ones(dims.pack([size]), dtype))
             subs.append(c)
     return apply("Einsum", operands, {"equation": ",".join(subs) + "->" + result})
 
@@ -64,13 +70,21 @@ def _einsum_vjp(g, out_labels, others, target, sizes, dtype):
 def _einsum(op, g):
     """For each operand: the output gradient contracted with all the other operands."""
     labels, out, sizes = parse_einsum(op.attrs["equation"], [av.shape for av in op.in_avals])
+    terms = op.attrs["equation"].split("->")[0].split(",")
+    if sum("..." in t for t in terms) > 1 and any(None in av.shape for av in op.in_avals):
+        # which '...' dims broadcast (a 1 against a size) is decided while tracing
+        raise NotImplementedError(
+            f"the gradient of einsum {op.attrs['equation']!r} with '...' over sizes known only "
+            f"at run time ({', '.join(str(list(av.shape)) for av in op.in_avals)}) is not "
+            f"supported yet; write the dims out, or trace with known sizes")
     grads = []
     for i, target in enumerate(labels):
         if not op.wants[i]:
             grads.append(None)
             continue
         others = [(op.inputs[j], labels[j]) for j in range(len(labels)) if j != i]
-        grads.append(_einsum_vjp(g, out, others, target, sizes, op.in_avals[i].dtype))
+        grads.append(_einsum_vjp(g, out, others, target, sizes, op.in_avals[i].dtype,
+                                 op.in_avals[i].shape))
     return grads
 
 

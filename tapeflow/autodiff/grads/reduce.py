@@ -4,6 +4,7 @@ import numpy as np
 from ...ir.defs.reduce import reduction_axes
 from ...ir.shapes import num_elements, reduced_shape
 from ...ops import array as a
+from ...ops import dims
 from ...ops import math as m
 from ...ops import reduce as r
 from ...runtime.registry import gradient, not_differentiable
@@ -20,7 +21,10 @@ def keep_dims(t, op):
     """``t`` (shaped like the op's output) reshaped to the keepdims shape."""
     if op.attrs.get("keepdims", False):
         return t
-    return a.reshape(t, reduced_shape(op.in_avals[0].shape, _axes(op), True))
+    shape = op.in_avals[0].shape
+    if None in shape:
+        return a.reshape(t, dims.keep_dims(shape, _axes(op)))
+    return a.reshape(t, reduced_shape(shape, _axes(op), True))
 
 
 def expand_to(g, op):
@@ -35,9 +39,16 @@ def _sum(op, g):
 
 @gradient("Mean")
 def _mean(op, g):
-    """Sum's gradient over the count; ``in // max(out, 1)`` as TF (an empty input divides by 0)."""
-    factor = num_elements(op.in_avals[0].shape) // max(num_elements(op.out_avals[0].shape), 1)
-    return [m.truediv(expand_to(g, op), m.constant_like(factor, g))]
+    """Sum's gradient over the count; ``in // max(out, 1)`` as TF (an empty input divides by 0).
+    Counts of unknown dims are computed at run time, as TF's ``_safe_shape_div``."""
+    n_in, n_out = (dims.num_elements(av.shape) for av in (op.in_avals[0], op.out_avals[0]))
+    if isinstance(n_in, int) and isinstance(n_out, int):
+        return [m.truediv(expand_to(g, op), m.constant_like(n_in // max(n_out, 1), g))]
+    if isinstance(n_out, int):
+        factor = n_in if n_out <= 1 else m.floordiv(n_in, n_out)
+    else:
+        factor = m.floordiv(n_in, m.maximum(n_out, 1))
+    return [m.truediv(expand_to(g, op), m.cast(factor, g.dtype))]
 
 
 @gradient("Max", inputs=(0,), outputs=(0,))
@@ -63,6 +74,10 @@ def _prod(op, g):
     x = op.inputs[0]
     shape = op.in_avals[0].shape
     axes = _axes(op)
+    if None in shape:
+        raise NotImplementedError(
+            f"the gradient of reduce_prod over a shape with unknown dims ({list(shape)}) is not "
+            f"supported yet; trace the function with known sizes")
     kept = [i for i in range(len(shape)) if i not in axes]
     perm = kept + list(axes)
     lead = tuple(shape[i] for i in kept)
@@ -76,12 +91,16 @@ def _prod(op, g):
 
 
 @gradient("UnsortedSegmentSum", inputs=(1,))
+@gradient("DynamicUnsortedSegmentSum", inputs=(1,))
 def _unsorted_segment_sum(op, g):
     """TF's _GatherDropNegatives: gather the gradient, zero where an id was negative."""
     ids = op.inputs[1]
     clipped = m.maximum(ids, m.constant_like(0, ids))
     gathered = a.gather(g, clipped)
     extra = len(gathered.shape) - len(ids.shape)
+    ids_shape = op.in_avals[1].shape
     is_positive = a.reshape(m.greater_equal(ids, m.constant_like(0, ids)),
-                            tuple(ids.shape) + (1,) * extra)
-    return [m.where(is_positive, gathered, wrap(np.zeros((), g.dtype.np))), None]
+                            dims.pack([dims.dim(ids_shape, k) for k in range(len(ids_shape))] +
+                                      [1] * extra))
+    return [m.where(is_positive, gathered, wrap(np.zeros((), g.dtype.np)))] + \
+        [None] * (len(op.in_avals) - 1)

@@ -7,6 +7,7 @@ The activations (Relu, Elu, ...) are elementwise and live in ``elementwise.py``.
 """
 from ...ir.shapes import num_elements
 from ..emitter import cast, lit, parallel_worth, shape_lit
+from ..symbolic import value
 from .elementwise import TRANSCENDENTAL
 from .registry import stmt_op
 
@@ -27,7 +28,8 @@ def _softmax(em, node, axis=-1):
     out = em.alloc(y)
     em.line(f"{xv} = {em.ref(x)}.reshape({shape_lit((pre, n, post))})")
     em.line(f"{yv} = {out}.reshape({shape_lit((pre, n, post))})")
-    par = pre > 1 and parallel_worth(pre * n * post * 2 * TRANSCENDENTAL)
+    # speed only: decided on this call's sizes, nothing recorded (symbolic.py)
+    par = value(pre) > 1 and parallel_worth(value(pre * n * post * 2 * TRANSCENDENTAL))
     m, s = em.fresh("mx"), em.fresh("sm")
     with em.loops((pre, post), parallel=par) as (p, q):
         em.line(f"{m} = {lit(float('-inf'), dt)}")

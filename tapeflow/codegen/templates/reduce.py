@@ -10,7 +10,7 @@ and a running float32 sum over millions of elements would not be.
 from dataclasses import dataclass
 
 from ...ir import dtypes as D
-from ..emitter import cast, lit, shape_lit
+from ..emitter import cast, lit, shape_lit, size_lit
 from .registry import reduce_op, stmt_op
 
 
@@ -64,7 +64,7 @@ class Reduction:
         op = self.op
         if op == "Mean":
             if dt.is_floating:
-                return cast(f"{cast(acc, dt)} / {lit(count, dt)}", dt)
+                return cast(f"{cast(acc, dt)} / {size_lit(count, dt)}", dt)
             return cast(f"rt.mean_int({cast(acc, dt)}, {count})", dt)
         if nan is not None:
             return f"({lit(float('nan'), dt)} if {nan} > 0 else {acc})"

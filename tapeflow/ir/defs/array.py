@@ -6,15 +6,18 @@ items are an int (index), a ``(start, stop, step)`` triple of ints or None
 """
 from ...errors import InferError
 from .. import dtypes as D
-from ..opdef import INTS, AVal, check_dtype, check_same_dtype, defop
-from ..shapes import broadcast_shapes, normalize_axis, num_elements
+from ..opdef import INTS, NUMERIC, AVal, check_dtype, check_same_dtype, defop
+from ..shapes import (broadcast_shapes, merge_shapes, normalize_axis, num_elements,
+                      shapes_compatible)
 
 
 def _same_shapes(avals, what):
+    """The shape all inputs share (unknown dims: compatible ones, the known size wins)."""
     shape = avals[0].shape
     for i, a in enumerate(avals[1:], 1):
-        if a.shape != shape:
+        if not shapes_compatible(a.shape, shape):
             raise InferError(f"{what}: input #{i} has shape {list(a.shape)}, input #0 has {list(shape)}")
+        shape = merge_shapes(shape, a.shape)
     return shape
 
 
@@ -92,6 +95,10 @@ def _squeeze(avals, axis):
     x = avals[0]
     rank = len(x.shape)
     if axis is None:
+        if None in x.shape:   # TensorFlow's result has an unknown rank; tapeflow's ranks are known
+            raise InferError(f"squeezing every dimension of size 1 of shape {list(x.shape)}, "
+                             f"whose sizes are known only at run time, gives an unknown rank; "
+                             f"name the axes to squeeze (axis=...)")
         return AVal(tuple(d for d in x.shape if d != 1), x.dtype)
     axes = set()
     for a in axis:
@@ -115,10 +122,14 @@ defop("Squeeze", _squeeze, attrs={"axis": "axis"}, shape_noop=True, moves_data=T
 def _broadcast_to(avals, shape):
     x = avals[0]
     shape = tuple(shape)
-    out = broadcast_shapes(x.shape, shape)
-    if out != shape:
+    if len(x.shape) > len(shape):
         raise InferError(f"cannot broadcast a tensor of shape {list(x.shape)} to {list(shape)}")
-    return AVal(shape, x.dtype)
+    out = broadcast_shapes(x.shape, shape)
+    if not shapes_compatible(out, shape) or any(d == 1 and e not in (1, None)
+                                                for d, e in zip(shape, out[len(out) - len(shape):])):
+        raise InferError(f"cannot broadcast a tensor of shape {list(x.shape)} to {list(shape)}")
+    # an unknown target dim where the input's is known (not 1) can only be that size
+    return AVal(merge_shapes(shape, out), x.dtype)
 
 
 defop("BroadcastTo", _broadcast_to, attrs={"shape": "shape"}, shape_noop=True, moves_data=True,
@@ -166,9 +177,12 @@ def _concat(avals, axis):
     ax = normalize_axis(axis, rank)
     first = avals[0].shape
     for i, a in enumerate(avals[1:], 1):
-        if len(a.shape) != rank or any(d != e for j, (d, e) in enumerate(zip(a.shape, first)) if j != ax):
+        if len(a.shape) != rank or any(not (d is None or e is None or d == e)
+                                       for j, (d, e) in enumerate(zip(a.shape, first)) if j != ax):
             raise InferError(f"ConcatOp : Dimension mismatch in axis {ax}: input #{i} has shape "
                              f"{list(a.shape)}, input #0 has {list(first)}")
+        first = tuple(e if j == ax else merge_shapes((e,), (d,))[0]
+                      for j, (d, e) in enumerate(zip(a.shape, first)))
     sizes = [a.shape[ax] for a in avals]
     total = None if None in sizes else sum(sizes)
     return AVal(first[:ax] + (total,) + first[ax + 1:], dt)
@@ -227,14 +241,43 @@ def split_sizes(dim, sizes, axis=0):
 def _split(avals, sizes, axis):
     x = avals[0]
     ax = normalize_axis(axis, len(x.shape))
-    if x.shape[ax] is None:
-        raise InferError(f"cannot split along unknown dimension {ax} of shape {list(x.shape)}")
+    if x.shape[ax] is None:   # the parts' sizes are known at run time (the -1 one, or all)
+        if isinstance(sizes, int):
+            if sizes <= 0:
+                raise InferError(f"Number of ways to split should be positive, got {sizes}")
+            parts = (None,) * sizes
+        else:
+            if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
+                raise InferError(f"size_splits {list(sizes)} may hold only one -1 and no other "
+                                 f"negative size")
+            parts = tuple(None if s == -1 else s for s in sizes)
+        return tuple(AVal(x.shape[:ax] + (s,) + x.shape[ax + 1:], x.dtype) for s in parts)
     return tuple(AVal(x.shape[:ax] + (s,) + x.shape[ax + 1:], x.dtype)
                  for s in split_sizes(x.shape[ax], sizes, ax))
 
 
 defop("Split", _split, attrs={"sizes": "int_or_ints", "axis": "axis"}, multi_output=True, moves_data=True,
       keeps_rows=_axis_not_first)
+
+
+def _split_v(avals, sizes, axis):
+    """TensorFlow's SplitV with its sizes a tensor: ``sizes`` (the attribute) holds those known
+    while tracing (None for the others), one per output."""
+    x, s = avals
+    check_dtype(s, (D.int32, D.int64), "size_splits")
+    if len(s.shape) != 1 or s.shape[0] not in (None, len(sizes)):
+        raise InferError(f"size_splits must be a vector of {len(sizes)} sizes, got shape "
+                         f"{list(s.shape)}")
+    ax = normalize_axis(axis, len(x.shape))
+    known = [d for d in sizes if d is not None]
+    if x.shape[ax] is not None and None not in sizes and sum(known) != x.shape[ax]:
+        raise InferError(f"size_splits {list(sizes)} do not add up to dimension {ax} of shape "
+                         f"{list(x.shape)}")
+    return tuple(AVal(x.shape[:ax] + (d,) + x.shape[ax + 1:], x.dtype) for d in sizes)
+
+
+defop("SplitV", _split_v, arity=2, attrs={"sizes": "shape", "axis": "axis"}, multi_output=True,
+      moves_data=True, keeps_rows=_axis_not_first)
 
 # -- gathering -------------------------------------------------------------------------
 
@@ -301,7 +344,7 @@ def _strided_slice(avals, spec):
 def _strided_slice_grad(avals, spec, shape):
     g = avals[0]
     want = sliced_shape(tuple(shape), spec)
-    if want != g.shape:
+    if not shapes_compatible(want, g.shape):
         raise InferError(f"gradient of shape {list(g.shape)} does not match the slice shape {list(want)}")
     return AVal(tuple(shape), g.dtype)
 
@@ -312,10 +355,72 @@ def _slice_rows(attrs, flags, in_avals, out_avals):
     return tuple(first) == (None, None, None) if isinstance(first, tuple) else False
 
 
+def _dynamic_strided_slice_grad(avals, spec, shape):
+    g, s = avals
+    _shape_input(s, shape, "DynamicStridedSliceGrad")
+    return _strided_slice_grad([g], spec, shape)
+
+
 defop("StridedSlice", _strided_slice, attrs={"spec": "spec"}, moves_data=True,
       keeps_rows=_slice_rows)
 defop("StridedSliceGrad", _strided_slice_grad, attrs={"spec": "spec", "shape": "shape"},
       moves_data=True)
+defop("DynamicStridedSliceGrad", _dynamic_strided_slice_grad, arity=2,
+      attrs={"spec": "spec", "shape": "shape"}, moves_data=True)
+
+# -- shapes given as tensors (unknown dims inside a trace) ------------------------------
+# Inside a function traced with None dims, a size known only when the program runs is a
+# tensor: ``tf.shape(x)`` (the Shape op), parts of it, or a Pack of such scalars. These ops
+# take the shape as an int32/int64 vector input; their ``shape`` attribute is what is known
+# while tracing (an int per known dim, None per unknown one), which gives the output's
+# static shape. Called with a shape known while tracing they become their static forms
+# (Reshape, BroadcastTo, Sum) in dispatch (``runtime.registry.STATIC_FORMS``), so a graph
+# specialised to concrete shapes holds none of them.
+
+
+def _shape_input(aval, template, what):
+    check_dtype(aval, (D.int32, D.int64), f"{what} shape")
+    if len(aval.shape) != 1 or aval.shape[0] not in (None, len(template)):
+        raise InferError(f"{what}: the shape must be a vector of {len(template)} sizes, got a "
+                         f"tensor of shape {list(aval.shape)}")
+
+
+def _dynamic_reshape(avals, shape):
+    x, s = avals
+    _shape_input(s, shape, "DynamicReshape")
+    n, known = num_elements(x.shape), num_elements(shape)
+    if n is not None and known is not None and n != known:
+        raise InferError(f"Input to reshape is a tensor with {n} values, but the requested shape "
+                         f"{list(shape)} has {known}")
+    return AVal(tuple(shape), x.dtype)
+
+
+def _dynamic_broadcast_to(avals, shape):
+    x, s = avals
+    _shape_input(s, shape, "DynamicBroadcastTo")
+    return _broadcast_to([x], shape)
+
+
+def _sum_to_shape(avals, shape):
+    g, s = avals
+    _shape_input(s, shape, "SumToShape")
+    check_dtype(g, NUMERIC, "SumToShape input")
+    if len(shape) > len(g.shape):
+        raise InferError(f"cannot sum a tensor of shape {list(g.shape)} to the larger rank "
+                         f"of {list(shape)}")
+    try:
+        broadcast_shapes(g.shape, shape)
+    except InferError:
+        raise InferError(f"cannot sum a tensor of shape {list(g.shape)} to {list(shape)}") from None
+    return AVal(tuple(shape), g.dtype)
+
+
+defop("DynamicReshape", _dynamic_reshape, arity=2, attrs={"shape": "shape"}, moves_data=True,
+      keeps_rows=_keeps_leading_axis)
+defop("DynamicBroadcastTo", _dynamic_broadcast_to, arity=2, attrs={"shape": "shape"},
+      moves_data=True,
+      keeps_rows=lambda attrs, flags, in_avals, out_avals: len(attrs["shape"]) == _rank(in_avals))
+defop("SumToShape", _sum_to_shape, arity=2, attrs={"shape": "shape"}, kind="other")
 
 # -- shapes and encodings (not differentiable) -----------------------------------------
 

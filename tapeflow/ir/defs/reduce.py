@@ -2,7 +2,7 @@
 from ...errors import InferError
 from .. import dtypes as D
 from ..opdef import AVal, INTS, NUMERIC, check_dtype, defop
-from ..shapes import reduced_shape
+from ..shapes import reduced_shape, shapes_compatible
 
 
 def reduction_axes(axis, rank):
@@ -66,7 +66,7 @@ def _unsorted_segment_sum(avals, num_segments):
     check_dtype(data, NUMERIC, "data")
     check_dtype(ids, INTS, "segment_ids")
     k = len(ids.shape)
-    if data.shape[:k] != ids.shape:
+    if not shapes_compatible(data.shape[:k], ids.shape):
         raise InferError(f"segment_ids.shape = {list(ids.shape)} does not prefix data.shape = "
                          f"{list(data.shape)}")
     if num_segments < 0:
@@ -75,3 +75,18 @@ def _unsorted_segment_sum(avals, num_segments):
 
 
 defop("UnsortedSegmentSum", _unsorted_segment_sum, arity=2, attrs={"num_segments": "int"})
+
+
+def _dynamic_unsorted_segment_sum(avals, num_segments):
+    """UnsortedSegmentSum with ``num_segments`` a scalar tensor (TensorFlow's third input), for a
+    count known only at run time; the attribute holds it if known while tracing, else None."""
+    data, ids, n = avals
+    check_dtype(n, (D.int32, D.int64), "num_segments")
+    if n.shape != ():
+        raise InferError(f"num_segments must be a scalar, got shape {list(n.shape)}")
+    out = _unsorted_segment_sum([data, ids], 0)
+    return AVal((num_segments,) + out.shape[1:], out.dtype)
+
+
+defop("DynamicUnsortedSegmentSum", _dynamic_unsorted_segment_sum, arity=3,
+      attrs={"num_segments": "int_or_none"})

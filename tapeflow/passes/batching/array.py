@@ -109,8 +109,79 @@ def one_hot(b, node, inputs, batched):
 def shape_of(b, node, inputs, batched):
     """Shapes do not depend on the values: the unbatched answer, as a constant."""
     shape = node.inputs[0].aval.shape
-    if any(d is None for d in shape):
-        return None
+    if any(d is None for d in shape):   # sizes known at run time: the batched value's, less B
+        (x,) = inputs
+        if not batched[0]:
+            return [(b.emit1(node.op, inputs, node.attrs), False)]
+        sizes = b.emit1("StridedSlice", [b.emit1("Shape", [x], node.attrs)],
+                        {"spec": ((1, None, 1),)})
+        if node.op == "Shape":
+            return [(sizes, False)]
+        return [(b.emit1("Prod", [sizes], {"axis": None, "keepdims": False}), False)]
     dt = D.as_dtype(node.attrs["out_type"]).np
     value = np.array(shape, dt) if node.op == "Shape" else np.array(int(np.prod(shape)), dt)
     return [(b.graph.const(value), False)]
+
+
+# -- ops taking a shape as a tensor: the batch size joins the front of the shape --------------
+
+def _with_batch(b, sizes):
+    """The int vector ``sizes`` with the batch size in front."""
+    front = b.graph.const(np.array([b.size], D.as_dtype(sizes.aval.dtype).np))
+    return b.emit1("ConcatV2", [front, sizes], {"axis": 0})
+
+
+@batching("DynamicReshape")
+def dynamic_reshape(b, node, inputs, batched):
+    if batched[1]:
+        return None   # a shape per row: the loop
+    x, sizes = inputs
+    attrs = {"shape": (b.size,) + tuple(node.attrs["shape"])}
+    return [(b.emit1("DynamicReshape", [x, _with_batch(b, sizes)], attrs), True)]
+
+
+@batching("DynamicBroadcastTo")
+def dynamic_broadcast_to(b, node, inputs, batched):
+    if batched[1]:
+        return None
+    x, sizes = inputs
+    shape = tuple(node.attrs["shape"])
+    # unit axes where x has fewer dims than the target: after the batch axis when batched,
+    # in front of everything when not (every row the same); ExpandDims needs no sizes
+    for _ in range(len(shape) + 1 - len(x.aval.shape)):
+        x = b.emit1("ExpandDims", [x], {"axis": 1 if batched[0] else 0})
+    attrs = {"shape": (b.size,) + shape}
+    return [(b.emit1("DynamicBroadcastTo", [x, _with_batch(b, sizes)], attrs), True)]
+
+
+@batching("DynamicStridedSliceGrad")
+def dynamic_strided_slice_grad(b, node, inputs, batched):
+    if batched[1]:
+        return None
+    g, sizes = inputs
+    attrs = {"spec": ((None, None, None),) + tuple(node.attrs["spec"]),
+             "shape": (b.size,) + tuple(node.attrs["shape"])}
+    return [(b.emit1("DynamicStridedSliceGrad", [g, _with_batch(b, sizes)], attrs), True)]
+
+
+@batching("SplitV")
+def split_v(b, node, inputs, batched):
+    if batched[1]:
+        return None
+    attrs = dict(node.attrs, axis=shift_axis(node.attrs["axis"], _in_rank(node)))
+    return [(v, True) for v in b.emit("SplitV", inputs, attrs)]
+
+
+@batching("SumToShape")
+def sum_to_shape(b, node, inputs, batched):
+    """The axes ``g`` has beyond the target's rank are summed first, so the batch axis lines
+    up with the batch size put in front of the target shape."""
+    if batched[1]:
+        return None
+    g, sizes = inputs
+    shape = tuple(node.attrs["shape"])
+    lead = _in_rank(node) - len(shape)
+    if lead:
+        g = b.emit1("Sum", [g], {"axis": tuple(range(1, lead + 1)), "keepdims": False})
+    attrs = {"shape": (b.size,) + shape}
+    return [(b.emit1("SumToShape", [g, _with_batch(b, sizes)], attrs), True)]

@@ -20,17 +20,17 @@ def arg_reduction(b, node, inputs, batched):
     return [(b.emit1(node.op, [x], dict(node.attrs, axis=ax + 1)), True)]
 
 
-@batching("UnsortedSegmentSum")
+@batching("UnsortedSegmentSum", "DynamicUnsortedSegmentSum")
 def segment_sum(b, node, inputs, batched):
     """Only batched data with shared segment ids: the batch dim joins the trailing dims."""
-    data, ids = inputs
-    if batched[1]:
+    data, ids = inputs[:2]
+    if any(batched[1:]):
         return None
     k = len(node.inputs[1].aval.shape)
     rank = len(node.inputs[0].aval.shape)
     perm = tuple(range(1, k + 1)) + (0,) + tuple(range(k + 1, rank + 1))
     moved = b.emit1("Transpose", [data], {"perm": perm})
-    out = b.emit1(node.op, [moved, ids], node.attrs)            # [n, B, *rest]
+    out = b.emit1(node.op, [moved, ids, *inputs[2:]], node.attrs)   # [n, B, *rest]
     orank = len(out.aval.shape)
     back = (1, 0) + tuple(range(2, orank))
     return [(b.emit1("Transpose", [out], {"perm": back}), True)]

@@ -25,6 +25,16 @@ def _split(x, sizes, axis):
     return tuple(np.split(x, cuts, axis=axis))
 
 
+@kernel("SplitV")
+def _split_v(x, s, sizes, axis):
+    x = np.asarray(x)
+    s = [int(d) for d in s]
+    if sum(s) != x.shape[axis] or min(s, default=0) < 0:
+        raise ValueError(f"size_splits {s} do not add up to dimension {axis} of shape "
+                         f"{list(x.shape)}")
+    return tuple(np.split(x, np.cumsum(s)[:-1], axis=axis))
+
+
 @kernel("GatherV2")
 def _gather(params, indices, axis, batch_dims=0):
     """Indices are checked: NumPy would silently wrap negative ones, TensorFlow raises."""
@@ -52,6 +62,33 @@ def _strided_slice_grad(g, spec, shape):
     return out
 
 
+kernel("DynamicReshape")(lambda x, s, shape: np.reshape(x, tuple(int(d) for d in s)))
+
+
+@kernel("DynamicBroadcastTo")
+def _dynamic_broadcast_to(x, s, shape):
+    target = tuple(int(d) for d in s)
+    if np.ndim(x) > len(target):
+        raise ValueError(f"cannot broadcast a tensor of shape {list(np.shape(x))} to {list(target)}")
+    return np.broadcast_to(x, target)
+
+
+@kernel("SumToShape")
+def sum_to_shape(g, s, shape):
+    """``g`` summed over the axes a broadcast to its shape added or stretched from 1: the
+    gradient of a broadcast, when which axes those are is known only at run time."""
+    g = np.asarray(g)
+    target = tuple(int(d) for d in s)
+    lead = g.ndim - len(target)
+    if lead < 0 or any(t not in (1, d) for t, d in zip(target, g.shape[lead:])):
+        raise ValueError(f"Incompatible shapes: {list(g.shape)} cannot be summed to {list(target)}")
+    axes = tuple(range(lead)) + tuple(lead + i for i, (t, d) in enumerate(zip(target, g.shape[lead:]))
+                                      if t == 1 and d != 1)
+    return np.sum(g, axis=axes).reshape(target) if axes else g.reshape(target)
+
+
+kernel("DynamicStridedSliceGrad")(
+    lambda g, s, spec, shape: _strided_slice_grad(g, spec, tuple(int(d) for d in s)))
 kernel("Shape")(lambda x, out_type: np.asarray(np.shape(x), out_type.np))
 kernel("Size")(lambda x, out_type: np.asarray(np.size(x), out_type.np))
 

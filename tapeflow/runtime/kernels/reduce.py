@@ -78,3 +78,7 @@ def _unsorted_segment_sum(data, ids, num_segments):
     keep = ids >= 0
     np.add.at(out, ids[keep], data[keep])
     return out
+
+
+kernel("DynamicUnsortedSegmentSum")(
+    lambda data, ids, n, num_segments: _unsorted_segment_sum(data, ids, int(n)))
