@@ -19,7 +19,9 @@ from ops.cases import all_cases
 # WhileGradGrad (a loop's second-order gradient): no rule yet; a jacobian of a loop's gradient
 # loops over the batch, reported. CustomGradient: no rule yet (its gradient graph would have to be batched as well).
 # EagerPyFunc (tf.py_function): its Python function takes one row at a time.
-NO_BATCHING_RULE = {"WhileGradGrad", "CustomGradient", "EagerPyFunc"}
+# WhileWithGrad: made by the last passes (passes/share_loops.py) on programs that run as
+# they are, after any vectorize.
+NO_BATCHING_RULE = {"WhileGradGrad", "WhileWithGrad", "CustomGradient", "EagerPyFunc"}
 
 TABLES = {"kernel (runtime KERNELS)": (KERNELS, set()),
           "gradient rule (GRADS)": (GRADS, set()),

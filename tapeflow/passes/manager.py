@@ -8,6 +8,7 @@ from ..ir.graph import VerifyError, print_graph, verify as verify_graph
 from .constant_fold import constant_fold
 from .cse import cse
 from .dce import dce
+from .share_loops import share_loops
 from .simplify import simplify
 from .stop_gradient import fold_stop_gradient
 
@@ -17,12 +18,14 @@ PASSES = {
     "constant_fold": constant_fold,
     "simplify": simplify,
     "stop_gradient": fold_stop_gradient,
+    "share_loops": share_loops,
 }
 
 # Before autodiff: everything that keeps gradients intact.
 CLEANUP = ("constant_fold", "simplify", "cse", "dce")
-# On forward/backward programs that go to codegen and are not differentiated again.
-FINAL = ("stop_gradient", "constant_fold", "simplify", "cse", "dce")
+# On forward/backward programs that go to codegen and are not differentiated again
+# (share_loops: a While and its WhileGrad in one program run one forward loop).
+FINAL = ("stop_gradient", "constant_fold", "simplify", "cse", "share_loops", "dce")
 
 
 class PassError(Exception):

@@ -16,8 +16,9 @@ reverse: O(n) body evaluations (n for the forward While, n again in WhileGrad's 
 body gradients) and memory O(n) residual rows, or, past the memory budget
 (``memory_budget``: ``loop_memory`` below, else ``TAPEFLOW_LOOP_MEMORY_MB``), checkpoints:
 n more body evaluations, O(sqrt n) memory. (WhileGrad runs its own forward because a
-gradient rule sees the forward op after the fact; a graph pass could let the forward While's
-result come from WhileGrad.)
+gradient rule sees the forward op after the fact. Where the While and its WhileGrad end up
+in one program, ``passes/share_loops.py`` fuses them into one WhileWithGrad: n forward
+bodies, n body gradients.)
 
 WhileGrad's own gradient (second order) is one WhileGradGrad op: O(n) body evaluations
 (runtime/kernels/loops.py). Its gradient (third order) differentiates an equivalent graph
@@ -35,7 +36,7 @@ from ..ops.creation import zeros_like
 from ..passes.dce import without_effects
 from ..runtime.dispatch import apply
 from ..runtime.interpret import replay
-from ..runtime.registry import gradient
+from ..runtime.registry import gradient, not_differentiable
 from ..runtime.tensor import convert_to_tensor
 from ..ir.graph import Graph
 from .autodiff import split, vjp_graph
@@ -118,6 +119,11 @@ def _while(op, *cts):
     for i, gr in zip(floats + into_extra, out, strict=True):
         result[i] = gr
     return result
+
+
+# WhileWithGrad (a While and its WhileGrad run as one loop) is made by passes/share_loops.py
+# in FINAL, on programs that are never differentiated again: it never meets a tape.
+not_differentiable("WhileWithGrad")
 
 
 def _expansion(attrs, inputs):

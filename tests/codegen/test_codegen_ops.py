@@ -31,7 +31,7 @@ def _float32(samples):
 # compiled in test_programs.py, If and While (f32 and f64) in test_control_flow_programs.py,
 # WhileGrad (f32 and f64) in test_loop_grad_programs.py, WhileGradGrad (f32 and f64) in
 # tests/tracer/test_loop_second_order.py.
-GRAPH_OPS = {"CustomGradient", "If", "While", "WhileGrad", "WhileGradGrad"}
+GRAPH_OPS = {"CustomGradient", "If", "While", "WhileGrad", "WhileGradGrad", "WhileWithGrad"}
 # PrintV2 has no outputs to compare: tests/ops/test_print.py compiles it and checks its text.
 NO_OUTPUTS = {"PrintV2"}
 # EagerPyFunc (tf.py_function) calls Python: never compiled, its programs run on the

@@ -27,9 +27,18 @@ def _while_grad(em, node, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
     carry = [em.var(v) for v in node.outputs]
     _assign(em, state, ins[:n_vars])
     _assign(em, carry, ins[n_vars + n_extra:])
-    n, k, segs, i = em.fresh("n"), em.fresh("k"), em.fresh("segs"), em.fresh("i")
-    rb, sb = row_bytes(fwd_graph, n_vars), state_bytes(fwd_graph, n_vars)
+    n = em.fresh("n")
     em.line(f"{n} = np.int64({em.ref(node.inputs[0])})")
+    _segments(em, n, state, extra, carry, fwd_graph, bwd_graph, n_vars, memory_budget)
+    for v in node.outputs:
+        em.bind(v)
+
+
+def _segments(em, n, state, extra, carry, fwd_graph, bwd_graph, n_vars, memory_budget):
+    """WhileGrad's loops for trip count ``n`` from the loop state ``state`` (names the code
+    reassigns), updating the ``carry`` names."""
+    k, segs, i = em.fresh("k"), em.fresh("segs"), em.fresh("i")
+    rb, sb = row_bytes(fwd_graph, n_vars), state_bytes(fwd_graph, n_vars)
     # runtime/kernels/loops.segment_length, inline
     with em.block(f"if {n} * {rb} <= {int(memory_budget)} or {n} <= 1:"):
         em.line(f"{k} = max({n}, 1)")
@@ -66,8 +75,87 @@ def _while_grad(em, node, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
             em.line(f"{i} -= 1")
             _assign(em, carry, em.inline(bwd_graph, [f"{s}[{i}]" for s in stacks] + extra + carry),
                     simultaneous=True)
-    for v in node.outputs:
+
+
+@stmt_op("WhileWithGrad")
+def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
+                     memory_budget):
+    """runtime/kernels/loops.py's WhileWithGrad: the While's loop writing each iteration's
+    rows into buffers that double as they fill (the trip count is not known before), up to
+    the memory budget; past it the rows are dropped and WhileGrad's loops run (``_segments``)."""
+    ins = [em.ref(v) for v in node.inputs]
+    init, extra, seeds = ins[:n_vars], ins[n_vars:n_vars + n_extra], ins[n_vars + n_extra:]
+    state = [em.var(v) for v in node.outputs[:n_vars]]
+    _assign(em, state, init)
+    rows = fwd_graph.outputs[n_vars:]
+    fit = max(int(memory_budget) // max(row_bytes(fwd_graph, n_vars), 1), 1)
+    n, cap, keep, i = em.fresh("n"), em.fresh("cap"), em.fresh("keep"), em.fresh("i")
+    counted = _counted(cond_graph, fwd_graph, n_vars)
+    if counted is None:
+        em.line(f"{cap} = {min(fit, 16)}")
+    else:                   # a counted loop (``for i in tf.range``): its trip count up front
+        at, bound = counted
+        em.line(f"{cap} = max(1, min({fit}, np.int64({ins[bound]}) - np.int64({ins[at]})))")
+    stacks = [_buffer(em, cap, r.aval) for r in rows]
+    em.line(f"{keep} = True")
+    em.line(f"{n} = 0")
+    with em.block("while True:"):
+        (pred,) = em.inline(cond_graph, state + extra)
+        with em.block(f"if not {pred}:"):
+            em.line("break")
+        outs = em.inline(fwd_graph, state + extra)
+        with em.block(f"if {keep} and {n} >= {cap}:"):
+            with em.block(f"if {n} < {fit}:"):       # double the buffers, up to the budget
+                em.line(f"{cap} = min(2 * {cap}, {fit})")
+                for s, r in zip(stacks, rows, strict=True):
+                    grown = _buffer(em, cap, r.aval)
+                    em.line(f"{grown}[:{n}] = {s}[:{n}]")
+                    em.line(f"{s} = {grown}")
+            with em.block("else:"):
+                em.line(f"{keep} = False")
+        with em.block(f"if {keep}:"):
+            for s, e in zip(stacks, outs[n_vars:], strict=True):
+                em.line(f"{s}[{n}] = {e}")
+        _assign(em, state, outs[:n_vars], simultaneous=True)
+        em.line(f"{n} += 1")
+    for v in node.outputs[:n_vars]:
         em.bind(v)
+    em.define(node.outputs[n_vars], f"np.int32({n})")
+    carry = [em.var(v) for v in node.outputs[n_vars + 1:]]
+    _assign(em, carry, em.inline(seed_graph, state + [em.ref(node.outputs[n_vars])] + seeds))
+    with em.block(f"if {keep}:"):
+        em.line(f"{i} = {n}")
+        with em.block(f"while {i} > 0:"):
+            em.line(f"{i} -= 1")
+            _assign(em, carry, em.inline(bwd_graph, [f"{s}[{i}]" for s in stacks] + extra + carry),
+                    simultaneous=True)
+    with em.block("else:"):                          # past the budget: WhileGrad's plan
+        again = [em.fresh("s") for _ in range(n_vars)]
+        _assign(em, again, init)
+        _segments(em, f"np.int64({n})", again, extra, carry, fwd_graph, bwd_graph, n_vars,
+                  memory_budget)
+    for v in node.outputs[n_vars + 1:]:
+        em.bind(v)
+
+
+def _counted(cond_graph, fwd_graph, n_vars):
+    """(i, j) if the loop runs while loop variable ``i < operand j`` and the body adds 1 to
+    ``i``: then it runs ``j - i`` times from the start (at least 0), known before it starts."""
+    if len(cond_graph.nodes) != 1 or cond_graph.nodes[0].op != "Less":
+        return None
+    a, b = cond_graph.nodes[0].inputs
+    names = {v.id: k for k, v in enumerate(cond_graph.inputs)}
+    i, j = names.get(a.id), names.get(b.id)
+    if i is None or j is None or not i < n_vars <= j:
+        return None
+    step = fwd_graph.outputs[i].node
+    if step is None or step.op != "Add" or step.inputs[0] is not fwd_graph.inputs[i]:
+        return None
+    one = step.inputs[1].node
+    if one is None or one.op != "Const" or one.attrs["value"].shape != () or \
+            one.attrs["value"] != 1 or one not in fwd_graph.nodes:
+        return None
+    return i, j
 
 
 def _zero(aval):

@@ -69,3 +69,38 @@ def _while_grad_grad(avals, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_ex
 defop("WhileGradGrad", _while_grad_grad, arity=None, multi_output=True,
       attrs={"fwd_graph": "graph", "bwd_graph": "graph", "fwd_vjp": "graph", "bwd_vjp": "graph",
              "n_vars": "int", "n_extra": "int"})
+
+
+def _while_with_grad(avals, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
+                     memory_budget):
+    """``WhileWithGrad(*loop_vars, *operands, *seed_operands)``: a While and the WhileGrad of
+    it in one loop (``passes/share_loops.py`` makes it; it is never differentiated). The
+    forward runs ``cond_graph`` and ``fwd_graph`` once per iteration, keeping the rows;
+    ``seed_graph`` (final loop vars, trip count, seed operands) -> the starting carry (the
+    cotangents that start the backward: they depend on the loop's result); then the backward
+    as WhileGrad's. Outputs: the While's (final loop vars, trip count), then WhileGrad's."""
+    if not 0 <= n_vars + n_extra <= len(avals):
+        raise InferError(f"WhileWithGrad has {n_vars} loop variables and {n_extra} operands "
+                         f"but {len(avals)} inputs")
+    loop = tuple(avals[:n_vars + n_extra])
+    seeds = tuple(avals[n_vars + n_extra:])
+    _check_inputs(cond_graph, loop, "the condition of WhileWithGrad")
+    _check_inputs(fwd_graph, loop, "the forward body of WhileWithGrad")
+    fwd_out = _avals(fwd_graph)
+    if fwd_out[:n_vars] != loop[:n_vars]:
+        raise InferError(f"the forward body of WhileWithGrad returns {_fmt(fwd_out[:n_vars])} "
+                         f"for loop variables {_fmt(loop[:n_vars])}")
+    result = loop[:n_vars] + (AVal((), D.int32),)
+    _check_inputs(seed_graph, result + seeds, "the seed of WhileWithGrad")
+    carry = _avals(seed_graph)
+    _check_inputs(bwd_graph, fwd_out[n_vars:] + loop[n_vars:] + carry,
+                  "the backward body of WhileWithGrad")
+    if _avals(bwd_graph) != carry:
+        raise InferError(f"the backward body of WhileWithGrad returns "
+                         f"{_fmt(_avals(bwd_graph))} for a carry of {_fmt(carry)}")
+    return result + carry
+
+
+defop("WhileWithGrad", _while_with_grad, arity=None, multi_output=True,
+      attrs={"cond_graph": "graph", "fwd_graph": "graph", "bwd_graph": "graph",
+             "seed_graph": "graph", "n_vars": "int", "n_extra": "int", "memory_budget": "int"})

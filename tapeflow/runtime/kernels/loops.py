@@ -62,6 +62,38 @@ def _while_grad(count, *operands, fwd_graph, bwd_graph, n_vars, n_extra,
     return tuple(carry)
 
 
+
+@kernel("WhileWithGrad")
+def _while_with_grad(*operands, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
+                     memory_budget):
+    """One forward loop that both gives the While's result and keeps WhileGrad's rows, while
+    they fit ``memory_budget``; past it the rows are dropped, the loop runs on to its end, and
+    the backward is WhileGrad's with the trip count now known (checkpoints: the same values)."""
+    init = operands[:n_vars]
+    extra = operands[n_vars:n_vars + n_extra]
+    seeds = operands[n_vars + n_extra:]
+    fit = memory_budget // max(row_bytes(fwd_graph, n_vars), 1)
+    state, stack, n = init, [], 0
+    while run_graph(cond_graph, *state, *extra)[0]:
+        out = run_graph(fwd_graph, *state, *extra)
+        if stack is not None and (n < fit or n < 1):
+            stack.append(out[n_vars:])
+        else:
+            stack = None
+        state = out[:n_vars]
+        n += 1
+    result = (*state, np.int32(n))
+    carry = run_graph(seed_graph, *result, *seeds)
+    if stack is None:
+        carry = _while_grad(np.int32(n), *init, *extra, *carry, fwd_graph=fwd_graph,
+                            bwd_graph=bwd_graph, n_vars=n_vars, n_extra=n_extra,
+                            memory_budget=memory_budget)
+    else:
+        while stack:
+            carry = run_graph(bwd_graph, *stack.pop(), *extra, *carry)
+    return (*result, *carry)
+
+
 def describe(node):
     """One line saying how WhileGrad ``node`` keeps its loop's values (``tapeflow dump``)."""
     nv, budget = node.attrs["n_vars"], node.attrs["memory_budget"]
