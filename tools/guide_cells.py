@@ -6,7 +6,9 @@ which cells of TensorFlow's own guides give TensorFlow's output when `tensorflow
 replaced by `tapeflow`, changing nothing else.
 
 For each guide, the code cells are extracted (shell `!` and `%` magic lines dropped,
-cells importing other frameworks skipped) and run in order in one interpreter per guide,
+cells importing other frameworks skipped, matplotlib replaced by a stub that draws nothing,
+`tf.data` cells not run: TensorFlow's can hang
+here) and run in order in one interpreter per guide,
 once with TensorFlow and once with tapeflow (`import tensorflow as tf` rewritten to
 `import tapeflow as tf`, Keras imports pointed at `tapeflow.keras`). Each cell's
 stdout/stderr (file-descriptor level, so `tf.print` is caught), the value of its last
@@ -39,7 +41,7 @@ GUIDES = [
 ]
 
 OTHER_FRAMEWORKS = re.compile(
-    r"^\s*(import|from)\s+(matplotlib|tensorflow_datasets|tensorflow_hub|tf_keras|pandas|"
+    r"^\s*(import|from)\s+(tensorflow_datasets|tensorflow_hub|tf_keras|pandas|"
     r"seaborn|IPython|google\.colab|PIL|sklearn|torch|jax)\b", re.M)
 
 # Out of scope for issue 17, recognised by the cell's source.
@@ -49,7 +51,7 @@ OUT_OF_SCOPE = {
         r"\(\s*\[*\s*b?[\"']|unicode"),
     "ragged": re.compile(r"ragged|Ragged"),
     "sparse": re.compile(r"tf\.sparse|SparseTensor"),
-    "images": re.compile(r"tf\.image|plt\.|matplotlib|imshow"),
+    "images": re.compile(r"tf\.image|imshow"),
     "tf.data": re.compile(r"tf\.data\b|Dataset"),
     "devices": re.compile(r"tf\.device|list_physical_devices|list_logical_devices|GPU|\.device\b|"
                           r"tf\.distribute"),
@@ -81,8 +83,9 @@ def extract_cells(notebook_text):
             continue
         if "#@title" in src and "Licensed under the Apache License" in src:
             continue
-        cells.append({"source": src, "skip": "other framework" if OTHER_FRAMEWORKS.search(src)
-                      else None})
+        skip = ("other framework" if OTHER_FRAMEWORKS.search(src) else
+                "not run: tf.data" if OUT_OF_SCOPE["tf.data"].search(src) else None)
+        cells.append({"source": src, "skip": skip})
     return cells
 
 
@@ -116,11 +119,33 @@ def _round(m):
     return format(float(text), ".6g") if digits > 6 else text
 
 
+_TRACEBACK = re.compile(r"^(Traceback|  |The above exception|During handling|\s*\^+\s*$)")
+_EXC_LINE = re.compile(r"^([\w.]+(Error|Exception|Warning)):.*")
+_CLASS_PATH = re.compile(r"\b(?:tensorflow|tapeflow|keras)(?:\.\w+)*\.(\w+)")
+
+
 def normalise(text):
+    """Output with addresses, timings and float noise removed; a printed traceback becomes its
+    exception's class name, and module paths of classes are dropped."""
     out = []
+    in_traceback = after = False
     for line in text.splitlines():
+        if line.startswith("Traceback"):
+            in_traceback = True
+        if after and line[:1] in (" ", "\t"):
+            continue  # the message's own indented lines (TensorFlow's frames in a message)
+        after = False
+        if in_traceback:
+            if _TRACEBACK.match(line):
+                continue
+            match = _EXC_LINE.match(line)
+            if match:
+                out.append(_CLASS_PATH.sub(r"\1", match.group(1)))
+                in_traceback, after = False, True
+            continue
         if _NOISE.search(line):
             continue
+        line = _CLASS_PATH.sub(r"\1", line)
         line = _ADDR.sub("0xADDR", line)
         if _TIME_LINE.search(line):
             line = re.sub(r"\d+(\.\d+)?(e[+-]?\d+)?", "<N>", line)
@@ -143,6 +168,7 @@ def child(cells_path, out_path, timeout):
         raise CellTimeout(f"cell took more than {timeout}s")
 
     signal.signal(signal.SIGALRM, on_alarm)
+    _stub_matplotlib()
     cells = json.load(open(cells_path))
     namespace = {"__name__": "__main__"}
     results = []
@@ -158,11 +184,15 @@ def child(cells_path, out_path, timeout):
         start = time.time()
         signal.alarm(timeout)
         try:
+            # A real file per cell, so that source inspection (AutoGraph's) finds the code.
+            filename = os.path.abspath(f"cell_{len(results)}.py")
+            with open(filename, "w") as f:
+                f.write(cell["source"])
             tree = ast.parse(cell["source"])
             last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-            exec(compile(tree, "<cell>", "exec"), namespace)
+            exec(compile(tree, filename, "exec"), namespace)
             if last is not None:
-                value = eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)
+                value = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)
                 if value is not None:
                     print(repr(value))
         except BaseException as e:  # noqa: BLE001  (a cell may raise anything; record it)
@@ -186,6 +216,30 @@ def child(cells_path, out_path, timeout):
         json.dump(results, f)
 
 
+class _Anything:
+    """Whatever matplotlib gives: plots draw nothing here, so training cells that plot run."""
+
+    def __call__(self, *args, **kwargs):
+        return self
+
+    def __getattr__(self, name):
+        return self
+
+    def __getitem__(self, key):
+        return self
+
+    def __iter__(self):
+        return iter([0.0, 1.0])
+
+
+def _stub_matplotlib():
+    import types  # noqa: F401  (the child's import)
+    for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.cm", "matplotlib.colors"):
+        module = types.ModuleType(name)
+        module.__getattr__ = lambda attr: _Anything()
+        sys.modules[name] = module
+
+
 # --- the parent ----------------------------------------------------------------------
 
 def run_in(python, cells, env, workdir, timeout):
@@ -195,12 +249,20 @@ def run_in(python, cells, env, workdir, timeout):
         json.dump(cells, f)
     if os.path.exists(out_path):
         os.remove(out_path)
-    try:
-        subprocess.run([python, os.path.abspath(__file__), "--child", cells_path, out_path,
-                        str(timeout)], env=env, cwd=workdir, timeout=timeout * 4 + 600,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        pass
+    proc = subprocess.Popen([python, os.path.abspath(__file__), "--child", cells_path,
+                             out_path, str(timeout)], env=env, cwd=workdir,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The child's alarm cannot stop a cell stuck in C code: kill it when no cell has finished
+    # for a while (the cells after it count as InterpreterDied).
+    last, seen = time.time(), None
+    while proc.poll() is None:
+        time.sleep(1)
+        stamp = os.path.getmtime(out_path) if os.path.exists(out_path) else None
+        if stamp != seen:
+            last, seen = time.time(), stamp
+        elif time.time() - last > timeout + 60:
+            proc.kill()
+            proc.wait()
     results = json.load(open(out_path)) if os.path.exists(out_path) else []
     # A crashed or killed interpreter leaves the rest of the cells without a result.
     while len(results) < len(cells):
@@ -215,6 +277,29 @@ def signature(r):
             r["error"])
 
 
+_MESSAGE = re.compile(r"Error\b|Exception|^Failed:|no attribute")
+
+
+def wording_only(a, b):
+    """True when two outputs differ only in the text of printed error messages (same lines
+    elsewhere; each differing pair of lines is an error message on both sides)."""
+    if a["error"] != b["error"]:
+        return False
+    x, y = normalise(a["stdout"]).splitlines(), normalise(b["stdout"]).splitlines()
+    if normalise(a["stderr"]) != normalise(b["stderr"]) and not a["error"]:
+        x += ["stderr"] + normalise(a["stderr"]).splitlines()
+        y += ["stderr"] + normalise(b["stderr"]).splitlines()
+    if len(x) != len(y):
+        # TensorFlow's messages run over several lines; keep the first line of each.
+        x = [ln for ln in x if not ln.startswith((" ", "\t", "Arguments received", "["))]
+        y = [ln for ln in y if not ln.startswith((" ", "\t", "Arguments received", "["))]
+    if len(x) != len(y):
+        return False
+    pairs = [(p, q) for p, q in zip(x, y) if p != q]
+    return bool(pairs) and all(_MESSAGE.search(p) and _MESSAGE.search(q) and
+                               p.split(":")[0] == q.split(":")[0] for p, q in pairs)
+
+
 def compare(guide, cells, tf1, tf2, tp):
     rows = []
     for i, cell in enumerate(cells):
@@ -224,12 +309,17 @@ def compare(guide, cells, tf1, tf2, tp):
         elif scope_of(cell["source"]):
             row["status"] = "out of scope"
             row["scope"] = scope_of(cell["source"])
+        elif tf1[i]["error"] == "NameError" and any(c["skip"] for c in cells[:i]):
+            row["status"] = "out of scope"
+            row["scope"] = "needs a cell not run"
         elif signature(tf1[i]) != signature(tf2[i]):
             row["status"] = "random"
         elif signature(tf1[i]) == signature(tp[i]):
             row["status"] = "same"
         elif tp[i]["error"] and not tf1[i]["error"]:
             row["status"] = "tapeflow error"
+        elif wording_only(tf1[i], tp[i]):
+            row["status"] = "error wording"
         else:
             row["status"] = "different"
         row["tf"], row["tapeflow"] = tf1[i], tp[i]
@@ -238,12 +328,13 @@ def compare(guide, cells, tf1, tf2, tp):
 
 
 def table(all_rows):
-    head = ("| guide | cells | same | different | tapeflow-only errors | random in TF | "
-            "out of scope | skipped |\n|---|---|---|---|---|---|---|---|\n")
-    lines, totals = [], [0] * 7
+    head = ("| guide | cells | same | error wording only | different | tapeflow-only errors | "
+            "random in TF | out of scope | skipped |\n|---|---|---|---|---|---|---|---|---|\n")
+    lines, totals = [], [0] * 8
     for guide, rows in all_rows.items():
         counts = [len(rows)] + [sum(r["status"] == s for r in rows) for s in (
-            "same", "different", "tapeflow error", "random", "out of scope", "skipped")]
+            "same", "error wording", "different", "tapeflow error", "random", "out of scope",
+            "skipped")]
         totals = [a + b for a, b in zip(totals, counts)]
         lines.append(f"| {guide} | " + " | ".join(map(str, counts)) + " |")
     lines.append("| **total** | " + " | ".join(f"**{n}**" for n in totals) + " |")
@@ -262,6 +353,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=180)
     ap.add_argument("--reuse-tf", action="store_true",
                     help="reuse TensorFlow's outputs from an earlier run in --out")
+    ap.add_argument("--rescore", action="store_true",
+                    help="only compare again the outputs an earlier run saved in --out")
     args = ap.parse_args()
     if args.child:
         return child(args.child[0], args.child[1], int(args.child[2]))
@@ -279,6 +372,14 @@ def main():
                    CUDA_VISIBLE_DEVICES="")
         env.pop("PYTHONPATH", None)
         saved_tf = os.path.join(args.out, f"{name}.tf.json")
+        if args.rescore:
+            if not os.path.exists(os.path.join(args.out, f"{name}.json")):
+                continue
+            tf1, tf2 = json.load(open(saved_tf))
+            tp = [r["tapeflow"] for r in json.load(open(os.path.join(args.out, f"{name}.json")))]
+            tp_cells = [dict(c, source=to_tapeflow(c["source"])) for c in cells]
+            all_rows[guide] = compare(guide, tp_cells, tf1, tf2, tp)
+            continue
         if args.reuse_tf and os.path.exists(saved_tf):
             tf1, tf2 = json.load(open(saved_tf))
         else:

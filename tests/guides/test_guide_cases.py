@@ -49,3 +49,55 @@ def test_internal_tensor_class_still_means_eager():
     f(tf.constant(1.0))
     assert seen == [False]
     assert type(EagerTensor) is type
+
+
+# -- Keras: Lambda, and a plain function as an initializer (the basics guide) ---------------
+
+def test_lambda_layer_in_a_trained_sequential_model(tmp_path):
+    # the basics guide's model; TensorFlow 2.21 trains it and saves it
+    x = tf.constant([[0.5], [1.0], [-1.0]])[:, 0]
+    model = tf.keras.Sequential([
+        tf.keras.layers.Lambda(lambda x: tf.stack([x, x ** 2], axis=1)),
+        tf.keras.layers.Dense(units=1, kernel_initializer=tf.random.normal)])
+    model.compile(loss=tf.keras.losses.MSE, optimizer=tf.keras.optimizers.SGD(learning_rate=0.1))
+    history = model.fit(x, 2.0 * x ** 2, epochs=3, batch_size=3, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    assert model.layers[0].name == "lambda"  # TensorFlow 2.21 gives "lambda"
+    model.save(tmp_path / "m.keras")
+    # Keras 3: loading a lambda needs safe_mode=False, else ValueError "Requested the
+    # deserialization of a `Lambda` layer whose `function` is a Python lambda..."
+    with pytest.raises(ValueError, match="Requested the deserialization of a `Lambda` layer"):
+        tf.keras.models.load_model(tmp_path / "m.keras")
+
+
+def test_lambda_layer_arguments_and_config():
+    layer = tf.keras.layers.Lambda(lambda x, k: x * k, arguments={"k": 3.0})
+    assert layer(tf.constant([1.0, 2.0])).numpy().tolist() == [3.0, 6.0]
+    # TensorFlow 2.21: the config's function is {'class_name': '__lambda__', 'config': {...}}
+    assert layer.get_config()["function"]["class_name"] == "__lambda__"
+    with pytest.raises(TypeError, match="must be callable"):
+        tf.keras.layers.Lambda(3)
+
+
+def test_function_initializer_serializes_by_name():
+    # TensorFlow 2.21 gives {'module': 'builtins', 'class_name': 'function',
+    # 'config': 'random_normal', 'registered_name': 'function'} (its function's name)
+    dense = tf.keras.layers.Dense(units=1, kernel_initializer=tf.random.normal)
+    config = dense.get_config()["kernel_initializer"]
+    assert config == {"module": "builtins", "class_name": "function",
+                      "config": tf.random.normal.__name__, "registered_name": "function"}
+    with pytest.raises(TypeError, match="runs no code from a file"):
+        tf.keras.initializers.deserialize(config)
+
+
+def test_a_layer_refuses_python_numbers_as_inputs():
+    # the modules guide's simple_layer([[2.0, 2.0, 2.0]]): TensorFlow 2.21 (Keras 3) raises
+    # ValueError "Only input tensors may be passed as positional arguments. The following
+    # argument value should be passed as a keyword argument: 2.0 (of type <class 'float'>)"
+    class MyDense(tf.keras.layers.Layer):
+        def call(self, x):
+            return x * 2.0
+
+    with pytest.raises(ValueError, match=r"keyword argument: 2.0 \(of type <class 'float'>\)"):
+        MyDense()([[2.0, 2.0, 2.0]])
+    assert MyDense()(np.ones((1, 2), np.float32)).numpy().tolist() == [[2.0, 2.0]]
