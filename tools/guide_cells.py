@@ -129,7 +129,9 @@ def normalise(text):
     exception's class name, and module paths of classes are dropped."""
     out = []
     in_traceback = after = False
-    for line in text.splitlines():
+    # what a terminal shows: a carriage return (a progress bar) overwrites its line
+    lines = [ln.rstrip("\r").rsplit("\r", 1)[-1] for ln in text.split("\n")]
+    for line in lines:
         if line.startswith("Traceback"):
             in_traceback = True
         if after and line[:1] in (" ", "\t"):
@@ -190,6 +192,9 @@ def child(cells_path, out_path, timeout):
                 f.write(cell["source"])
             tree = ast.parse(cell["source"])
             last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            if last is not None and cell["source"].rstrip().endswith(";"):
+                tree.body.append(last)  # a notebook shows no value after a final ";"
+                last = None
             exec(compile(tree, filename, "exec"), namespace)
             if last is not None:
                 value = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)

@@ -101,3 +101,25 @@ def test_a_layer_refuses_python_numbers_as_inputs():
     with pytest.raises(ValueError, match=r"keyword argument: 2.0 \(of type <class 'float'>\)"):
         MyDense()([[2.0, 2.0, 2.0]])
     assert MyDense()(np.ones((1, 2), np.float32)).numpy().tolist() == [[2.0, 2.0]]
+
+
+# -- for over tf.range(start, limit) with a symbolic bound (the tf.function guide's fizzbuzz) --
+
+def test_fizzbuzz_over_a_two_argument_range(capfd):
+    # TensorFlow 2.21 prints (to stderr) 1 2 fizz 4 buzz, one a line, for fizzbuzz(5)
+    @tf.function
+    def fizzbuzz(n):
+        for i in tf.range(1, n + 1):
+            if i % 15 == 0:
+                tf.print('fizzbuzz')
+            elif i % 3 == 0:
+                tf.print('fizz')
+            elif i % 5 == 0:
+                tf.print('buzz')
+            else:
+                tf.print(i)
+
+    fizzbuzz(tf.constant(5))
+    assert capfd.readouterr().err.split() == ["1", "2", "fizz", "4", "buzz"]
+    fizzbuzz(tf.constant(15))
+    assert capfd.readouterr().err.split()[-3:] == ["13", "14", "fizzbuzz"]
