@@ -123,3 +123,25 @@ def test_fizzbuzz_over_a_two_argument_range(capfd):
     assert capfd.readouterr().err.split() == ["1", "2", "fizz", "4", "buzz"]
     fizzbuzz(tf.constant(15))
     assert capfd.readouterr().err.split()[-3:] == ["13", "14", "fizzbuzz"]
+
+
+# -- tf.py_function as a decorator (the tf.function guide) ------------------------------------
+
+def test_py_function_as_a_decorator():
+    # TensorFlow 2.21: tf_wrapper(1.0, 2.0).numpy() is 3.0, the Python body runs at call time
+    calls = []
+
+    @tf.py_function(Tout=tf.float32)
+    def py_plus(x, y):
+        calls.append(1)
+        return x + y
+
+    @tf.function
+    def tf_wrapper(x, y):
+        return py_plus(x, y)
+
+    assert py_plus(tf.constant(1.0), tf.constant(2.0)).numpy() == 3.0
+    n = len(calls)
+    assert tf_wrapper(tf.constant(1.0), tf.constant(2.0)).numpy() == 3.0
+    assert tf_wrapper(tf.constant(2.0), tf.constant(2.0)).numpy() == 4.0
+    assert len(calls) > n
