@@ -134,7 +134,7 @@ def normalise(text):
     for line in lines:
         if line.startswith("Traceback"):
             in_traceback = True
-        if after and line[:1] in (" ", "\t"):
+        if after and line[:1] in (" ", "\t", ""):
             continue  # the message's own indented lines (TensorFlow's frames in a message)
         after = False
         if in_traceback:
@@ -237,11 +237,17 @@ class _Anything:
         return iter([0.0, 1.0])
 
 
+def _stub_attribute(name):
+    if name.startswith("__"):  # inspect.getmodule reads every module's __file__
+        raise AttributeError(name)
+    return _Anything()
+
+
 def _stub_matplotlib():
     import types  # noqa: F401  (the child's import)
     for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.cm", "matplotlib.colors"):
         module = types.ModuleType(name)
-        module.__getattr__ = lambda attr: _Anything()
+        module.__getattr__ = _stub_attribute
         sys.modules[name] = module
 
 
