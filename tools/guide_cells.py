@@ -14,7 +14,7 @@ once with TensorFlow and once with tapeflow (`import tensorflow as tf` rewritten
 stdout/stderr (file-descriptor level, so `tf.print` is caught), the value of its last
 expression (as a notebook shows it) and its exception type are recorded with a per-cell
 timeout. Outputs are compared after normalising object addresses, timings and float noise
-(6 significant digits). TensorFlow runs twice; a cell whose two TensorFlow runs differ is
+(6 significant digits); warnings are not compared. TensorFlow runs twice; a cell whose two TensorFlow runs differ is
 counted as random, not as a difference.
 
     python tools/guide_cells.py --docs /path/to/tensorflow/docs.git [--guide function] \
@@ -145,7 +145,10 @@ def normalise(text):
                 out.append(_CLASS_PATH.sub(r"\1", match.group(1)))
                 in_traceback, after = False, True
             continue
-        if _NOISE.search(line):
+        if _NOISE.search(line) or line.startswith("WARNING:tensorflow:"):
+            # warnings are not output: TensorFlow logs them, tapeflow uses `warnings`, which
+            # also prints the warning line's source on the next (indented) line
+            after = bool(_WARNING.search(line))
             continue
         line = _CLASS_PATH.sub(r"\1", line)
         line = _ADDR.sub("0xADDR", line)
@@ -288,6 +291,7 @@ def signature(r):
             r["error"])
 
 
+_WARNING = re.compile(r"\w+Warning: ")
 _MESSAGE = re.compile(r"Error\b|Exception|^Failed:|no attribute")
 
 
@@ -311,6 +315,14 @@ def wording_only(a, b):
                                p.split(":")[0] == q.split(":")[0] for p, q in pairs)
 
 
+def _needs_out_of_scope(result, earlier):
+    """A NameError for a name that only an earlier out-of-scope cell defines."""
+    match = result and result["error"] == "NameError" and re.search(r"'(\w+)'", result["message"])
+    return bool(match) and any(
+        (c["skip"] or scope_of(c["source"])) and re.search(rf"\b{match.group(1)}\s*=", c["source"])
+        for c in earlier)
+
+
 def compare(guide, cells, tf1, tf2, tp):
     rows = []
     for i, cell in enumerate(cells):
@@ -323,6 +335,9 @@ def compare(guide, cells, tf1, tf2, tp):
         elif tf1[i]["error"] == "NameError" and any(c["skip"] for c in cells[:i]):
             row["status"] = "out of scope"
             row["scope"] = "needs a cell not run"
+        elif _needs_out_of_scope(tp[i], cells[:i]):
+            row["status"] = "out of scope"
+            row["scope"] = "needs an out-of-scope cell"
         elif signature(tf1[i]) != signature(tf2[i]):
             row["status"] = "random"
         elif signature(tf1[i]) == signature(tp[i]):
@@ -390,6 +405,10 @@ def main():
             tp = [r["tapeflow"] for r in json.load(open(os.path.join(args.out, f"{name}.json")))]
             tp_cells = [dict(c, source=to_tapeflow(c["source"])) for c in cells]
             all_rows[guide] = compare(guide, tp_cells, tf1, tf2, tp)
+            for row, cell in zip(all_rows[guide], cells):
+                row["tf_source"] = cell["source"]
+            json.dump(all_rows[guide], open(os.path.join(args.out, f"{name}.json"), "w"),
+                      indent=1)
             continue
         if args.reuse_tf and os.path.exists(saved_tf):
             tf1, tf2 = json.load(open(saved_tf))
