@@ -236,6 +236,9 @@ class _Anything:
     def __getitem__(self, key):
         return self
 
+    def __setitem__(self, key, value):
+        pass
+
     def __iter__(self):
         return iter([0.0, 1.0])
 
