@@ -12,7 +12,8 @@ from .autodiff import grads as _grads  # noqa: F401
 from . import errors, random, debugging
 from .ir.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64, int8, int16,
                         int32, int64, uint8)
-from .runtime.tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor
+from .runtime.tensor import TensorShape, Variable, constant, convert_to_tensor
+from .runtime.tensor import PublicTensor as Tensor  # isinstance is True for traced tensors too
 from .autodiff.tape import GradientTape, UnconnectedGradients
 from .autodiff.custom_gradient import RegisterGradient, custom_gradient, gradient_override_map
 from .runtime.recorder import executing_eagerly, init_scope

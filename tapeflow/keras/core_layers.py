@@ -1,5 +1,5 @@
 """Keras 3's weightless layers: ``Dropout``, ``Flatten``, ``Reshape``, ``Activation``, ``ReLU``,
-``Softmax``, ``Concatenate``, ``Add``; and ``Embedding``.
+``Softmax``, ``Concatenate``, ``Add``, ``Lambda``; and ``Embedding``.
 
 Each is a few tapeflow ops and a ``get_config`` with Keras 3's keys, so models made of
 them save and load (saving.py). ``Dropout`` draws its mask from ``random_bits`` so that a
@@ -291,6 +291,46 @@ class Embedding(Layer):
                 "embeddings_regularizer": None, "embeddings_constraint": None, "mask_zero": False}
 
 
-CLASSES = (Dropout, Flatten, Reshape, Activation, ReLU, Softmax, Concatenate, Add, Embedding)
+_LAMBDA_REFUSED = (
+    "Requested the deserialization of a `Lambda` layer whose `function` is a Python lambda. "
+    "This carries a potential risk of arbitrary code execution and thus it is disallowed by "
+    "default. tapeflow never loads code from a file: build the model in Python and use "
+    "`load_weights` instead.")
+
+
+class Lambda(Layer):
+    """A layer that calls a Python function on its inputs (no weights of its own).
+
+    Saving stores a marker where Keras 3 stores the function's bytecode, and loading refuses
+    it with Keras' ``ValueError`` (Keras allows it with ``safe_mode=False``; tapeflow never
+    runs code from a file).
+
+    >>> tf.keras.layers.Lambda(lambda x: x * 2.0)(tf.constant([[1.0, 2.0]]))
+    <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[2., 4.]], dtype=float32)>
+    """
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        if not callable(function):
+            raise TypeError(f"Lambda: `function` must be callable, got {function!r}")
+        self.function = function
+        self.arguments = dict(arguments or {})
+        self._output_shape = output_shape
+
+    def call(self, inputs):
+        return self.function(inputs, **self.arguments)
+
+    def get_config(self):
+        return {**super().get_config(),
+                "function": {"class_name": "__lambda__", "config": {"code": None}},
+                "arguments": {}}
+
+    @classmethod
+    def from_config(cls, config):
+        raise ValueError(_LAMBDA_REFUSED)
+
+
+CLASSES = (Dropout, Flatten, Reshape, Activation, ReLU, Softmax, Concatenate, Add, Embedding,
+           Lambda)
 
 __all__ = [c.__name__ for c in CLASSES]

@@ -164,6 +164,12 @@ def serialize(initializer):
     """Keras 3's form: ``{"module", "class_name", "config", "registered_name"}``."""
     if initializer is None:
         return None
+    if not isinstance(initializer, Initializer) and callable(initializer) and hasattr(
+            initializer, "__name__"):
+        # a plain function (``tf.random.normal``): Keras 3 saves its name only, as here, and
+        # cannot load it back (TypeError); tapeflow neither imports nor runs code from a file
+        return {"module": "builtins", "class_name": "function",
+                "config": getattr(initializer, "__name__"), "registered_name": "function"}
     if not isinstance(initializer, Initializer) or type(initializer).__name__ not in _BY_NAME:
         raise NotImplementedError(f"cannot serialize initializer {initializer!r}: only Keras' named "
                                   f"initializers can be saved")
@@ -175,6 +181,11 @@ def deserialize(config):
     """The initializer ``serialize`` described; a dict naming an unknown class is a ValueError."""
     if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
         raise ValueError(f"initializer config must be a dict with a class_name: {config!r:.100}")
+    if config["class_name"] == "function":
+        raise TypeError(f"cannot load the initializer function {str(config.get('config')):.60}: "
+                        f"a saved model stores only its name (as Keras 3 does), and tapeflow "
+                        f"runs no code from a file. Build the model in Python and use "
+                        f"load_weights.")
     cls = _BY_NAME.get(config["class_name"])
     inner = config.get("config", {})
     if cls is None or not isinstance(inner, dict):

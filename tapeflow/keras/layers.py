@@ -182,6 +182,17 @@ class _TrainingScope:
         _context.training.pop()
 
 
+def _check_no_python_numbers(inputs):
+    """Keras 3 refuses Python numbers in a layer's inputs (``layer([[1., 2.]])``): it would
+    take each number as a separate input."""
+    for leaf in _nest.flatten(inputs):
+        if isinstance(leaf, (float, int)) and not isinstance(leaf, bool):
+            raise ValueError(
+                f"Only input tensors may be passed as positional arguments. The following "
+                f"argument value should be passed as a keyword argument: {leaf!r} (of type "
+                f"{type(leaf)})")
+
+
 def _convert_inputs(inputs):
     """NumPy arrays and Python numbers become tensors; structures stay structures (as Keras)."""
     def convert(x):
@@ -522,6 +533,7 @@ class Layer(Module):
             inputs = kwargs.pop("inputs")
         else:
             raise TypeError("Layer.__call__ requires an `inputs` argument")
+        _check_no_python_numbers(inputs)
         inputs = _convert_inputs(inputs)
         args, kwargs, training = self._resolve_training(args, kwargs)
         with _TrainingScope(training):

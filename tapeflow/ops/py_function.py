@@ -10,6 +10,8 @@ tapes) to learn them, and each run checks its results against them.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -37,8 +39,8 @@ def _type_text(aval):
     return f"{aval.dtype.name}[{','.join('?' if d is None else str(d) for d in aval.shape)}]"
 
 
-def py_function(func: Callable, inp: Sequence, Tout,  # noqa: N803  (TensorFlow's argument name)
-                name: str | None = None) -> Any:
+def py_function(func: Callable | None = None, inp: Sequence | None = None,
+                Tout=None, name: str | None = None) -> Any:  # noqa: N803  (TensorFlow's name)
     """Call a Python function on tensors, eagerly or as an op inside a ``function``.
 
     Call ``func(*inp)`` with tensors; returns a tensor per entry of ``Tout`` (a list), or one
@@ -54,6 +56,8 @@ def py_function(func: Callable, inp: Sequence, Tout,  # noqa: N803  (TensorFlow'
     >>> tf.py_function(halve, [tf.constant([2.0, 4.0])], Tout=tf.float32)
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
     """
+    if func is None:  # the decorator form, @tf.py_function(Tout=tf.float32), as TensorFlow's
+        return lambda f: functools.wraps(f)(lambda *args: py_function(f, args, Tout, name))
     single = not isinstance(Tout, (list, tuple))
     touts = [] if Tout is None else [D.as_dtype(Tout)] if single else [D.as_dtype(t) for t in Tout]
     inputs = _tensors(inp)

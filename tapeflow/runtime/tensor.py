@@ -497,6 +497,37 @@ class _UnreadVariable(Variable):
     __str__ = __repr__
 
 
+class _PublicTensorType(type):
+    """``isinstance(x, tf.Tensor)`` as TensorFlow answers it: True for eager tensors and for
+    the symbolic tensors of a trace, False for variables (TensorFlow's are not Tensors)."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _Operators) and not isinstance(obj, Variable)
+
+    def __subclasscheck__(cls, sub):
+        return isinstance(sub, type) and issubclass(sub, _Operators) and not issubclass(
+            sub, Variable)
+
+
+class PublicTensor(Tensor, metaclass=_PublicTensorType):
+    """``tf.Tensor``: the eager Tensor class for users, whose ``isinstance`` also accepts a
+    traced tensor, as TensorFlow's does inside ``tf.function``.
+
+    A separate class so that tapeflow's own ``isinstance(x, Tensor)`` checks keep meaning
+    "an eager tensor" and keep CPython's fast path (a metaclass ``__instancecheck__`` costs a
+    Python call on every check of a non-Tensor).
+
+    >>> isinstance(tf.constant(1.0), tf.Tensor), isinstance(tf.Variable(1.0), tf.Tensor)
+    (True, False)
+    """
+
+    __slots__ = ()
+
+
+PublicTensor.__name__ = PublicTensor.__qualname__ = "Tensor"
+PublicTensor.__module__ = "tapeflow"
+
+
 class STATE_paused:
     """Suspend all tapes of this thread (creating a variable is not a differentiable op)."""
 

@@ -72,7 +72,7 @@ class TensorIter:
 
 
 def _range_iter(args, kw):
-    start, limit, delta = (args + (None, None, 1))[:3] if len(args) > 1 else (0, args[0], 1)
+    start, limit, delta = (args + (1,))[:3] if len(args) > 1 else (0, args[0], 1)
     start, limit = kw.get("start", start), kw.get("limit", limit)
     delta = kw.get("delta", delta)
     if limit is None:

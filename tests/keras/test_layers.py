@@ -72,8 +72,11 @@ def test_input_checks():
 
 
 def test_python_nested_list_is_a_structure_not_a_tensor():
-    # Keras converts each Python number separately, so a nested list is 3 inputs.
-    with pytest.raises(ValueError, match="expects 1 input"):
+    # Keras would take each Python number as an input, so it refuses them: TensorFlow 2.21
+    # gives ValueError "Only input tensors may be passed as positional arguments. The
+    # following argument value should be passed as a keyword argument: 1.0 (of type <class
+    # 'float'>)".
+    with pytest.raises(ValueError, match="Only input tensors may be passed as positional"):
         Dense(2)([[1., 2., 3.]])
 
 
