@@ -119,17 +119,19 @@ def _row_free(python_fn, kind, params, meta):
     """``python_fn`` as a ``tapeflow.function`` traced once with unknown rows
     (``TensorSpec([None, ...])`` for every data argument), so chunks of any size share one
     trace; if it cannot be traced so (an op whose gradient needs the rows), a plain
-    ``tapeflow.function``, traced once per chunk size."""
+    ``tapeflow.function``, traced once per chunk size. Compiled, never tiered: an interpreter
+    tier answering the first chunks while Numba compiles would make a step's bits depend on
+    timing, and results must be bitwise repeatable."""
     pspecs = [tf.TensorSpec(np.shape(p), tf.as_dtype(np.asarray(p).dtype)) for p in params]
     dspecs = [tf.TensorSpec([None, *tail], tf.as_dtype(np.dtype(dt)))
               for _, tail, dt in meta["specs"]]
     signature = [pspecs, pspecs, dspecs] if kind == "hvp" else [pspecs, dspecs]
     try:
-        traced = tf.function(python_fn, input_signature=signature)
+        traced = tf.function(python_fn, input_signature=signature, jit_compile=True)
         traced.get_concrete_function()
         return traced
     except Exception:    # noqa: BLE001 - any trace failure: the per-size trace will say why
-        return tf.function(python_fn)
+        return tf.function(python_fn, jit_compile=True)
 
 
 _functions = {}
