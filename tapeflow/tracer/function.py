@@ -135,6 +135,20 @@ def _to_spec(spec, value):
     return value
 
 
+def _cannot_cast(name, got, spec):
+    """TensorFlow's error for a call that does not fit the input_signature (a TypeError)."""
+    return TypeError(f"Binding inputs to tf.function `{name}` failed due to `Can not cast "
+                     f"{got} to {spec}`")
+
+
+def _same_value(a, b):
+    """Whether a call's non-tensor argument equals the one a ConcreteFunction was traced with."""
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:   # noqa: BLE001 - values without a truthy ==: compare identity
+        return a is b
+
+
 # Argument leaves a ConcreteFunction takes at each call (the others are bound at its trace).
 _TENSOR_LIKE = (Tensor, Variable, np.ndarray, SymbolicTensor, TensorSpec)
 
@@ -217,13 +231,12 @@ class Function:
                     x.shape is not None and len(x.shape) == len(spec.shape) and
                     all(a is None or a == b for a, b in zip(spec.shape, x.shape))))
                 if not ok:
-                    raise ValueError(f"{self.name}(): {x} is incompatible with input_signature {spec}")
+                    raise _cannot_cast(self.name, x, spec)
                 continue
             if not isinstance(x, (Tensor, Variable, SymbolicTensor)):
                 x = flat[i] = convert_to_tensor(x, dtype=spec.dtype)
             if not spec.is_compatible_with(x.aval):
-                raise ValueError(f"{self.name}(): argument {i} ({x.dtype.name}{list(x.shape)}) "
-                                 f"is incompatible with input_signature {spec}")
+                raise _cannot_cast(self.name, TensorSpec(x.shape, x.dtype), spec)
 
     def _keys(self, ba):
         names = list(ba.arguments)
@@ -467,15 +480,23 @@ class Function:
                                                      p.KEYWORD_ONLY) else p
             for p in tensor_params])
 
+        fixed = {name: value for name, value in held.items()
+                 if not any(isinstance(leaf, _TENSOR_LIKE) for leaf in _nest.flatten(value))}
+
         def bind(args, kwargs):
             try:
-                return self._bind(args, kwargs)
+                ba = self._bind(args, kwargs)
             except TypeError as full_error:
                 try:
                     part = tensor_sig.bind(*args, **kwargs)
                 except TypeError:
                     raise full_error from None
                 return inspect.BoundArguments(self._signature, {**held, **part.arguments})
+            for name, value in fixed.items():   # a traced value is part of the program
+                if name in ba.arguments and not _same_value(ba.arguments[name], value):
+                    raise TypeError(f"Binding inputs to tf.function `{self.name}` failed due to "
+                                    f"`Can not cast {ba.arguments[name]!r} to Literal[{value!r}]`")
+            return ba
 
         return bind
 

@@ -224,13 +224,15 @@ def test_several_specs_and_keyword_call():
     pytest.param(lambda: tf.ones([]), id="scalar"),
     pytest.param(lambda: tf.constant([1, 2, 3]), id="int"),
 ])
-def test_incompatible_argument_raises_value_error(bad):
+def test_incompatible_argument_raises_type_error(bad):
+    # TensorFlow 2.21: TypeError "Binding inputs to tf.function failed due to `Can not cast
+    # TensorSpec(shape=(2, 2), ...) to TensorSpec(shape=(None,), ...)`"
     @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
     def f(x):
         return x + 1.0
 
     f(tf.ones([2]))
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match="Binding inputs to tf.function `f` failed due to `Can not cast"):
         f(bad())
     assert count(f) == 1
 
@@ -241,7 +243,7 @@ def test_fixed_dimension_must_match():
         return x
 
     assert f(tf.ones([2, 7])).shape == (2, 7)
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError, match=r"Can not cast TensorSpec\(shape=\(3, 7\)"):   # as TF 2.21
         f(tf.ones([3, 7]))
 
 
@@ -767,3 +769,17 @@ def test_a_symbolic_tensor_leaked_out_of_its_trace_is_an_error_naming_the_op():
     # TensorFlow: TypeError "... is out of scope and cannot be used here"
     with pytest.raises(TypeError, match=r"out of scope and cannot be used here \(op Add at .*test_function.py"):
         leaked[0] + 1.0
+
+
+def test_a_concrete_function_keeps_the_python_values_it_was_traced_with():
+    # TensorFlow 2.21: the same call with b=2 gives 100.0; b=3 raises TypeError "Binding
+    # inputs to tf.function failed due to `Can not cast 3 to Literal[2]`"
+    @tf.function
+    def pw(a, b):
+        return a ** b
+
+    square = pw.get_concrete_function(a=tf.TensorSpec(None, tf.float32), b=2)
+    assert float(square(tf.constant(10.0))) == 100.0
+    assert float(square(tf.constant(10.0), 2)) == 100.0
+    with pytest.raises(TypeError, match=r"Can not cast 3 to Literal\[2\]"):
+        square(tf.constant(10.0), b=3)
