@@ -12,6 +12,7 @@ from ..runtime.dynamic_shape import DynamicShape
 from ..runtime.registry import STATIC_FORMS
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 from . import dims as _dims
+from .creation import ones
 
 newaxis = None
 
@@ -324,6 +325,39 @@ def shape(input, out_type=D.int32, name=None) -> Tensor:
     return apply("Shape", [input], {"out_type": D.as_dtype(out_type)})
 
 
+def meshgrid(*args, **kwargs) -> list:
+    """N-D coordinate arrays from N 1-D tensors, as TensorFlow's ``meshgrid``.
+
+    ``indexing="xy"`` (the default, Cartesian) swaps the first two output axes; ``"ij"``
+    (matrix) keeps them. Written as TensorFlow writes it: each input reshaped to its own axis,
+    times ``ones`` of the full shape in the first input's dtype, so gradients and dtype errors
+    are TensorFlow's.
+
+    >>> X, Y = tf.meshgrid(tf.constant([1.0, 2.0, 3.0]), tf.constant([10.0, 20.0]))
+    >>> X.numpy().tolist(), Y.numpy().tolist()
+    ([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]], [[10.0, 10.0, 10.0], [20.0, 20.0, 20.0]])
+    """
+    indexing = kwargs.pop("indexing", "xy")
+    kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"meshgrid() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    if indexing not in ("xy", "ij"):
+        raise ValueError("indexing parameter must be either 'xy' or 'ij'")
+    if not args:
+        return []
+    ndim = len(args)
+    xs = [convert_to_tensor(x) for x in args]
+    out = [reshape(x, (1,) * i + (-1,) + (1,) * (ndim - i - 1)) for i, x in enumerate(xs)]
+    sizes = [size(x) if x.shape is None or None in tuple(x.shape) else
+             builtins.int(np.prod(x.shape, dtype=np.int64)) for x in xs]
+    if indexing == "xy" and ndim > 1:
+        out[0] = reshape(out[0], (1, -1) + (1,) * (ndim - 2))
+        out[1] = reshape(out[1], (-1, 1) + (1,) * (ndim - 2))
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    full = ones(sizes, xs[0].dtype)
+    return [x * full for x in out]
+
+
 def size(input, out_type=D.int32, name=None) -> Tensor:
     """The number of entries of ``input``, as a scalar integer tensor.
 
@@ -384,6 +418,6 @@ STATIC_FORMS["DynamicStridedSliceGrad"] = \
     lambda g, sizes, spec, shape: strided_slice_grad(g, spec, sizes)
 STATIC_FORMS["SplitV"] = lambda x, sizes_, sizes, axis: tuple(split(x, sizes_, axis))
 
-__all__ = ["reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "tile", "pad", "concat",
+__all__ = ["meshgrid", "reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "tile", "pad", "concat",
            "stack", "unstack", "split", "gather", "slice", "shape", "size", "rank", "one_hot",
            "newaxis"]
