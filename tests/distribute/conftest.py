@@ -5,6 +5,8 @@ The workers must import this checkout's tapeflow: its directory goes first on th
 PYTHONPATH. Nanny workers get OMP/OPENBLAS/MKL_NUM_THREADS=1 from Dask; NUMBA_NUM_THREADS=1
 does the same for parallel compiled loops, so one worker process uses one core, as its one
 thread promises (two workers with two Numba threads each would oversubscribe two cores).
+The backend is pinned to Numba whatever the test session's environment holds: the bitwise and
+compile-count tests are about compiled programs.
 """
 import os
 
@@ -22,7 +24,8 @@ def start_cluster():
     path = os.pathsep.join(p for p in (REPO, os.environ.get("PYTHONPATH")) if p)
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                            dashboard_address=None, host="127.0.0.1",
-                           env={"PYTHONPATH": path, "NUMBA_NUM_THREADS": "1"})
+                           env={"PYTHONPATH": path, "NUMBA_NUM_THREADS": "1",
+                                "TAPEFLOW_BACKEND": "numba", "TAPEFLOW_TIERED": "0"})
     return cluster, Client(cluster)
 
 

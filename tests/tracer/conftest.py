@@ -4,11 +4,7 @@ The Numba backend is tested elsewhere; here every test uses ``numpy_backend``
 (../conftest.py), which restores the previous backend afterwards, so the order in
 which test directories run does not matter.
 """
-import os
-
-os.environ.setdefault("TAPEFLOW_BACKEND", "numpy")
-
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture(autouse=True)
