@@ -247,7 +247,11 @@ def tapeflow_engine(fn, args):
 
 def describe_program(prog, backend, interpreted_cls):
     if isinstance(prog, interpreted_cls):
-        return "numpy interpreter" + ("" if backend == "numpy" else " (codegen unavailable)")
+        if backend == "numpy":
+            return "numpy interpreter"
+        from tapeflow import env
+        return ("numpy interpreter (first tier: Numba compiling in the background)"
+                if env.get("TAPEFLOW_TIERED") else "numpy interpreter (codegen unavailable)")
     fallback = getattr(prog, "fallback", None)
     if fallback:
         return f"numpy interpreter (codegen fallback: {fallback})"

@@ -99,14 +99,16 @@ def child(name):
 
 # -- the parent: spawn, collect, summarise ---------------------------------------------------
 def _spawn(name, env_extra, timeout):
-    from .. import harness
+    from .. import harness, peers
     env = dict(os.environ)
     env.update(env_extra)
     env["PYTHONPATH"] = harness.REPO_ROOT + (os.pathsep + env["PYTHONPATH"]
                                              if env.get("PYTHONPATH") else "")
     t0 = time.time()
     try:
-        proc = subprocess.run([sys.executable, "-m", "benchmarks.workloads.w6", "--child", name],
+        peer = CHILDREN[name][0]
+        python = peers.peer_python(peer) if peer else sys.executable
+        proc = subprocess.run([python, "-m", "benchmarks.workloads.w6", "--child", name],
                               cwd=harness.REPO_ROOT, env=env, capture_output=True, text=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:

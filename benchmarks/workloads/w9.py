@@ -193,14 +193,15 @@ def child(name):
 
 
 def _spawn(name, env_extra, timeout):
-    from .. import harness
+    from .. import harness, peers
     env = dict(os.environ)
     env.update(env_extra)
     env["PYTHONPATH"] = harness.REPO_ROOT + (os.pathsep + env["PYTHONPATH"]
                                              if env.get("PYTHONPATH") else "")
     t0 = time.time()
     try:
-        proc = subprocess.run([sys.executable, "-m", "benchmarks.workloads.w9", "--child", name],
+        python = peers.peer_python(CHILDREN[name]) if CHILDREN.get(name) else sys.executable
+        proc = subprocess.run([python, "-m", "benchmarks.workloads.w9", "--child", name],
                               cwd=harness.REPO_ROOT, env=env, capture_output=True, text=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
