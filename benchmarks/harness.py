@@ -538,3 +538,31 @@ def table(result):
     for note in result.get("notes", []):
         out.append(f"  note: {note}")
     return "\n".join(out)
+
+
+def spawn_child(module, name, mark, env_extra, timeout, peer=None, late="not done"):
+    """Run ``python -m module --child name`` in a fresh process (the peer's own interpreter
+    for a peer: peers.peer_python) and return the JSON it printed after ``mark``, with
+    ``process_s``: seconds from spawning to the child's ``epoch_done``; or {"name", "error"}."""
+    import json
+    import subprocess
+    import sys
+    import time
+    from . import peers
+    env = dict(os.environ)
+    env.update(env_extra)
+    env["PYTHONPATH"] = REPO_ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    python = peers.peer_python(peer) if peer else sys.executable
+    t0 = time.time()
+    try:
+        proc = subprocess.run([python, "-m", module, "--child", name], cwd=REPO_ROOT, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"name": name, "error": f"{late} within {timeout} s"}
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(mark)]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        return {"name": name, "error": f"child exited {proc.returncode}: {tail}"[:300]}
+    out = json.loads(lines[-1][len(mark):])
+    out["process_s"] = out.pop("epoch_done") - t0
+    return out

@@ -17,7 +17,6 @@ _T0 = time.perf_counter()
 import json  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 
@@ -99,27 +98,9 @@ def child(name):
 
 # -- the parent: spawn, collect, summarise ---------------------------------------------------
 def _spawn(name, env_extra, timeout):
-    from .. import harness, peers
-    env = dict(os.environ)
-    env.update(env_extra)
-    env["PYTHONPATH"] = harness.REPO_ROOT + (os.pathsep + env["PYTHONPATH"]
-                                             if env.get("PYTHONPATH") else "")
-    t0 = time.time()
-    try:
-        peer = CHILDREN[name][0]
-        python = peers.peer_python(peer) if peer else sys.executable
-        proc = subprocess.run([python, "-m", "benchmarks.workloads.w6", "--child", name],
-                              cwd=harness.REPO_ROOT, env=env, capture_output=True, text=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"name": name, "error": f"no first gradient within {timeout} s"}
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(_MARK)]
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-        return {"name": name, "error": f"child exited {proc.returncode}: {tail}"[:300]}
-    out = json.loads(lines[-1][len(_MARK):])
-    out["process_s"] = out.pop("epoch_done") - t0
-    return out
+    from .. import harness
+    return harness.spawn_child("benchmarks.workloads.w6", name, _MARK, env_extra, timeout,
+                               peer=CHILDREN[name][0], late="no first gradient")
 
 
 def _plan(opts):

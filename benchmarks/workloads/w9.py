@@ -16,7 +16,6 @@ import json  # noqa: E402
 import logging  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 
@@ -193,26 +192,9 @@ def child(name):
 
 
 def _spawn(name, env_extra, timeout):
-    from .. import harness, peers
-    env = dict(os.environ)
-    env.update(env_extra)
-    env["PYTHONPATH"] = harness.REPO_ROOT + (os.pathsep + env["PYTHONPATH"]
-                                             if env.get("PYTHONPATH") else "")
-    t0 = time.time()
-    try:
-        python = peers.peer_python(CHILDREN[name]) if CHILDREN.get(name) else sys.executable
-        proc = subprocess.run([python, "-m", "benchmarks.workloads.w9", "--child", name],
-                              cwd=harness.REPO_ROOT, env=env, capture_output=True, text=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"name": name, "error": f"not done within {timeout} s"}
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(_MARK)]
-    if proc.returncode != 0 or not lines:
-        tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-        return {"name": name, "error": f"child exited {proc.returncode}: {tail}"[:300]}
-    out = json.loads(lines[-1][len(_MARK):])
-    out["process_s"] = out.pop("epoch_done") - t0
-    return out
+    from .. import harness
+    return harness.spawn_child("benchmarks.workloads.w9", name, _MARK, env_extra, timeout,
+                               peer=CHILDREN.get(name), late="not done")
 
 
 def _summary(name, runs, reference):
