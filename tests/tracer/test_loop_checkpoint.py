@@ -7,7 +7,6 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.runtime.kernels.loops import segment_length
-from tapeflow.runtime.registry import KERNELS
 from tapeflow.tracer import backend
 
 from test_control_flow import numeric
@@ -41,17 +40,6 @@ def while_grads(fn, *args):
 
 X, W = np.linspace(-1, 1, 4), np.linspace(0.2, 0.9, 4)
 
-
-@pytest.fixture
-def sin_calls(monkeypatch):
-    count = [0]
-    kernel = KERNELS["Sin"]
-
-    def counting(*args, **attrs):
-        count[0] += 1
-        return kernel(*args, **attrs)
-    monkeypatch.setitem(KERNELS, "Sin", counting)
-    return count
 
 
 def test_segment_length_is_n_within_the_budget_and_about_sqrt_n_beyond():

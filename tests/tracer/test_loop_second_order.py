@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.runtime.registry import KERNELS
 from tapeflow.tracer import backend
 
 from test_loops_grad import second
@@ -32,17 +31,6 @@ def make_hessian_sum():
         return outer.gradient(total, [x, w])
     return hessian_sum
 
-
-@pytest.fixture
-def sin_calls(monkeypatch):
-    count = [0]
-    kernel = KERNELS["Sin"]
-
-    def counting(*args, **attrs):
-        count[0] += 1
-        return kernel(*args, **attrs)
-    monkeypatch.setitem(KERNELS, "Sin", counting)
-    return count
 
 
 def test_second_order_is_one_while_grad_grad_and_linear_in_body_evaluations(sin_calls):

@@ -4,22 +4,9 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.runtime.registry import KERNELS
 
 from test_control_flow import grads, numeric
 
-
-@pytest.fixture
-def sin_calls(monkeypatch):
-    """How many times the Sin kernel ran: each loop body below evaluates one Sin."""
-    count = [0]
-    kernel = KERNELS["Sin"]
-
-    def counting(*args, **attrs):
-        count[0] += 1
-        return kernel(*args, **attrs)
-    monkeypatch.setitem(KERNELS, "Sin", counting)
-    return count
 
 
 def sin_loop(x, w, n):
