@@ -8,6 +8,7 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.opdef import OPS
 from .dispatch import DATA_ERRORS, apply, op_error
+from .recorder import current_trace
 from .registry import KERNELS
 from .tensor import wrap
 
@@ -73,9 +74,14 @@ def apply_node(node, inputs):
     code that traced the op, not of whoever rebuilds the graph (library code)."""
     if node.op == "Const":
         return (wrap(np.array(node.attrs["value"], copy=True)),)
+    trace = current_trace() if node.line is not None else None
+    start = len(trace.graph.nodes) if trace is not None else 0
     r = apply(node.op, inputs, node.attrs)
     outs = r if OPS[node.op].multi_output else (r,)
     made = getattr(outs[0], "value", None) if outs and node.line is not None else None
     if isinstance(made, Value) and made.node is not None:  # symbolic: the node just traced
         made.node.line = node.line
+    if trace is not None:   # and any node a tape recording it made (the Shape of an output
+        for extra in trace.graph.nodes[start:]:              # of unknown size)
+            extra.line = node.line
     return outs
