@@ -120,7 +120,9 @@ def test_ten_op_control_flow_programs_stay_under_100kb(sources, fn, how):
         assert header <= 20 * 1024      # nested graphs elided past HEADER_BYTES
 
 
-def test_custom_gradient_loop_and_assigns_in_the_inner_tape(sources):
+def custom_gradient_loop_and_assigns():
+    """Issue 18's `KeyError: 'vy'` shape: a custom gradient, a while/break loop and two assigns
+    in the inner tape of a function an outer tape differentiates. -> (g, dg/dx)."""
     v, w = tf.Variable([1.0, 1.0]), tf.Variable([0.5, 0.5])
 
     @tf.custom_gradient
@@ -146,8 +148,20 @@ def test_custom_gradient_loop_and_assigns_in_the_inner_tape(sources):
     with tf.GradientTape() as outer:
         outer.watch(x)
         g = f(x)
-    assert outer.gradient(g, x) is not None
+    return g, outer.gradient(g, x)
+
+
+def test_custom_gradient_loop_and_assigns_in_the_inner_tape(sources):
+    assert custom_gradient_loop_and_assigns()[1] is not None
     assert sources and max(len(s) for s in sources.values()) <= LIMIT
+
+
+def test_custom_gradient_loop_and_assigns_compiles_and_matches_the_interpreter(numpy_backend):
+    want = [t.numpy() for t in custom_gradient_loop_and_assigns()]
+    tf.set_backend("numba")          # numpy_backend puts the previous backend back afterwards
+    got = [t.numpy() for t in custom_gradient_loop_and_assigns()]
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5)
 
 
 def _if_twice():
