@@ -566,3 +566,25 @@ def spawn_child(module, name, mark, env_extra, timeout, peer=None, late="not don
     out = json.loads(lines[-1][len(mark):])
     out["process_s"] = out.pop("epoch_done") - t0
     return out
+
+
+def child_row(name, runs, keys):
+    """(row, ok runs) of a fresh-process contender: the medians of ``keys`` over its runs that
+    worked, ``median_s``/``min_s`` of ``process_s``, the first error; ``row["ok"]`` is set
+    here only when no run worked (the caller checks results)."""
+    from statistics import median
+    ok = [r for r in runs if "error" not in r]
+    row = {"name": name, "kind": "baseline" if name == BASELINE else
+           "tapeflow" if name.startswith("tapeflow") else "peer", "compiled": False,
+           "runs": runs, "samples": len(ok)}
+    bad = [r for r in runs if "error" in r]
+    if bad:
+        row["error"] = bad[0]["error"]
+    if not ok:
+        row["ok"] = False
+        return row, ok
+    for key in keys:
+        if key in ok[0]:
+            row[key] = median(r[key] for r in ok)
+    row["median_s"], row["min_s"] = row["process_s"], min(r["process_s"] for r in ok)
+    return row, ok

@@ -119,23 +119,14 @@ def _plan(opts):
 
 
 def _summary(label, runs, tol):
-    from statistics import median
-    ok = [r for r in runs if "error" not in r]
-    row = {"name": label, "kind": "baseline" if label == "numpy (hand)" else
-           "tapeflow" if label.startswith("tapeflow") else "peer", "compiled": False,
-           "runs": runs, "samples": len(ok)}
-    bad = [r for r in runs if "error" in r]
-    if bad:
-        row["error"] = bad[0]["error"]
+    from .. import harness
+    row, ok = harness.child_row(label, runs, ("process_s", "in_process_s", "import_s",
+                                              "build_s", "first_call_s"))
     if not ok:
-        row["ok"] = False
         return row
-    for key in ("process_s", "in_process_s", "import_s", "build_s", "first_call_s"):
-        row[key] = median(r[key] for r in ok)
-    row["median_s"], row["min_s"] = row["process_s"], min(r["process_s"] for r in ok)
     row["max_rel_err"] = max(r["max_rel_err"] for r in ok)
     row["tol"] = tol
-    row["ok"] = not bad and row["max_rel_err"] <= tol
+    row["ok"] = len(ok) == len(runs) and row["max_rel_err"] <= tol
     if row["max_rel_err"] > tol:
         row["error"] = (f"result differs from the float64 reference: max rel err "
                         f"{row['max_rel_err']:.3g} > {tol:g}")

@@ -198,28 +198,17 @@ def _spawn(name, env_extra, timeout):
 
 
 def _summary(name, runs, reference):
-    from statistics import median
-    ok = [r for r in runs if "error" not in r]
-    row = {"name": name, "kind": "baseline" if name == "numpy (hand)" else
-           "tapeflow" if name.startswith("tapeflow") else "peer", "compiled": False,
-           "runs": runs, "samples": len(ok)}
-    bad = [r for r in runs if "error" in r]
-    if bad:
-        row["error"] = bad[0]["error"]
+    from .. import harness
+    row, ok = harness.child_row(name, runs, ("process_s", "in_process_s", "first_step_s",
+                                             "traces", "numba_compiles", "program_traces"))
     if not ok:
-        row["ok"] = False
         return row
-    for key in ("process_s", "in_process_s", "first_step_s", "traces", "numba_compiles",
-                "program_traces"):
-        if key in ok[0]:
-            row[key] = median(r[key] for r in ok)
-    row["median_s"], row["min_s"] = row["process_s"], min(r["process_s"] for r in ok)
     err = 0.0
     if reference is not None:
         err = max(abs(a - b) / max(abs(b), 1e-6) for r in ok
                   for a, b in zip(r["evals"], reference["evals"]))
     row["max_rel_err"], row["tol"] = err, 1e-3
-    row["ok"] = not bad and err <= 1e-3
+    row["ok"] = len(ok) == len(runs) and err <= 1e-3
     if err > 1e-3:
         row["error"] = f"evaluation losses differ from hand NumPy's: max rel err {err:.3g}"
     return row
