@@ -73,8 +73,9 @@ def _numpy(x, y, params):
     return step, lambda xb, yb: loss_grads(xb, yb, False)
 
 
-def _tapeflow(x, y, params, jit):
-    import tapeflow as tf
+def _tf_code(tf, params, jit=None):
+    """The training step and evaluation written once with TensorFlow's API: run by tapeflow
+    and by TensorFlow. -> (step, evaluate, {"traces": Python body runs})."""
     vs = [tf.Variable(p) for p in params]
     w1, b1, w2, b2 = vs
     counts = {"traces": 0}
@@ -118,25 +119,6 @@ def _jax(x, y, params):
     return step, lambda xb, yb: float(ev(list(state), xb, yb))
 
 
-def _tf(x, y, params):
-    import tensorflow as tf
-    vs = [tf.Variable(p) for p in params]
-    w1, b1, w2, b2 = vs
-
-    def loss_of(xb, yb):
-        h = tf.nn.relu(xb @ w1 + b1)
-        return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=yb, logits=h @ w2 + b2))
-
-    @tf.function
-    def step(xb, yb):
-        with tf.GradientTape() as tape:
-            loss = loss_of(xb, yb)
-        for v, g in zip(vs, tape.gradient(loss, vs)):
-            v.assign_sub(LR * g)
-        return loss
-    return step, tf.function(loss_of)
-
-
 class _Compiles(logging.Handler):
     """Counts tapeflow's compile-log records: traces (and compiles that missed the cache)."""
 
@@ -164,11 +146,13 @@ def child(name):
         lg = logging.getLogger("tapeflow")
         lg.addHandler(counter)
         lg.setLevel(logging.INFO)
-        step, evaluate, counts = _tapeflow(x, y, params, True if "jit_compile=True" in name else None)
+        import tapeflow as tf
+        step, evaluate, counts = _tf_code(tf, params, True if "jit_compile=True" in name else None)
     elif name.startswith("jax"):
         step, evaluate = _jax(x, y, params)
     elif name.startswith("tf."):
-        step, evaluate = _tf(x, y, params)
+        import tensorflow as tf
+        step, evaluate, _ = _tf_code(tf, params)
     else:
         step, evaluate = _numpy(x, y, params)
     first = None
