@@ -5,7 +5,6 @@ A kernel rejecting its data (a gather index out of range, a singular matrix) rai
 ``InvalidArgumentError`` naming the op, as the same op does eagerly."""
 import numpy as np
 
-from ..ir.graph import Value
 from ..ir.opdef import OPS
 from .dispatch import DATA_ERRORS, apply, op_error
 from .recorder import current_trace
@@ -78,10 +77,7 @@ def apply_node(node, inputs):
     start = len(trace.graph.nodes) if trace is not None else 0
     r = apply(node.op, inputs, node.attrs)
     outs = r if OPS[node.op].multi_output else (r,)
-    made = getattr(outs[0], "value", None) if outs and node.line is not None else None
-    if isinstance(made, Value) and made.node is not None:  # symbolic: the node just traced
-        made.node.line = node.line
-    if trace is not None:   # and any node a tape recording it made (the Shape of an output
-        for extra in trace.graph.nodes[start:]:              # of unknown size)
-            extra.line = node.line
+    if trace is not None:   # symbolic: the node just traced, and any a tape recording it made
+        for made in trace.graph.nodes[start:]:     # (the Shape of an output of unknown size)
+            made.line = node.line
     return outs
