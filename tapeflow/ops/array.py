@@ -348,8 +348,7 @@ def meshgrid(*args, **kwargs) -> list:
     ndim = len(args)
     xs = [convert_to_tensor(x) for x in args]
     out = [reshape(x, (1,) * i + (-1,) + (1,) * (ndim - i - 1)) for i, x in enumerate(xs)]
-    sizes = [size(x) if x.shape is None or None in tuple(x.shape) else
-             builtins.int(np.prod(x.shape, dtype=np.int64)) for x in xs]
+    sizes = [size(x) for x in xs]     # a constant where the size is known
     if indexing == "xy" and ndim > 1:
         out[0] = reshape(out[0], (1, -1) + (1,) * (ndim - 2))
         out[1] = reshape(out[1], (-1, 1) + (1,) * (ndim - 2))
