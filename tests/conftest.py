@@ -28,3 +28,20 @@ def numpy_backend():
     tapeflow.set_backend("numpy")
     yield
     tapeflow.set_backend(old)
+
+
+@pytest.fixture
+def sources(monkeypatch):
+    """{program name: generated source} of every program the test body would compile (the
+    graphs run on the interpreter: generating is enough to measure the source)."""
+    import tapeflow.tracer.backend as backend
+    from tapeflow.codegen.generate import generate
+    out = {}
+
+    def fake_compile(graph, name="program", *args, **kwargs):
+        graph = backend.optimize(graph)
+        out[name] = generate(graph, name).source
+        return backend.Interpreted(graph)
+    monkeypatch.setattr(backend, "compile", fake_compile)
+    monkeypatch.setattr(backend, "_backend", "numba")
+    return out

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-import tapeflow.tracer.backend as backend
 from tapeflow.codegen import compile_graph, generate as gen_module
 from tapeflow.codegen.generate import InterpreterFallbackWarning, generate
 from tapeflow.ir import dtypes as D
@@ -21,20 +20,6 @@ from tapeflow.ir.opdef import AVal
 from tapeflow.runtime.interpret import run_graph
 
 LIMIT = 100 * 1024
-
-
-@pytest.fixture
-def sources(monkeypatch):
-    """{program name: generated source} of every program the test body would compile."""
-    out = {}
-
-    def fake_compile(graph, name="program", *args, **kwargs):
-        graph = backend.optimize(graph)
-        out[name] = generate(graph, name).source
-        return backend.Interpreted(graph)
-    monkeypatch.setattr(backend, "compile", fake_compile)
-    monkeypatch.setattr(backend, "_backend", "numba")
-    return out
 
 
 def loop_then_cond(x):
