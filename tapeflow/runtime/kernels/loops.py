@@ -8,6 +8,8 @@ state at every k-th iteration is kept, and each segment's values are recomputed 
 checkpoint just before the backward walks it (n more body evaluations, about
 ``n/k`` states plus ``k`` rows of memory: O(sqrt(n)))."""
 import math
+import os
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,6 +23,56 @@ def segment_length(n, row_bytes, state_bytes, budget):
     if n * row_bytes <= budget or n <= 1:
         return max(n, 1)
     return min(n, max(1, math.ceil(math.sqrt(n * state_bytes / row_bytes))))
+
+
+@dataclass(frozen=True)
+class LoopPlan:
+    """How a loop gradient keeps its values for a run of ``n`` iterations: ``k`` iterations
+    per segment (``segment_length``; ``k >= n``: plain stacks)."""
+    n: int
+    row_bytes: int
+    state_bytes: int
+    k: int
+
+    @property
+    def checkpoints(self):
+        """Loop states kept (0 for plain stacks: the first is the loop's input)."""
+        return 0 if self.k >= self.n else -(-self.n // self.k)
+
+    @property
+    def nbytes(self):
+        """Bytes its stacks (at most ``k`` rows) and checkpoints hold at once."""
+        return min(self.k, self.n) * self.row_bytes + self.checkpoints * self.state_bytes
+
+    def __str__(self):
+        rows = f"{min(self.k, self.n)} rows x {self.row_bytes} bytes"
+        if not self.checkpoints:
+            return f"stacks: {rows}"
+        return (f"checkpoints every {self.k} iterations: {self.checkpoints} states x "
+                f"{self.state_bytes} bytes + {rows}")
+
+
+def plan(node, n):
+    """The ``LoopPlan`` of WhileGrad ``node`` running ``n`` iterations (its kernel's choice)."""
+    fwd, nv = node.attrs["fwd_graph"], node.attrs["n_vars"]
+    rb, sb = row_bytes(fwd, nv), state_bytes(fwd, nv)
+    return LoopPlan(n, rb, sb, segment_length(n, rb, sb, node.attrs["memory_budget"]))
+
+
+def backward_loops(graph, inputs, name):
+    """(what, bytes) of each WhileGrad of program ``graph`` (``name``) whose trip count is one
+    of its first inputs, given as tensors ``inputs`` (a call's residuals): what its loop
+    gradients will hold when the program runs (``GradientTape.saved_bytes``)."""
+    position = {v.id: i for i, v in enumerate(graph.inputs[:len(inputs)])}
+    out = []
+    for node in graph.nodes:
+        i = position.get(node.inputs[0].id) if node.op == "WhileGrad" else None
+        if i is not None and inputs[i] is not None:
+            p = plan(node, int(inputs[i]._value))
+            where = "" if node.line is None else \
+                f" at {os.path.basename(node.line[0])}:{node.line[1]}"
+            out.append((f"loop{where} in {name}, {p.n} iterations: {p}", p.nbytes))
+    return out
 
 
 def row_bytes(graph, n_vars):
