@@ -111,6 +111,37 @@ def test_a_tape_with_no_compiled_loop_counts_its_tensors_only():
     assert tape.saved_bytes(detail=True) == [("tensors saved by the recorded ops", 120)]
 
 
+def test_a_second_order_loop_gradient_always_stacks():
+    """An outer tape records the inner gradient (the backward program's call): its own
+    gradient is a WhileGradGrad, which stacks per iteration the state, the row, the row's
+    cotangent and the carry (the gradient of s: f64[5]) with no budget."""
+    x = tf.constant(X)
+    fn = tf.function(sines)
+    with tf.GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = fn(x, tf.constant(30))
+        g = inner.gradient(y, x)
+    per = STATE + 2 * ROW + 40
+    loops = outer.saved_bytes(detail=True)[1:]
+    assert loops[1] == (f"loop at {_where()} in sines_backward (second order), 30 iterations: "
+                        f"stacks: 30 rows x {per} bytes", 30 * per)
+    assert outer.saved_bytes() == outer.saved_bytes(detail=True)[0][1] + 30 * per
+    np.testing.assert_allclose(outer.gradient(g, x).numpy(),
+                               _second_derivative_of_sines(X, 30), rtol=1e-10)
+
+
+def _second_derivative_of_sines(x, n):
+    """d/dx of d(sum of n-fold sin)/dx, elementwise: the chain rule by hand."""
+    d1, d2, s = np.ones_like(x), np.zeros_like(x), x.copy()
+    for _ in range(n):
+        d2 = -np.sin(s) * d1 ** 2 + np.cos(s) * d2
+        d1 = np.cos(s) * d1
+        s = np.sin(s)
+    return d2
+
+
 def _where():
     """The file:line of ``sines``'s while_loop, as the dump writes it (relative to the current
     directory when inside it)."""

@@ -53,24 +53,30 @@ class LoopPlan:
 
 
 def plan(node, n):
-    """The ``LoopPlan`` of WhileGrad ``node`` running ``n`` iterations (its kernel's choice)."""
+    """The ``LoopPlan`` of loop-gradient ``node`` running ``n`` iterations (its kernel's
+    choice): WhileGrad's by its budget; WhileGradGrad always stacks a row of state, rows, their
+    cotangents and carry per iteration."""
     fwd, nv = node.attrs["fwd_graph"], node.attrs["n_vars"]
     rb, sb = row_bytes(fwd, nv), state_bytes(fwd, nv)
+    if node.op == "WhileGradGrad":
+        cb = sum(_nbytes(v.aval) for v in node.attrs["bwd_graph"].outputs)
+        return LoopPlan(n, sb + 2 * rb + cb, 0, max(n, 1))
     return LoopPlan(n, rb, sb, segment_length(n, rb, sb, node.attrs["memory_budget"]))
 
 
 def backward_loops(graph, inputs, name):
-    """(what, bytes) of each WhileGrad of program ``graph`` (``name``) whose trip count is one
-    of its first inputs, given as tensors ``inputs`` (a call's residuals): what its loop
-    gradients will hold when the program runs (``GradientTape.saved_bytes``)."""
+    """(what, bytes) of each loop gradient (WhileGrad, WhileGradGrad) of program ``graph``
+    (``name``) whose trip count is one of its first inputs, given as tensors ``inputs`` (a
+    call's residuals): what it will hold when the program runs (``GradientTape.saved_bytes``)."""
     position = {v.id: i for i, v in enumerate(graph.inputs[:len(inputs)])}
     out = []
     for node in graph.nodes:
-        i = position.get(node.inputs[0].id) if node.op == "WhileGrad" else None
+        i = position.get(node.inputs[0].id) if node.op in ("WhileGrad", "WhileGradGrad") else None
         if i is not None and inputs[i] is not None:
             p = plan(node, int(inputs[i]._value))
             where = f" at {line_str(node)}" if node.line else ""
-            out.append((f"loop{where} in {name}, {p.n} iterations: {p}", p.nbytes))
+            order = " (second order)" if node.op == "WhileGradGrad" else ""
+            out.append((f"loop{where} in {name}{order}, {p.n} iterations: {p}", p.nbytes))
     return out
 
 
