@@ -6,7 +6,11 @@ The trip count ``n`` is the forward While's, so the plan is fixed before the loo
 TensorFlow's while_v2) when ``n`` rows fit the memory budget, else checkpoints: the loop
 state at every k-th iteration is kept, and each segment's values are recomputed from its
 checkpoint just before the backward walks it (n more body evaluations, about
-``n/k`` states plus ``k`` rows of memory: O(sqrt(n)))."""
+``n/k`` states plus ``k`` rows of memory: O(sqrt(n))).
+
+What a loop gradient will hold (``plan``: a ``LoopPlan`` from the trip count) and how it keeps
+its values (``describe``) are worked out here too, next to the kernels that decide them, for
+``GradientTape.saved_bytes`` and ``tapeflow dump``."""
 import math
 from dataclasses import dataclass
 
