@@ -85,8 +85,19 @@ def backward_loops(graph, inputs, name):
 
 
 def row_bytes(graph, n_vars):
-    """Bytes one iteration stacks: the forward body's outputs after the loop variables."""
-    return sum(_nbytes(v.aval) for v in graph.outputs[n_vars:])
+    """Bytes one iteration stacks: the forward body's outputs after the loop variables. A row
+    that is a loop variable's value before or after the iteration (``h`` and the new ``h``)
+    counts once per variable: the compiled loop keeps that variable's history, n + 1 states
+    (codegen/templates/loops.py), and here the two rows are the same arrays."""
+    states = {v.id: j for j, v in enumerate(graph.inputs[:n_vars])}
+    states.update((v.id, j) for j, v in enumerate(graph.outputs[:n_vars]))
+    total, kept = 0, set()
+    for v in graph.outputs[n_vars:]:
+        j = states.get(v.id)
+        if j is None or j not in kept:
+            total += _nbytes(v.aval)
+            kept.add(j)
+    return total
 
 
 def state_bytes(graph, n_vars):
