@@ -189,12 +189,5 @@ def eye(n, dtype):
     return apply("StridedSlice", [tall], {"spec": ((None, -1, None),)})
 
 
-def one_hot(i, n, dtype):
-    """The length-``n`` vector of ``dtype`` that is 1 at ``i`` (int32 scalar tensors or ints)."""
-    before = _filled(0, [i], dtype)
-    after = _filled(0, [add(add(n, multiply(i, -1)), -1)], dtype)
-    return apply("ConcatV2", [before, _filled(1, [1], dtype), after], {"axis": 0})
-
-
-__all__ = ["DynamicShape", "multiply", "add", "eye", "one_hot", "resolve", "shape_of", "pack", "dim", "num_elements", "keep_dims", "reshape_dims",
+__all__ = ["DynamicShape", "multiply", "add", "eye", "resolve", "shape_of", "pack", "dim", "num_elements", "keep_dims", "reshape_dims",
            "is_symbolic"]

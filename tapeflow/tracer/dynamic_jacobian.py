@@ -1,0 +1,124 @@
+"""Jacobians of tensors whose sizes only the run time knows: one While over the seeds.
+
+Inside a function traced with ``None`` dims the number of seeds (``tf.size(target)``, or a
+batch jacobian's columns) is an int32 tensor, so the vectorized program of ``jacobian.py``,
+which stacks a static number of one-hot seeds, cannot be built. TensorFlow's loop
+(``experimental_use_pfor=False``) needs no count while tracing: iteration ``i`` seeds the
+reverse sweep with row ``i`` of an identity of run-time size (``ops.dims.eye``)
+and writes the gradient into row ``i`` of the result with a select, so each row is exactly
+the gradient of its own seed (TensorFlow's per-row values, inf and NaN included). The loop
+is one While node whose body is the tape's reverse sweep traced once; the result's static
+shape is ``target.shape + source.shape`` with ``None`` where unknown, as TensorFlow's.
+"""
+import numpy as np
+
+from ..autodiff import tape as _tape
+from ..autodiff.backprop import Plan
+from ..ir import dtypes as D
+from ..ops import array, dims, math
+from ..ops.creation import zeros
+from ..runtime.tensor import wrap
+from .control import loop
+
+
+def _seeded(plan, source_ids, source_targets, seed_of, n, accs, place):
+    """Row i of each accumulator is ``place(gradient of seed_of(i), i)`` for i < n: a While.
+    Returns the accumulators and, per source, whether a gradient reached it."""
+    reached = [False] * len(source_ids)
+
+    def body(i, *accs):
+        grads = plan.run(source_ids, [seed_of(i)], source_targets)
+        out = []
+        for k, (sid, acc) in enumerate(zip(source_ids, accs, strict=True)):
+            g = grads[sid]
+            reached[k] = g is not None
+            out.append(acc if g is None else place(g, i, acc))
+        return [math.add(i, 1)] + out
+
+    counter = wrap(np.zeros((), np.int32))
+    outs = loop(lambda i, *accs: math.less(i, n), body, [counter] + list(accs))
+    return list(outs[1:]), reached
+
+
+class _OneHot:
+    """Row ``i`` of the boolean identity of run-time size ``n``, made once before the loop so
+    that inside the body it is a gather at the counter: its shape is ``[n]``, the same at
+    every iteration, so a program specialised to the input shapes knows every size in the
+    body (O(n^2) booleans, once; the jacobian itself holds n times the source's size)."""
+
+    def __init__(self, n):
+        self.n, self.eye = n, dims.eye(n, D.bool_)
+
+    def mask(self, i):
+        return array.gather(self.eye, i)
+
+    def seed(self, i, dtype):
+        return math.cast(self.mask(i), dtype)
+
+
+def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
+    """Per source: target.shape + source.shape (None where unknown), or None if unconnected."""
+    tshape = dims.shape_of(target)
+    shapes = [dims.shape_of(s) for s in flat_sources]
+    if not target.dtype.is_floating:    # as tape.jacobian: zeros of the target's dtype
+        return [zeros(dims.pack(list(_sizes(tshape)) + list(_sizes(s))), target.dtype)
+                if zeros_if_unconnected else None for s in shapes]
+    n = dims.num_elements(tshape)
+    plan = Plan(rec, [target._id])
+    source_targets = {s._id: _tape._aval(s) for s in flat_sources if s._id == target._id}
+
+    hot = _OneHot(n)
+
+    def seed_of(i):
+        return array.reshape(hot.seed(i, target.dtype), tshape)
+
+    def place(g, i, acc):   # row i of [n, source size]
+        return math.where(array.reshape(hot.mask(i), dims.pack([n, 1])),
+                          array.reshape(g, [1, -1]), acc)
+
+    accs = [zeros(dims.pack([n, dims.num_elements(s)]), src.dtype)
+            for s, src in zip(shapes, flat_sources, strict=True)]
+    accs, reached = _seeded(plan, source_ids, source_targets, seed_of, n, accs, place)
+    out = []
+    for acc, hit, s in zip(accs, reached, shapes, strict=True):
+        if not hit and not zeros_if_unconnected:
+            out.append(None)
+            continue
+        out.append(array.reshape(acc, dims.pack(list(_sizes(tshape)) + list(_sizes(s)))))
+    return out
+
+
+def batch_jacobian(rec, target, source):
+    """target.shape + source.shape[1:]; zeros for an unconnected source (as TensorFlow)."""
+    tshape, sshape = dims.shape_of(target), dims.shape_of(source)
+    batch = dims.dim(tshape, 0)
+    shape = dims.pack(list(_sizes(tshape)) + list(_sizes(sshape))[1:])
+    if not target.dtype.is_floating:
+        return zeros(shape, target.dtype)
+    width = dims.num_elements(dims.pack(list(_sizes(tshape))[1:]))
+    s_width = dims.num_elements(dims.pack(list(_sizes(sshape))[1:]))
+    plan = Plan(rec, [target._id])
+    source_targets = {source._id: _tape._aval(source)} if source._id == target._id else {}
+
+    hot = _OneHot(width)
+
+    def seed_of(j):   # column j of every row of the batch
+        column = array.reshape(hot.seed(j, target.dtype), dims.pack([1, width]))
+        return array.reshape(array.broadcast_to(column, dims.pack([batch, width])), tshape)
+
+    def place(g, j, acc):   # [batch, width, source width], column j
+        mask = array.reshape(hot.mask(j), dims.pack([1, width, 1]))
+        return math.where(mask, array.reshape(g, dims.pack([batch, 1, s_width])), acc)
+
+    acc = zeros(dims.pack([batch, width, s_width]), source.dtype)
+    (acc,), _ = _seeded(plan, [source._id], source_targets, seed_of, width, [acc], place)
+    return array.reshape(acc, shape)
+
+
+def _sizes(shape):
+    """Each dim of ``shape``: an int, or an int32 scalar tensor known at run time."""
+    return [dims.dim(shape, i) for i in range(len(shape))]
+
+
+_tape.VECTORIZED.loop_jacobian = jacobian
+_tape.VECTORIZED.loop_batch_jacobian = batch_jacobian
