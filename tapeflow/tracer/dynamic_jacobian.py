@@ -9,6 +9,12 @@ and writes the gradient into row ``i`` of the result with a select, so each row 
 the gradient of its own seed (TensorFlow's per-row values, inf and NaN included). The loop
 is one While node whose body is the tape's reverse sweep traced once; the result's static
 shape is ``target.shape + source.shape`` with ``None`` where unknown, as TensorFlow's.
+
+A batch jacobian whose rows have a known width (``x: [None, 3]``) needs only ``width`` seeds,
+a number known while tracing: up to ``UNROLL`` of them are unrolled, each a reverse sweep
+batched over the rows, joined by one concat. Cost: one reverse sweep per seed (TensorFlow's
+loop), where the vectorized program of known sizes runs one batched sweep; the While writes
+each row with a select over the whole result (O(n) per element of it).
 """
 import numpy as np
 
@@ -16,15 +22,39 @@ from ..autodiff import tape as _tape
 from ..autodiff.backprop import Plan
 from ..ir import dtypes as D
 from ..ops import array, dims, math
-from ..ops.creation import zeros
+from ..ops.creation import zeros, zeros_like
 from ..runtime.tensor import wrap
 from .control import loop
 
 
-def _seeded(plan, source_ids, source_targets, seed_of, n, accs, place):
-    """Row i of each accumulator is ``place(gradient of seed_of(i), i)`` for i < n: a While.
-    Returns the accumulators and, per source, whether a gradient reached it."""
+# Up to this many seeds, when their number is known while tracing (a batch jacobian's columns
+# over a batch of unknown size), the seeds are unrolled: one reverse sweep each in the graph,
+# batched over the rows, joined by one concat, with no While and no select per seed.
+UNROLL = 16
+
+
+def _seeded(plan, source_ids, source_targets, seed_of, n, accs, place, row, axis):
+    """Per source, the gradients of seeds 0..n-1 joined along ``axis``: ``row(g)`` of each
+    concatenated when ``n`` is a small int (unrolled), else ``place(g, i, acc)`` writing row i
+    of ``acc`` in a While. Returns them and, per source, whether a gradient reached it."""
     reached = [False] * len(source_ids)
+    if isinstance(n, int) and n <= UNROLL:
+        rows = [[] for _ in source_ids]
+        for i in range(n):
+            grads = plan.run(source_ids, [seed_of(i)], source_targets)
+            for k, sid in enumerate(source_ids):
+                g = grads[sid]
+                reached[k] = reached[k] or g is not None
+                rows[k].append(None if g is None else row(g))
+        out = []
+        for acc, hit, parts in zip(accs, reached, rows, strict=True):
+            if not hit or not parts:
+                out.append(acc)
+                continue
+            some = next(p for p in parts if p is not None)
+            parts = [zeros_like(some) if p is None else p for p in parts]
+            out.append(array.concat(parts, axis))
+        return out, reached
 
     def body(i, *accs):
         grads = plan.run(source_ids, [seed_of(i)], source_targets)
@@ -47,7 +77,7 @@ class _OneHot:
     body (O(n^2) booleans, once; the jacobian itself holds n times the source's size)."""
 
     def __init__(self, n):
-        self.n, self.eye = n, dims.eye(n, D.bool_)
+        self.eye = dims.eye(n, D.bool_)
 
     def mask(self, i):
         return array.gather(self.eye, i)
@@ -60,9 +90,9 @@ def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
     """Per source: target.shape + source.shape (None where unknown), or None if unconnected."""
     tshape = dims.shape_of(target)
     shapes = [dims.shape_of(s) for s in flat_sources]
-    if not target.dtype.is_floating:    # as tape.jacobian: zeros of the target's dtype
-        return [zeros(dims.pack(list(_sizes(tshape)) + list(_sizes(s))), target.dtype)
-                if zeros_if_unconnected else None for s in shapes]
+    if not target.dtype.is_floating:    # as the vectorized jacobian: zeros, or None
+        return [zeros(dims.pack(list(_sizes(tshape)) + list(_sizes(s))), src.dtype)
+                if zeros_if_unconnected else None for s, src in zip(shapes, flat_sources)]
     n = dims.num_elements(tshape)
     plan = Plan(rec, [target._id])
     source_targets = {s._id: _tape._aval(s) for s in flat_sources if s._id == target._id}
@@ -78,7 +108,8 @@ def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
 
     accs = [zeros(dims.pack([n, dims.num_elements(s)]), src.dtype)
             for s, src in zip(shapes, flat_sources, strict=True)]
-    accs, reached = _seeded(plan, source_ids, source_targets, seed_of, n, accs, place)
+    accs, reached = _seeded(plan, source_ids, source_targets, seed_of, n, accs, place,
+                            lambda g: array.reshape(g, [1, -1]), 0)
     out = []
     for acc, hit, s in zip(accs, reached, shapes, strict=True):
         if not hit and not zeros_if_unconnected:
@@ -111,7 +142,8 @@ def batch_jacobian(rec, target, source):
         return math.where(mask, array.reshape(g, dims.pack([batch, 1, s_width])), acc)
 
     acc = zeros(dims.pack([batch, width, s_width]), source.dtype)
-    (acc,), _ = _seeded(plan, [source._id], source_targets, seed_of, width, [acc], place)
+    (acc,), _ = _seeded(plan, [source._id], source_targets, seed_of, width, [acc], place,
+                        lambda g: array.reshape(g, dims.pack([batch, 1, s_width])), 1)
     return array.reshape(acc, shape)
 
 
