@@ -205,3 +205,20 @@ def test_compiled_equals_the_interpreter():
     f = tf.function(_first, input_signature=SIG, jit_compile=True)
     for g, w in zip(f(x), want, strict=True):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
+
+
+def test_through_a_function_traced_with_none_dims():
+    """An eager tape over a call of a None-dim function: the reverse sweep replays the call's
+    backward program, whose sizes are unknown, so the jacobians run the same loop, eagerly."""
+    f = tf.function(lambda x: tf.sin(x) * tf.reduce_sum(x, axis=1, keepdims=True),
+                    input_signature=SIG)
+    for n in (4, 1):
+        x = tf.constant(_x(n))
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = f(x)
+            y_eager = tf.sin(x) * tf.reduce_sum(x, axis=1, keepdims=True)
+        for got, want in ((tape.jacobian(y, x), tape.jacobian(y_eager, x)),
+                          (tape.batch_jacobian(y, x), tape.batch_jacobian(y_eager, x))):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-14, atol=1e-15)
