@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..autodiff.custom_gradient import int_outputs_through_call
+from ..errors import InvalidArgumentError
 from ..ir import dtypes as D
 from ..ir.graph import Graph, print_graph
 from ..ir.opdef import AVal
@@ -147,8 +148,14 @@ class ConcreteFunction:
         prog = self._specialized.get(key)
         if prog is None:
             avals = [AVal(np.shape(a), D.as_dtype(np.asarray(a).dtype)) for a in arrays]
-            graph = specialize(self.graph, avals)
             mode = backend.mode_for(self.jit_compile)
+            try:
+                graph = specialize(self.graph, avals)
+            except InvalidArgumentError:
+                # a While whose loop variables change size (a concat in its body): no static
+                # program; the interpreter runs the graph as it is (and raises, naming the op
+                # and line, if the call itself does not fit)
+                graph, mode = self.graph, "interpreted"
             if any(None in v.aval.shape for n in graph.nodes for v in n.outputs):
                 mode = "interpreted"   # sizes that depend on the data: no static program
             prog = self._specialized[key] = backend.compile(graph, self.name, mode)

@@ -222,3 +222,31 @@ def test_through_a_function_traced_with_none_dims():
                           (tape.batch_jacobian(y, x), tape.batch_jacobian(y_eager, x))):
             assert got.shape == want.shape
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-14, atol=1e-15)
+
+
+def test_loops_over_unknown_sizes_on_numba():
+    """What the jacobian loop needs of ConcreteFunction.run: a While over values of unknown
+    size is specialised with the call's sizes and compiled; one whose loop variable grows
+    (a concat in the body) has no static program and runs on the interpreter."""
+    def scaled(x):
+        i, y = tf.constant(0), x
+        while i < tf.size(x):
+            y = y * 2.0 + tf.reduce_sum(x)
+            i += 1
+        return y
+
+    def grown(x):
+        i, y = tf.constant(0), x
+        while i < tf.size(x) - 1:
+            y = tf.concat([y, x[:1]], 0)
+            i += 1
+        return y
+
+    x = tf.constant([1.0, 2.0, 3.0], tf.float64)
+    tf.set_backend("numba")   # the numpy_backend fixture restores the interpreter after
+    sig = [tf.TensorSpec([None], tf.float64)]
+    f, g = (tf.function(fn, input_signature=sig, jit_compile=True) for fn in (scaled, grown))
+    np.testing.assert_array_equal(f(x).numpy(), [50.0, 58.0, 66.0])
+    np.testing.assert_array_equal(g(x).numpy(), [1.0, 2.0, 3.0, 1.0, 1.0])
+    (compiled,) = f.get_concrete_function()._specialized.values()
+    assert compiled.fallback is None
