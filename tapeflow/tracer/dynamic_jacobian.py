@@ -5,16 +5,17 @@ batch jacobian's columns) is an int32 tensor, so the vectorized program of ``jac
 which stacks a static number of one-hot seeds, cannot be built. TensorFlow's loop
 (``experimental_use_pfor=False``) needs no count while tracing: iteration ``i`` seeds the
 reverse sweep with row ``i`` of an identity of run-time size (``ops.dims.eye``)
-and writes the gradient into row ``i`` of the result with a select, so each row is exactly
-the gradient of its own seed (TensorFlow's per-row values, inf and NaN included). The loop
+and writes the gradient into row ``i`` of the result (TensorListSetItem, as TensorFlow's
+loop writes a TensorArray), so each row is exactly the gradient of its own seed (TensorFlow's per-row values, inf and NaN included). The loop
 is one While node whose body is the tape's reverse sweep traced once; the result's static
 shape is ``target.shape + source.shape`` with ``None`` where unknown, as TensorFlow's.
 
 A batch jacobian whose rows have a known width (``x: [None, 3]``) needs only ``width`` seeds,
 a number known while tracing: up to ``UNROLL`` of them are unrolled, each a reverse sweep
 batched over the rows, joined by one concat. Cost: one reverse sweep per seed (TensorFlow's
-loop), where the vectorized program of known sizes runs one batched sweep; the While writes
-each row with a select over the whole result (O(n) per element of it).
+loop), where the vectorized program of known sizes runs one batched sweep; each write in
+the While copies the result so far (TensorListSetItem's kernel and template copy their
+list), O(n * size of the result) in all.
 """
 import numpy as np
 
@@ -23,20 +24,22 @@ from ..autodiff.backprop import Plan
 from ..ir import dtypes as D
 from ..ops import array, dims, math
 from ..ops.creation import zeros, zeros_like
+from ..runtime.dispatch import apply
 from ..runtime.tensor import wrap
 from .control import loop
 
 
 # Up to this many seeds, when their number is known while tracing (a batch jacobian's columns
 # over a batch of unknown size), the seeds are unrolled: one reverse sweep each in the graph,
-# batched over the rows, joined by one concat, with no While and no select per seed.
+# batched over the rows, joined by one concat, with no While and no copy per seed.
 UNROLL = 16
 
 
-def _seeded(plan, source_ids, source_targets, seed_of, n, accs, place, row, axis):
-    """Per source, the gradients of seeds 0..n-1 joined along ``axis``: ``row(g)`` of each
-    concatenated when ``n`` is a small int (unrolled), else ``place(g, i, acc)`` writing row i
-    of ``acc`` in a While. Returns them and, per source, whether a gradient reached it."""
+def _seeded(plan, source_ids, source_targets, seed_of, n, accs):
+    """Per source, the [n, source size] gradients of seeds 0..n-1, row i the flat gradient of
+    seed i: concatenated when ``n`` is a small int (unrolled), else written row by row into
+    ``acc`` in a While (TensorListSetItem). Returns them and, per source, whether a gradient
+    reached it."""
     reached = [False] * len(source_ids)
     if isinstance(n, int) and n <= UNROLL:
         rows = [[] for _ in source_ids]
@@ -45,7 +48,7 @@ def _seeded(plan, source_ids, source_targets, seed_of, n, accs, place, row, axis
             for k, sid in enumerate(source_ids):
                 g = grads[sid]
                 reached[k] = reached[k] or g is not None
-                rows[k].append(None if g is None else row(g))
+                rows[k].append(None if g is None else array.reshape(g, [1, -1]))
         out = []
         for acc, hit, parts in zip(accs, reached, rows, strict=True):
             if not hit or not parts:
@@ -53,7 +56,7 @@ def _seeded(plan, source_ids, source_targets, seed_of, n, accs, place, row, axis
                 continue
             some = next(p for p in parts if p is not None)
             parts = [zeros_like(some) if p is None else p for p in parts]
-            out.append(array.concat(parts, axis))
+            out.append(array.concat(parts, 0))
         return out, reached
 
     def body(i, *accs):
@@ -62,7 +65,8 @@ def _seeded(plan, source_ids, source_targets, seed_of, n, accs, place, row, axis
         for k, (sid, acc) in enumerate(zip(source_ids, accs, strict=True)):
             g = grads[sid]
             reached[k] = g is not None
-            out.append(acc if g is None else place(g, i, acc))
+            out.append(acc if g is None else
+                       apply("TensorListSetItem", [acc, i, array.reshape(g, [-1])]))
         return [math.add(i, 1)] + out
 
     counter = wrap(np.zeros((), np.int32))
@@ -71,19 +75,16 @@ def _seeded(plan, source_ids, source_targets, seed_of, n, accs, place, row, axis
 
 
 class _OneHot:
-    """Row ``i`` of the boolean identity of run-time size ``n``, made once before the loop so
-    that inside the body it is a gather at the counter: its shape is ``[n]``, the same at
-    every iteration, so a program specialised to the input shapes knows every size in the
-    body (O(n^2) booleans, once; the jacobian itself holds n times the source's size)."""
+    """Row ``i`` of the identity of run-time size ``n``, made once before the loop so that
+    inside the body it is a gather at the counter: its shape is ``[n]``, the same at every
+    iteration, so a program specialised to the input shapes knows every size in the body
+    (O(n^2) booleans, once; the jacobian itself holds n times the source's size)."""
 
     def __init__(self, n):
         self.eye = dims.eye(n, D.bool_)
 
-    def mask(self, i):
-        return array.gather(self.eye, i)
-
     def seed(self, i, dtype):
-        return math.cast(self.mask(i), dtype)
+        return math.cast(array.gather(self.eye, i), dtype)
 
 
 def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
@@ -102,14 +103,9 @@ def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
     def seed_of(i):
         return array.reshape(hot.seed(i, target.dtype), tshape)
 
-    def place(g, i, acc):   # row i of [n, source size]
-        return math.where(array.reshape(hot.mask(i), dims.pack([n, 1])),
-                          array.reshape(g, [1, -1]), acc)
-
     accs = [zeros(dims.pack([n, dims.num_elements(s)]), src.dtype)
             for s, src in zip(shapes, flat_sources, strict=True)]
-    accs, reached = _seeded(plan, source_ids, source_targets, seed_of, n, accs, place,
-                            lambda g: array.reshape(g, [1, -1]), 0)
+    accs, reached = _seeded(plan, source_ids, source_targets, seed_of, n, accs)
     out = []
     for acc, hit, s in zip(accs, reached, shapes, strict=True):
         if not hit and not zeros_if_unconnected:
@@ -137,13 +133,9 @@ def batch_jacobian(rec, target, source):
         column = array.reshape(hot.seed(j, target.dtype), dims.pack([1, width]))
         return array.reshape(array.broadcast_to(column, dims.pack([batch, width])), tshape)
 
-    def place(g, j, acc):   # [batch, width, source width], column j
-        mask = array.reshape(hot.mask(j), dims.pack([1, width, 1]))
-        return math.where(mask, array.reshape(g, dims.pack([batch, 1, s_width])), acc)
-
-    acc = zeros(dims.pack([batch, width, s_width]), source.dtype)
-    (acc,), _ = _seeded(plan, [source._id], source_targets, seed_of, width, [acc], place,
-                        lambda g: array.reshape(g, dims.pack([batch, 1, s_width])), 1)
+    acc = zeros(dims.pack([width, dims.multiply(batch, s_width)]), source.dtype)
+    (acc,), _ = _seeded(plan, [source._id], source_targets, seed_of, width, [acc])
+    acc = array.transpose(array.reshape(acc, dims.pack([width, batch, s_width])), [1, 0, 2])
     return array.reshape(acc, shape)
 
 

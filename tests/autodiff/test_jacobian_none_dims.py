@@ -250,3 +250,23 @@ def test_loops_over_unknown_sizes_on_numba():
     np.testing.assert_array_equal(g(x).numpy(), [1.0, 2.0, 3.0, 1.0, 1.0])
     (compiled,) = f.get_concrete_function()._specialized.values()
     assert compiled.fallback is None
+
+
+@pytest.mark.parametrize("spec, width", [([None, None], 4), ([None, 17], 17)],
+                         ids=["unknown width", "width over UNROLL"])
+def test_batch_jacobian_looping_over_columns(spec, width):
+    """A batch jacobian whose number of columns is unknown while tracing, or over
+    dynamic_jacobian.UNROLL: the While over the columns, at every batch size."""
+    def f(x):
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = tf.sin(x) * tf.reduce_sum(x * x, axis=1, keepdims=True)
+        return tape.batch_jacobian(y, x), tape.jacobian(y, x)
+
+    traced = tf.function(f, input_signature=[tf.TensorSpec(spec, tf.float64)])
+    for n in SIZES:
+        x = tf.constant(np.random.default_rng(n).uniform(-1, 1, (n, width)))
+        for g, w in zip(traced(x), f(x), strict=True):
+            assert g.shape == w.shape
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+    assert traced.experimental_get_tracing_count() == 1
