@@ -11,13 +11,10 @@ variable whose values are rows (``h`` and the new ``h``) is kept once, as its hi
 (``_Rows``), and weight gradients accumulated by small products (``dW += h.T @ dz``) are
 added a block of iterations at a time as one large product (``_Hoisted``).
 """
-import numpy as np
-
 from ...passes.dce import dce
 from ...ir.graph import Graph
-from ...runtime.kernels.loops import counted, row_bytes, state_bytes
+from ...runtime.kernels.loops import counted, stacked_rows
 from ..emitter import np_type
-from ..symbolic import value
 from .control import _assign
 from .registry import stmt_op
 
@@ -25,6 +22,24 @@ from .registry import stmt_op
 # Bytes of stacked rows per hoisted product (_Hoisted.block): half an L2 cache, measured best
 # on W8 (128 KB to 1 MB within 8%; one product over all iterations was 1.3x slower at T=800).
 BLOCK_BYTES = 512 << 10
+
+
+def _nbytes(avals):
+    """Source text of the bytes of values of ``avals``: sizes read from the inputs stay
+    expressions (symbolic.py), so the memory plan does not fix the program to one size."""
+    terms = []
+    for a in avals:
+        dims = [f"{d}" for d in a.shape if f"{d}" != "1"]
+        terms.append(" * ".join(dims + [str(a.dtype.size)]))
+    return " + ".join(terms) or "0"
+
+
+def _row_bytes(em, fwd_graph, n_vars):
+    """A name holding the bytes one iteration stacks (runtime/kernels/loops.row_bytes)."""
+    name = em.fresh("rb")
+    outs = fwd_graph.outputs[n_vars:]
+    em.line(f"{name} = {_nbytes([outs[r].aval for r in stacked_rows(fwd_graph, n_vars)])}")
+    return name
 
 
 def _buffer(em, rows, aval):
@@ -147,14 +162,15 @@ class _Hoisted:
             if self.terms else bwd_graph
         self.n_out = len(bwd_graph.outputs)
 
-    def block(self, rows):
-        """Iterations per product: a block's rows (about 512 KB, half an L2 cache) are still
-        in cache when the product reads them, and the stacks hold only a block's rows."""
-        per = sum(int(np.prod([value(d) for d in rows.avals[x].shape]))
-                  * rows.avals[x].dtype.size if isinstance(x, int)
-                  else int(np.prod([value(d) for d in x.aval.shape])) * x.aval.dtype.size
-                  for p_q in self.terms.values() for x in p_q)
-        return max(1, BLOCK_BYTES // max(per, 1))
+    def block(self, em, rows):
+        """A name holding the iterations per product: a block's rows (about 512 KB, half an
+        L2 cache) are still in cache when the product reads them, and the stacks hold only a
+        block's rows. Computed at run time from the sizes (one program for any of them)."""
+        avals = [rows.avals[x] if isinstance(x, int) else x.aval
+                 for p_q in self.terms.values() for x in p_q]
+        name = em.fresh("blk")
+        em.line(f"{name} = max(1, {BLOCK_BYTES} // max({_nbytes(avals)}, 1))")
+        return name
 
     def run(self, em, i, args, bufs, lo):
         """The backward body at iteration ``i``: its carry expressions (hoisted ones
@@ -190,8 +206,8 @@ def _backward(em, m, rows, hoisted, extra, carry):
             _assign(em, carry, em.inline(hoisted.graph, rows.rows(i) + extra + carry),
                     simultaneous=True)
         return
-    blk = hoisted.block(rows)
-    bufs = [_buffer(em, str(blk), x.aval) for x in hoisted.stacked]
+    blk = hoisted.block(em, rows)
+    bufs = [_buffer(em, blk, x.aval) for x in hoisted.stacked]
     lo, hi = em.fresh("lo"), em.fresh("hi")
     em.line(f"{hi} = {m}")
     em.line(f"{lo} = max({hi} - {blk}, 0)")
@@ -224,12 +240,13 @@ def _segments(em, n, state, extra, carry, fwd_graph, bwd_graph, n_vars, n_extra,
     """WhileGrad's loops for trip count ``n`` from the loop state ``state`` (names the code
     reassigns), updating the ``carry`` names."""
     k, segs, i = em.fresh("k"), em.fresh("segs"), em.fresh("i")
-    rb, sb = row_bytes(fwd_graph, n_vars), state_bytes(fwd_graph, n_vars)
+    rb, sb = _row_bytes(em, fwd_graph, n_vars), em.fresh("sb")
+    em.line(f"{sb} = {_nbytes([v.aval for v in fwd_graph.inputs[:n_vars]])}")
     # runtime/kernels/loops.segment_length, inline
     with em.block(f"if {n} * {rb} <= {int(memory_budget)} or {n} <= 1:"):
         em.line(f"{k} = max({n}, 1)")
     with em.block("else:"):
-        em.line(f"{k} = min({n}, max(1, np.int64(np.ceil(np.sqrt({n} * {sb} / {max(rb, 1)})))))")
+        em.line(f"{k} = min({n}, max(1, np.int64(np.ceil(np.sqrt({n} * {sb} / max({rb}, 1))))))")
     em.line(f"{segs} = ({n} + {k} - 1) // {k}")
     checkpoints = [_buffer(em, f"max({segs}, 1)", v.aval) for v in fwd_graph.inputs[:n_vars]]
     rows = _Rows(em, fwd_graph, n_vars, k)
@@ -270,11 +287,11 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
     init, extra, seeds = ins[:n_vars], ins[n_vars:n_vars + n_extra], ins[n_vars + n_extra:]
     state = [em.var(v) for v in node.outputs[:n_vars]]
     _assign(em, state, init)
-    fit = max(int(memory_budget) // max(row_bytes(fwd_graph, n_vars), 1), 1)
-    n, cap, keep = em.fresh("n"), em.fresh("cap"), em.fresh("keep")
+    fit, n, cap, keep = em.fresh("fit"), em.fresh("n"), em.fresh("cap"), em.fresh("keep")
+    em.line(f"{fit} = max({int(memory_budget)} // max({_row_bytes(em, fwd_graph, n_vars)}, 1), 1)")
     bounds = counted(cond_graph, fwd_graph, n_vars)
     if bounds is None:
-        em.line(f"{cap} = {min(fit, 16)}")
+        em.line(f"{cap} = min({fit}, 16)")
     else:                   # a counted loop (``for i in tf.range``): its trip count up front
         at, bound = bounds
         em.line(f"{cap} = max(1, min({fit}, np.int64({ins[bound]}) - np.int64({ins[at]})))")

@@ -91,21 +91,29 @@ def backward_loops(graph, inputs, name):
     return out
 
 
-def row_bytes(graph, n_vars, rows=None):
-    """Bytes one iteration stacks: the forward body's outputs after the loop variables. A row
-    that is a loop variable's value before or after the iteration (``h`` and the new ``h``)
-    counts once per variable: the compiled loop keeps that variable's history, n + 1 states
-    (codegen/templates/loops.py), and here the two rows are the same arrays. ``rows``: one
-    iteration's rows as arrays, for sizes known only at run time (a function traced with
-    ``None`` dims); without them such sizes give None."""
+def stacked_rows(graph, n_vars):
+    """Indices of the forward body's rows (outputs after the loop variables) an iteration
+    stacks: a row that is a loop variable's value before or after the iteration (``h`` and the
+    new ``h``) counts once per variable: the compiled loop keeps that variable's history, n + 1
+    states (codegen/templates/loops.py), and the interpreter's two rows are the same arrays."""
     states = {v.id: j for j, v in enumerate(graph.inputs[:n_vars])}
     states.update((v.id, j) for j, v in enumerate(graph.outputs[:n_vars]))
-    sizes, kept = [], set()
+    out, kept = [], set()
     for r, v in enumerate(graph.outputs[n_vars:]):
         j = states.get(v.id)
         if j is None or j not in kept:
-            sizes.append(_nbytes(v.aval) if rows is None else np.asarray(rows[r]).nbytes)
+            out.append(r)
             kept.add(j)
+    return out
+
+
+def row_bytes(graph, n_vars, rows=None):
+    """Bytes one iteration stacks (``stacked_rows``). ``rows``: one iteration's rows as
+    arrays, for sizes known only at run time (a function traced with ``None`` dims); without
+    them such sizes give None."""
+    outs = graph.outputs[n_vars:]
+    sizes = [_nbytes(outs[r].aval) if rows is None else np.asarray(rows[r]).nbytes
+             for r in stacked_rows(graph, n_vars)]
     return None if None in sizes else sum(sizes)
 
 
