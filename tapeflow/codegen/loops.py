@@ -19,7 +19,7 @@ cannot raise.
 """
 import re
 
-from ..ir.shapes import num_elements
+from ..ir.shapes import normalize_axes, num_elements
 from .emitter import cast, index, np_type, parallel_worth, shape_lit
 from .symbolic import Dim, value
 from .templates import CODEGEN
@@ -229,6 +229,17 @@ def _emit_loop_group(em, g):
         _column_reduction(em, reds, dims, kept, body, par and not dims[0].red)
 
 
+def _reduced_count(red):
+    """Elements reduced into each output element: the product of the reduced dimensions (an
+    expression of the input sizes; dividing the sizes instead would decide on an empty output,
+    fixing the program to non-empty batches)."""
+    shape = red.inputs[0].aval.shape
+    count = 1
+    for a in normalize_axes(red.attrs.get("axis"), len(shape)):
+        count = count * shape[a]
+    return count
+
+
 class _Acc:
     """One folded reduction's accumulator and what finishing it needs."""
 
@@ -236,14 +247,14 @@ class _Acc:
         self.red, self.spec = red, CODEGEN[red.op].reduce
         x, self.y = red.inputs[0], red.outputs[0]
         self.dt = x.aval.dtype
-        self.count = num_elements(x.aval.shape) // max(num_elements(self.y.aval.shape), 1)
+        self.count = _reduced_count(red)
         self.name = em.fresh("acc")
         self.nan = em.fresh("nan") if self.spec.needs_nan_count(self.dt, parallel) else None
         self.parallel = parallel
 
     def init(self, em, target=None):
         with em.node(self.red):
-            if self.red.op == "Mean" and self.count == 0 and not self.dt.is_floating:
+            if self.red.op == "Mean" and not self.dt.is_floating and self.count == 0:
                 em.line('raise ValueError("mean of an empty integer reduction is undefined")')
             em.line(f"{target or self.name} = {self.spec.init(self.dt)}")
             if self.nan:
@@ -313,7 +324,7 @@ def _column_reduction(em, reds, dims, kept, body, par):
     accs = [_Acc(em, r) for r in reds]
     for a in accs:
         with em.node(a.red):
-            if a.red.op == "Mean" and a.count == 0 and not a.dt.is_floating:
+            if a.red.op == "Mean" and not a.dt.is_floating and a.count == 0:
                 em.line('raise ValueError("mean of an empty integer reduction is undefined")')
             em.line(f"{a.name} = np.full({shape_lit(ksizes)}, {a.spec.init(a.dt)}, "
                     f"dtype={np_type(a.spec.acc_dtype(a.dt))})")
