@@ -146,7 +146,7 @@ class Emitter:
                 self.uses.setdefault(v.id, []).append(node)
         self.output_ids = {v.id for v in graph.outputs}
         self.view_base = {}     # variable -> variable it is a reshape view of
-        self.scalar_args = set()  # ids of constants passed as scalar arguments (generate.bind_consts)
+        self.const_args = set()   # ids of constants passed as arguments (generate.bind_consts; outermost only)
 
     # -- names --------------------------------------------------------------------------
     def var(self, v):
