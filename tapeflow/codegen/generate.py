@@ -40,7 +40,7 @@ from .fusion import Group, is_fusable, is_reduction, plan
 from .loops import emit_group
 from .nested import GraphKeys, call, emit_function, header_text
 from .nested import render as render_function
-from .symbolic import current, plain_aval, quiet, symbolic, uniform
+from .symbolic import NESTED_INPUTS, current, plain_aval, quiet, symbolic, uniform
 from .templates import CODEGEN
 
 HEADER = """\
@@ -218,12 +218,21 @@ def bind_consts(em, graph, add_param):
                 value = np.full(shape, value.flat[0])
             add_param(em.bind(v), v.aval, np.ascontiguousarray(value, dtype=v.aval.dtype.np).copy())
             em.outermost().const_args.add(v.id)
-        elif v.id not in current().shrunk and _inlined(scalar, v.aval.dtype):
+        elif (v.id not in current().shrunk and _inlined(scalar, v.aval.dtype)
+              and not _loop_operand(v, em.uses)):
             em.bind(v, lit(scalar, v.aval.dtype))
         else:
             name = em.bind(v)
             add_param(name, AVal((), v.aval.dtype), v.aval.dtype.np.type(scalar))
             em.outermost().const_args.add(v.id)
+
+
+def _loop_operand(v, uses):
+    """Whether ``v`` is an integer an If, a While or a loop gradient takes: a loop's bound or
+    counter, as often a size (``for t in tf.range(tf.shape(x)[0])``, folded while tracing)
+    as not, so it is an argument even when small: else each short trip count would be
+    another program."""
+    return v.aval.dtype.is_integer and any(n.op in NESTED_INPUTS for n in uses.get(v.id, ()))
 
 
 def _inlined(value, dtype):

@@ -299,10 +299,10 @@ def _broadcast_only(graph):
             small = (1,) * rank
         elif node.op == "BroadcastTo" and None not in node.inputs[0].aval.shape:
             x = node.inputs[0].aval.shape
-            small = (1,) * (rank - len(x)) + tuple(x)
+            small = (1,) * (rank - len(x)) + tuple(value(d) for d in x)     # decides nothing
         else:
             continue
-        if small != tuple(v.aval.shape):
+        if small != tuple(value(d) for d in v.aval.shape):
             found.update(_stays_small(graph, v, small, found, uses, outputs) or {})
     return found
 
@@ -325,8 +325,9 @@ def _stays_small(graph, v, small, found, uses, outputs):
         b = _broadcast([shapes.get(x.id, x.aval.shape) for x in node.inputs])
         if b is None:
             return None
-        if b != tuple(y.aval.shape):
-            if y.id in outputs or _broadcast([b, y.aval.shape]) != tuple(y.aval.shape):
+        traced = tuple(value(d) for d in y.aval.shape)
+        if b != traced:
+            if y.id in outputs or _broadcast([b, traced]) != traced:
                 return None
             shapes[y.id] = b
             out[y.id] = (y, b)
