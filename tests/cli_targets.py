@@ -26,3 +26,14 @@ def many_ops(x):
 
 def shared_product(a, b):
     return tf.reduce_sum(a * b + b * a)
+
+
+def loop_gradient(x, w):
+    """A loop's gradient taken inside the function: a plain call runs one fused loop."""
+    with tf.GradientTape() as tape:
+        tape.watch(w)
+        h = x
+        for _ in tf.range(12):
+            h = tf.tanh(h * w)
+        loss = tf.reduce_sum(h * h)
+    return tape.gradient(loss, w)

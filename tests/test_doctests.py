@@ -41,7 +41,7 @@ NAMESPACES = ["tapeflow", "tapeflow.math", "tapeflow.nn", "tapeflow.linalg",
 # Methods users call, which need an example too (classes above are checked as classes).
 METHODS = {
     tf.GradientTape: ["watch", "gradient", "jacobian", "batch_jacobian", "stop_recording",
-                      "reset", "watched_variables"],
+                      "reset", "watched_variables", "saved_bytes"],
     tf.Variable: ["assign", "assign_add", "assign_sub"],
     tf.Module: ["variables", "trainable_variables", "submodules"],
 }

@@ -16,12 +16,11 @@ from tapeflow.runtime.registry import GRADS, KERNELS
 from ops.cases import all_cases
 
 # Ops without a batching rule: vectorize runs them as a loop over the batch and reports them.
-# WhileGradGrad (a loop's second-order gradient): no rule yet; a jacobian of a loop's gradient
-# loops over the batch, reported. CustomGradient: no rule yet (its gradient graph would have to be batched as well).
+# CustomGradient: no rule yet (its gradient graph would have to be batched as well).
 # EagerPyFunc (tf.py_function): its Python function takes one row at a time.
 # WhileWithGrad: made by the last passes (passes/share_loops.py) on programs that run as
 # they are, after any vectorize.
-NO_BATCHING_RULE = {"WhileGradGrad", "WhileWithGrad", "CustomGradient", "EagerPyFunc"}
+NO_BATCHING_RULE = {"WhileWithGrad", "CustomGradient", "EagerPyFunc"}
 
 TABLES = {"kernel (runtime KERNELS)": (KERNELS, set()),
           "gradient rule (GRADS)": (GRADS, set()),

@@ -231,9 +231,48 @@ class GradientTape:
             self._watched_variables = tuple(self._rec.variables.values())
         return self._watched_variables
 
-    def saved_bytes(self) -> int:
-        """Bytes of tensor data this tape keeps for its backward pass (beyond TensorFlow)."""
-        return 0 if self._rec is None else self._rec.saved_bytes()
+    def saved_bytes(self, detail: bool = False) -> int | list[tuple[str, int]]:
+        """Bytes of tensor data this tape keeps for its backward pass (beyond TensorFlow).
+
+        Each recorded op keeps only what its gradient reads. A loop inside a compiled
+        function keeps its per-iteration values while its gradient runs: plain stacks (one
+        row per iteration) while they fit the loop memory budget (``TAPEFLOW_LOOP_MEMORY_MB``,
+        or ``tf.config.loop_memory`` around the first call under a tape), else checkpoints
+        (the loop state every k iterations, and k rows). Loop gradients run one after
+        another, each freeing its stacks, so the total counts the largest of them.
+
+        Args:
+          detail: return the parts instead of the total: (what, bytes) for the tensors
+            saved, then for each loop its mode ("stacks" or "checkpoints every k
+            iterations"), trip count and bytes.
+
+        Returns:
+          The total in bytes, or with ``detail`` a list of (description, bytes).
+
+        >>> @tf.function
+        ... def f(x):
+        ...     return tf.while_loop(lambda i, s: i < 100, lambda i, s: (i + 1, tf.sin(s)), (0, x))[1]
+        >>> x = tf.constant([0.5, -0.2, 0.1])
+        >>> with tf.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = f(x)
+        >>> for what, nbytes in tape.saved_bytes(detail=True):
+        ...     print(nbytes, what)
+        20 tensors saved by the recorded ops
+        1200 loop at ...:3 in f, 100 iterations: stacks: 100 rows x 12 bytes
+        >>> tape.saved_bytes()
+        1220
+        >>> with tf.config.loop_memory(0):            # checkpoint every loop
+        ...     with tf.GradientTape() as tape:
+        ...         tape.watch(x)
+        ...         y = tf.function(f.python_function)(x)
+        >>> what, nbytes = tape.saved_bytes(detail=True)[1]
+        >>> print(nbytes, what)
+        288 loop at ...:3 in f, 100 iterations: checkpoints every 12 iterations: 9 states x 16 bytes + 12 rows x 12 bytes
+        """
+        if self._rec is None:
+            return [] if detail else 0
+        return self._rec.saved_bytes(detail)
 
     # -- gradients -----------------------------------------------------------------
     def _begin(self):

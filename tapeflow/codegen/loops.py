@@ -177,8 +177,12 @@ def _emit_loop_group(em, g):
             if donor is not None:    # written over an input that dies here (same element read first)
                 name = em.bind(y, em.ref(donor))
                 em.line(f"# {name} now holds {em.names[y.id]}: {em.names[donor.id]} is dead after this loop")
-            else:
-                name = em.alloc(y)
+                # written through the very view it is read through: LLVM then sees a load and
+                # a store of the same element, not two arrays that may overlap, and vectorizes
+                # the loop (two views of one buffer fail its run-time overlap check: 3x slower)
+                out_views[y.id] = views[donor.id][0]
+                continue
+            name = em.alloc(y)
             if tuple(sizes) != tuple(y.aval.shape):
                 view = em.fresh("o")
                 em.line(f"{view} = {name}.reshape({shape_lit(sizes)})")

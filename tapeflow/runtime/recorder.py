@@ -80,15 +80,21 @@ class Recorder:
     def tracks(self, tid):
         return tid in self.tensor_op
 
-    def saved_bytes(self):
-        """Bytes of tensor data this tape keeps alive for its backward pass."""
+    def saved_bytes(self, detail=False):
+        """Bytes this tape's backward pass needs kept: the tensors its entries saved, plus the
+        most that its loop gradients hold at once when it runs (they run one after another,
+        each freeing its stacks: ``GradRule.holds``). ``detail``: (what, bytes) per part."""
         seen, total = set(), 0
         for e in self.entries:
             for t in (*e.inputs, *e.outputs):
                 if t is not None and hasattr(t, "_value") and t._id not in seen:
                     seen.add(t._id)
                     total += t._value.nbytes
-        return total
+        loops = [row for e in self.entries if getattr(e.rule, "holds", None) is not None
+                 for row in e.rule.holds(e)]
+        if detail:
+            return [("tensors saved by the recorded ops", total)] + loops
+        return total + max((b for _, b in loops), default=0)
 
 
 class _State(threading.local):

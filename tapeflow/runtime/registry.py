@@ -27,11 +27,15 @@ class GradRule:
     ``inputs``/``outputs`` are the indices the rule reads from ``op.inputs`` /
     ``op.outputs`` ("all" for every one). ``fn`` None means not differentiable.
     ``accepts_none``: outputs without a gradient arrive as None rather than zeros.
+    ``holds``: ``holds(entry) -> [(what, bytes), ...]``, memory the rule will allocate for
+    the recorded ``entry`` beyond what it saved (a compiled call's loop gradients), for
+    ``GradientTape.saved_bytes``.
     """
     fn: Callable | None
     inputs: tuple | str = ()
     outputs: tuple | str = ()
     accepts_none: bool = False
+    holds: Callable | None = None
 
 
 def kernel(name):

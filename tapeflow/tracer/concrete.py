@@ -9,6 +9,7 @@ requested target does not depend on it); an input that reaches none gets None.
 """
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any
 
@@ -19,6 +20,7 @@ from ..ir import dtypes as D
 from ..ir.graph import Graph, print_graph
 from ..ir.opdef import AVal
 from ..runtime.interpret import replay
+from ..runtime.kernels.loops import backward_loops
 from ..runtime.recorder import STATE, Entry
 from ..runtime.registry import GradRule
 from ..runtime.tensor import Variable, convert_to_tensor, wrap
@@ -278,8 +280,13 @@ class ConcreteFunction:
         structure for every call (tape_graph: cached, compiled after repeats)."""
         key = (trainable, keep_inputs)
         if key not in self._rules:
-            self._rules[key] = GradRule(self._make_rule(trainable, keep_inputs), accepts_none=True)
+            self._rules[key] = GradRule(self._make_rule(trainable, keep_inputs), accepts_none=True,
+                                        holds=functools.partial(self._loops_held, len(trainable)))
         return self._rules[key]
+
+    def _loops_held(self, n_trainable, entry):
+        """What the backward program's loop gradients will hold for this call (saved_bytes)."""
+        return backward_loops(self.tape_pair()[1].graph, entry.outputs[n_trainable:], self.name)
 
     def _make_rule(self, trainable, keep_inputs):
         def rule(op, *grads):

@@ -164,8 +164,10 @@ _BUDGET = _Budget()
 def loop_memory(megabytes: float) -> Iterator[None]:
     """A scope in which loop gradients stack at most ``megabytes`` MiB per loop.
 
-    Loops whose gradients are built in the scope (``tape.gradient`` eagerly, or the trace of a
-    function that takes one) keep every iteration's values while they fit, and past that keep
+    Loops whose gradients are built in the scope (the first call of a function under a tape,
+    or the trace of a function that takes a gradient in its body) keep every iteration's
+    values while they fit (``tape.saved_bytes(detail=True)`` shows each loop's mode), and past
+    that keep
     every k-th loop state and recompute each segment in the backward pass (the same
     gradients, O(sqrt n) memory). 0 always checkpoints. Overrides ``TAPEFLOW_LOOP_MEMORY_MB``.
 

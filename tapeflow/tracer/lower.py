@@ -17,7 +17,7 @@ from ..codegen.emitter import Unsupported
 from ..codegen.fusion import Group, plan
 from ..codegen.generate import generate
 from ..ir.dot import INPUT, RESIDUAL, cluster, document, link, statements
-from ..ir.graph import Graph, aval_str, print_graph
+from ..ir.graph import Graph, aval_str, line_str, print_graph
 from ..ir.shapes import num_elements
 from ..passes import FINAL, partition, run_passes
 from ..runtime.kernels.loops import describe as loops_describe
@@ -46,9 +46,11 @@ STAGES = {
     "min-cut": "the min-cut partition of the joint graph: residuals kept, values recomputed",
     "forward": "what runs under a tape: outputs and residuals (after the final passes)",
     "backward": "what runs for the gradient: residuals and cotangents in (after the final passes)",
+    "loops": "how each loop gradient of the programs that run keeps its values, per iteration",
     "source": "the generated Numba source of each program that runs",
 }
-DEFAULT_STAGES = ("traced", "jacobians", "forward", "backward")
+DEFAULT_STAGES = ("traced", "jacobians", "forward", "backward", "loops")
+LOOP_GRADIENTS = ("WhileGrad", "WhileWithGrad", "WhileGradGrad")   # the "loops" stage's ops
 # the stages that are graphs (the others are text only: the passes, jacobians, the source)
 GRAPH_STAGES = ("traced", "program", "joint", "min-cut", "forward", "backward")
 
@@ -348,12 +350,21 @@ class Lowered:
     def _stage_backward(self, diff, lines):
         if self._no_gradient():
             return []
-        out = [("backward (residuals + cotangents)", self.tape_programs(lines)[1])]
-        _, bwd, _ = self.concrete.tape_pair()
-        loops = [f"   {_node_outputs(n)}: {loops_describe(n)}" for n in _all_nodes(bwd.graph)
-                 if n.op == "WhileGrad"]
-        if loops:
-            out.append((f"loop gradients: {len(loops)}", "\n".join(loops)))
+        return [("backward (residuals + cotangents)", self.tape_programs(lines)[1])]
+
+    def _stage_loops(self, diff, lines):
+        """Each loop gradient of the programs that run (after the final passes, so a While
+        fused with its WhileGrad shows as the WhileWithGrad that runs): its mode and bytes."""
+        programs = [("a plain call", backend.optimize(self.concrete.graph))]
+        if not self._no_gradient():
+            fwd, bwd, _ = self._tape
+            programs += [("the forward under a tape", fwd), ("the backward under a tape", bwd)]
+        out = []
+        for what, graph in programs:
+            loops = [n for n in _all_nodes(graph) if n.op in LOOP_GRADIENTS]
+            if loops:
+                out.append((f"loop gradients of {what}: {len(loops)}",
+                            "\n".join(_loop_text(n) for n in loops)))
         return out
 
     def _stage_source(self, diff, lines):
@@ -391,6 +402,12 @@ def _all_nodes(graph):
         for attr in node.attrs.values():
             if isinstance(attr, Graph):
                 yield from _all_nodes(attr)
+
+
+def _loop_text(node):
+    title, *rest = loops_describe(node)
+    where = f" ({line_str(node)})" if node.line else ""
+    return "\n".join([f"   {_node_outputs(node)}{where}: {title}"] + [f"      {r}" for r in rest])
 
 
 def _node_outputs(node):

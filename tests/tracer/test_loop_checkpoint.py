@@ -2,6 +2,9 @@
 ``tapeflow.config.loop_memory`` scope) WhileGrad keeps every k-th state and recomputes each
 segment before the backward walks it. Same gradients as the stacks, first and second order,
 on the interpreter and compiled; the body evaluations counted (no timing)."""
+import inspect
+import os
+
 import numpy as np
 import pytest
 
@@ -146,13 +149,70 @@ def test_compiled_checkpoints_equal_the_interpreter(compiled, n):
 
 
 def test_the_dump_says_how_each_loop_gradient_keeps_its_values(monkeypatch):
+    """A tape around the call: the backward program's WhileGrad. Its rows are sin's input
+    and output and the body's 0.5 (4 + 4 + 1 float64 values: 72 bytes); its state is the
+    counter and s (4 + 32 bytes)."""
     f = tf.function(lambda x, w: loss(x, w, 10))
-    text = f.lower(tf.constant(X), tf.constant(W)).as_text(stages=("backward",))
-    assert ("== loop gradients: 1\n   WhileGrad -> f64[4], f64[4]: 72 bytes stacked per iteration, "
-            "36 bytes of loop state; budget 1073741824 bytes: stacks while n <= 14913080 "
-            "iterations") in text
+    text = f.lower(tf.constant(X), tf.constant(W)).as_text(stages=("loops",))
+    rel = os.path.relpath(__file__)                     # the dump's file:line (ir line_str)
+    where = f"{__file__ if rel.startswith('..') else rel}:{LOOP_LINE}"
+    assert text == (
+        "== loop gradients of the backward under a tape: 1\n"
+        f"   WhileGrad -> f64[4], f64[4] ({where}): a loop's gradient (it runs the forward "
+        "again to fill its stacks)\n"
+        "      per iteration: 72 bytes stacked, 36 bytes of loop state\n"
+        "      mode: stacks of n rows, allocated when it starts (n: the forward loop's trip "
+        f"count), while n <= {2**30 // 72} (budget {2**30} bytes); past that, checkpoints "
+        "every ceil(sqrt(n * 36 / 72)) iterations (O(sqrt n) memory)")
     with tf.config.loop_memory(0):
         g = tf.function(lambda x, w: loss(x, w, 10))
-        text = g.lower(tf.constant(X), tf.constant(W)).as_text(stages=("backward",))
-    assert ("budget 0 bytes: checkpoints: the state every ceil(sqrt(n * 36 / 72)) iterations, "
-            "each segment recomputed in the backward (O(sqrt n) memory)") in text
+        text = g.lower(tf.constant(X), tf.constant(W)).as_text(stages=("loops",))
+    assert text.endswith(
+        "      mode: checkpoints every ceil(sqrt(n * 36 / 72)) iterations (budget 0 bytes): the "
+        "state at each, one segment of rows recomputed at a time in the backward (O(sqrt n) "
+        "memory)")
+
+
+def test_the_dump_shows_the_fused_loop_a_plain_call_runs():
+    """A gradient taken inside the function: a plain call runs one WhileWithGrad (the loop
+    and its gradient, passes/share_loops.py). Counted (i < n, i += 1): its stacks are sized
+    from the trip count; stepping by 2: they double; past the budget: checkpoints. Under a
+    tape the backward differentiates that gradient: a WhileGradGrad."""
+    args = (tf.constant(X), tf.constant(W), tf.constant(10))
+    text = make_gradient().lower(*args).as_text(stages=("loops",))
+    sections = [ln for ln in text.splitlines() if ln.startswith("==")]
+    assert sections == ["== loop gradients of a plain call: 1",
+                        "== loop gradients of the forward under a tape: 1",
+                        "== loop gradients of the backward under a tape: 2"]
+    plain = text.split("\n== ")[0]
+    assert f"   WhileWithGrad -> i32[], f64[4], i32[], f64[4], f64[4] (" in plain
+    assert ("the While and its gradient in one loop (the forward runs once)\n"
+            "      per iteration: 72 bytes stacked, 36 bytes of loop state\n"
+            "      mode: stacks allocated at the start for the trip count (a counted loop: "
+            f"i < bound, i += 1), up to {2**30 // 72} rows (budget {2**30} bytes); past that, "
+            "the rows are dropped and the gradient checkpoints every ceil(sqrt(n * 36 / 72)) "
+            "iterations (the forward runs again; O(sqrt n) memory)") in plain
+    # second order: state 36, rows 72, their cotangents 72, carry (the two gradients) 64
+    assert ("a loop's second-order gradient\n      per iteration: 244 bytes stacked (36 of "
+            "loop state, 72 of rows, 72 of their cotangents, 64 of carry)\n      mode: stacks "
+            "of n rows, allocated when it starts (n: the trip count); no budget: it never "
+            "checkpoints") in text
+
+    @tf.function
+    def every_other(x, w, n):
+        with tf.GradientTape() as tape:
+            tape.watch(w)
+            s = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 2, tf.sin(s) * w), (0, x))[1]
+            y = tf.reduce_sum(s)
+        return tape.gradient(y, w)
+    text = every_other.lower(*args).as_text(stages=("loops",))
+    assert "mode: stacks of 16 rows, doubling as they fill (the trip count is known only at " \
+           "the end), up to" in text
+    with tf.config.loop_memory(0):
+        text = make_gradient().lower(*args).as_text(stages=("loops",))
+    assert ("mode: checkpoints (budget 0 bytes): after the first iteration the rows are "
+            "dropped and the gradient checkpoints every ceil(sqrt(n * 36 / 72)) iterations "
+            "(the forward runs again; O(sqrt n) memory)") in text.split("\n== ")[0]
+
+
+LOOP_LINE = inspect.getsourcelines(sin_loop)[1] + 1

@@ -10,6 +10,14 @@ rows running different trip counts, has no rule: the reported loop over the batc
 WhileGrad runs the forward While's trip count, which must be shared. WhileGrad's carry
 (the cotangents: the usual batch of a jacobian) gets the same fixed point over the
 backward body.
+
+WhileGradGrad (a Hessian through a loop: the jacobian of a loop's gradient): one batched
+op, its four graphs vectorized together. Its outputs have its inputs' types (state, operand
+and carry cotangents; its kernel and template allocate the accumulators and stacks from
+them), so a slot is batched in all the graphs that read or write it: a joint fixed point over
+the states, rows, carries and operands. The seeds batch the carry's cotangent, which batches
+the operands' cotangents and so the operands: the forward passes run batched too (B times
+their work, still one loop of n iterations).
 """
 from .registry import batching
 
@@ -88,3 +96,39 @@ def _fixed_point_last(b, graph, fixed, flags):
         if grown == loop:
             return loop, out
         loop = grown
+
+
+@batching("WhileGradGrad")
+def while_grad_grad(b, node, inputs, batched):
+    if batched[0]:                                   # rows running different trip counts
+        return None
+    a = node.attrs
+    nv, ne = a["n_vars"], a["n_extra"]
+    fwd, bwd, fwd_vjp, bwd_vjp = a["fwd_graph"], a["bwd_graph"], a["fwd_vjp"], a["bwd_vjp"]
+    nc = (len(inputs) - 1 - nv - ne) // 2
+    nr = len(fwd.outputs) - nv
+    flags = [bool(f) for f in batched[1:]]
+    state, extra = flags[:nv], flags[nv:nv + ne]
+    carry = [x or y for x, y in zip(flags[nv + ne:nv + ne + nc], flags[nv + ne + nc:],
+                                    strict=True)]       # a carry and its cotangent: one type
+    rows = [False] * nr
+    while True:      # each slot batched where any graph makes it so: at most one round per slot
+        g = [b.vectorize(fwd, state + extra, broadcast=state + rows),
+             b.vectorize(bwd, rows + extra + carry, broadcast=carry),
+             b.vectorize(bwd_vjp, rows + extra + carry + carry, broadcast=rows + extra + carry),
+             b.vectorize(fwd_vjp, state + extra + state + rows, broadcast=state + extra)]
+        f = [[bool(x) for x in v.out_flags] for v in g]
+        grown = (_any(state, f[0][:nv], f[3][:nv]), _any(rows, f[0][nv:], f[2][:nr]),
+                 _any(carry, f[1], f[2][nr + ne:]), _any(extra, f[2][nr:nr + ne], f[3][nv:]))
+        if grown == (state, rows, carry, extra):
+            break
+        state, rows, carry, extra = grown
+    ins = [inputs[0]] + _widen(b, inputs[1:], flags, state + extra + carry + carry, node.inputs[1:])
+    outs = b.emit("WhileGradGrad", ins,
+                  {"fwd_graph": g[0].graph, "bwd_graph": g[1].graph, "fwd_vjp": g[3].graph,
+                   "bwd_vjp": g[2].graph, "n_vars": nv, "n_extra": ne})
+    return [(o, f) for o, f in zip(outs, state + extra + carry, strict=True)]
+
+
+def _any(*lists):
+    return [any(xs) for xs in zip(*lists, strict=True)]

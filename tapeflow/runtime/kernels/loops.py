@@ -6,11 +6,17 @@ The trip count ``n`` is the forward While's, so the plan is fixed before the loo
 TensorFlow's while_v2) when ``n`` rows fit the memory budget, else checkpoints: the loop
 state at every k-th iteration is kept, and each segment's values are recomputed from its
 checkpoint just before the backward walks it (n more body evaluations, about
-``n/k`` states plus ``k`` rows of memory: O(sqrt(n)))."""
+``n/k`` states plus ``k`` rows of memory: O(sqrt(n))).
+
+What a loop gradient will hold (``plan``: a ``LoopPlan`` from the trip count) and how it keeps
+its values (``describe``) are worked out here too, next to the kernels that decide them, for
+``GradientTape.saved_bytes`` and ``tapeflow dump``."""
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
+from ...ir.graph import line_str
 from ..interpret import run_graph
 from ..registry import kernel
 
@@ -23,16 +29,69 @@ def segment_length(n, row_bytes, state_bytes, budget):
     return min(n, max(1, math.ceil(math.sqrt(n * state_bytes / row_bytes))))
 
 
+@dataclass(frozen=True)
+class LoopPlan:
+    """How a loop gradient keeps its values for a run of ``n`` iterations: ``k`` iterations
+    per segment (``segment_length``; ``k >= n``: plain stacks)."""
+    n: int
+    row_bytes: int
+    state_bytes: int
+    k: int
+
+    @property
+    def checkpoints(self):
+        """Loop states kept (0 for plain stacks: the first is the loop's input)."""
+        return 0 if self.k >= self.n else -(-self.n // self.k)
+
+    @property
+    def nbytes(self):
+        """Bytes its stacks (at most ``k`` rows) and checkpoints hold at once."""
+        return min(self.k, self.n) * self.row_bytes + self.checkpoints * self.state_bytes
+
+    def __str__(self):
+        rows = f"{min(self.k, self.n)} rows x {self.row_bytes} bytes"
+        if not self.checkpoints:
+            return f"stacks: {rows}"
+        return (f"checkpoints every {self.k} iterations: {self.checkpoints} states x "
+                f"{self.state_bytes} bytes + {rows}")
+
+
+def plan(node, n):
+    """The ``LoopPlan`` of loop-gradient ``node`` running ``n`` iterations (its kernel's
+    choice): WhileGrad's by its budget; WhileGradGrad always stacks a row of state, rows, their
+    cotangents and carry per iteration."""
+    fwd, nv = node.attrs["fwd_graph"], node.attrs["n_vars"]
+    rb, sb = row_bytes(fwd, nv), state_bytes(fwd, nv)
+    if node.op == "WhileGradGrad":
+        cb = sum(_nbytes(v.aval) for v in node.attrs["bwd_graph"].outputs)
+        return LoopPlan(n, sb + 2 * rb + cb, 0, max(n, 1))
+    return LoopPlan(n, rb, sb, segment_length(n, rb, sb, node.attrs["memory_budget"]))
+
+
+def backward_loops(graph, inputs, name):
+    """(what, bytes) of each loop gradient (WhileGrad, WhileGradGrad) of program ``graph``
+    (``name``) whose trip count is one of its first inputs, given as tensors ``inputs`` (a
+    call's residuals): what it will hold when the program runs (``GradientTape.saved_bytes``)."""
+    position = {v.id: i for i, v in enumerate(graph.inputs[:len(inputs)])}
+    out = []
+    for node in graph.nodes:
+        i = position.get(node.inputs[0].id) if node.op in ("WhileGrad", "WhileGradGrad") else None
+        if i is not None and inputs[i] is not None:
+            p = plan(node, int(inputs[i]._value))
+            where = f" at {line_str(node)}" if node.line else ""
+            order = " (second order)" if node.op == "WhileGradGrad" else ""
+            out.append((f"loop{where} in {name}{order}, {p.n} iterations: {p}", p.nbytes))
+    return out
+
+
 def row_bytes(graph, n_vars):
     """Bytes one iteration stacks: the forward body's outputs after the loop variables."""
-    return sum(int(np.prod(v.aval.shape, dtype=np.int64)) * v.aval.dtype.size
-               for v in graph.outputs[n_vars:])
+    return sum(_nbytes(v.aval) for v in graph.outputs[n_vars:])
 
 
 def state_bytes(graph, n_vars):
     """Bytes of one checkpoint: the loop variables."""
-    return sum(int(np.prod(v.aval.shape, dtype=np.int64)) * v.aval.dtype.size
-               for v in graph.inputs[:n_vars])
+    return sum(_nbytes(v.aval) for v in graph.inputs[:n_vars])
 
 
 @kernel("WhileGrad")
@@ -94,20 +153,73 @@ def _while_with_grad(*operands, cond_graph, fwd_graph, bwd_graph, seed_graph, n_
     return (*result, *carry)
 
 
+def counted(cond_graph, fwd_graph, n_vars):
+    """(i, j) if the loop runs while loop variable ``i < operand j`` and the body adds 1 to
+    ``i`` (``for i in tf.range`` makes such loops): it runs ``j - i`` times from the start
+    (at least 0), known before it starts; else None."""
+    if len(cond_graph.nodes) != 1 or cond_graph.nodes[0].op != "Less":
+        return None
+    a, b = cond_graph.nodes[0].inputs
+    names = {v.id: k for k, v in enumerate(cond_graph.inputs)}
+    i, j = names.get(a.id), names.get(b.id)
+    if i is None or j is None or not i < n_vars <= j:
+        return None
+    step = fwd_graph.outputs[i].node
+    if step is None or step.op != "Add" or step.inputs[0] is not fwd_graph.inputs[i]:
+        return None
+    one = step.inputs[1].node
+    if one is None or one.op != "Const" or one.attrs["value"].shape != () or \
+            one.attrs["value"] != 1 or one not in fwd_graph.nodes:
+        return None
+    return i, j
+
+
 def describe(node):
-    """One line saying how WhileGrad ``node`` keeps its loop's values (``tapeflow dump``)."""
-    nv, budget = node.attrs["n_vars"], node.attrs["memory_budget"]
-    rb, sb = row_bytes(node.attrs["fwd_graph"], nv), state_bytes(node.attrs["fwd_graph"], nv)
-    head = (f"{rb} bytes stacked per iteration, {sb} bytes of loop state; "
-            f"budget {budget} bytes: ")
+    """How loop-gradient ``node`` (WhileGrad, WhileWithGrad or WhileGradGrad) keeps its loop's
+    values (``tapeflow dump``): [what it is, its bytes per iteration, its mode]."""
+    a = node.attrs
+    nv, fwd = a["n_vars"], a["fwd_graph"]
+    rb, sb = row_bytes(fwd, nv), state_bytes(fwd, nv)
+    if node.op == "WhileGradGrad":
+        cb = sum(_nbytes(v.aval) for v in a["bwd_graph"].outputs)
+        return ["a loop's second-order gradient",
+                f"per iteration: {sb + 2 * rb + cb} bytes stacked ({sb} of loop state, {rb} of "
+                f"rows, {rb} of their cotangents, {cb} of carry)",
+                "mode: stacks of n rows, allocated when it starts (n: the trip count); "
+                "no budget: it never checkpoints"]
+    what = ("a loop's gradient (it runs the forward again to fill its stacks)"
+            if node.op == "WhileGrad" else
+            "the While and its gradient in one loop (the forward runs once)")
+    per = f"per iteration: {rb} bytes stacked, {sb} bytes of loop state"
     if rb == 0:
-        return head + "nothing to stack"
+        return [what, per, "mode: nothing to stack"]
+    budget = a["memory_budget"]
     fit = budget // rb
+    every = f"checkpoints every ceil(sqrt(n * {sb} / {rb})) iterations"
+    if node.op == "WhileGrad":
+        if fit <= 1:
+            mode = (f"{every} (budget {budget} bytes): the state at each, one segment of rows "
+                    f"recomputed at a time in the backward (O(sqrt n) memory)")
+        else:
+            mode = (f"stacks of n rows, allocated when it starts (n: the forward loop's trip "
+                    f"count), while n <= {fit} (budget {budget} bytes); past that, {every} "
+                    f"(O(sqrt n) memory)")
+        return [what, per, "mode: " + mode]
+    past = (f"the rows are dropped and the gradient {every} (the forward runs again; "
+            f"O(sqrt n) memory)")
     if fit <= 1:
-        return head + (f"checkpoints: the state every ceil(sqrt(n * {sb} / {rb})) iterations, "
-                       f"each segment recomputed in the backward (O(sqrt n) memory)")
-    return head + (f"stacks while n <= {fit} iterations ({fit * rb} bytes), else checkpoints "
-                   f"every ceil(sqrt(n * {sb} / {rb})) iterations (O(sqrt n) memory)")
+        mode = f"checkpoints (budget {budget} bytes): after the first iteration {past}"
+    else:
+        if counted(a["cond_graph"], fwd, nv) is not None:
+            how = "stacks allocated at the start for the trip count (a counted loop: i < bound, i += 1)"
+        else:
+            how = "stacks of 16 rows, doubling as they fill (the trip count is known only at the end)"
+        mode = f"{how}, up to {fit} rows (budget {budget} bytes); past that, {past}"
+    return [what, per, "mode: " + mode]
+
+
+def _nbytes(aval):
+    return int(np.prod(aval.shape, dtype=np.int64)) * aval.dtype.size
 
 
 @kernel("WhileGradGrad")
