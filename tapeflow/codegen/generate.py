@@ -40,7 +40,7 @@ from .fusion import Group, is_fusable, is_reduction, plan
 from .loops import emit_group
 from .nested import GraphKeys, call, emit_function, header_text
 from .nested import render as render_function
-from .symbolic import NESTED_INPUTS, current, plain_aval, quiet, symbolic, uniform
+from .symbolic import NESTED_INPUTS, current, display, plain_aval, quiet, symbolic, uniform
 from .templates import CODEGEN
 
 HEADER = """\
@@ -360,7 +360,8 @@ def _header(graph, em):
             if node.outputs[0].id in em.const_args:
                 swapped.append((node.attrs, node.attrs["value"]))
                 node.attrs["value"] = _ARGUMENT
-        return header_text(graph)
+        with display():         # sizes read at run time are ``?``
+            return header_text(graph)
     finally:
         for attrs, value in swapped:
             attrs["value"] = value

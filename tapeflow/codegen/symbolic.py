@@ -51,6 +51,7 @@ class _Scope:
         self.shrunk = set()    # ids of constants generated with all-1 shapes (_broadcast_only_constants)
         self.bound = {}        # id(graph) -> graph: nested graphs whose inputs took Dims
         self.small = set()     # ids of values generated smaller than traced (_broadcast_only)
+        self.display = False   # Dims print as ``?`` (``display``)
 
     def find(self, e):
         while self.parent.get(e, e) != e:
@@ -121,7 +122,10 @@ class Dim(int):
     # -- text: the expression, inside a generation ------------------------------------------
     def __str__(self):
         s = _scope()
-        return str(value(self)) if s is None else _paren(_expr(self))
+        if s is None:
+            return str(value(self))
+        e = _expr(self)
+        return "?" if s.display and not _LITERAL.fullmatch(e) else _paren(e)
 
     __repr__ = __str__
 
@@ -298,7 +302,8 @@ def _broadcast_only(graph):
                 continue
             small = (1,) * rank
         elif node.op == "BroadcastTo" and None not in node.inputs[0].aval.shape:
-            x = node.inputs[0].aval.shape
+            x = node.inputs[0]
+            x = found[x.id][1] if x.id in found else x.aval.shape      # as it will be generated
             small = (1,) * (rank - len(x)) + tuple(value(d) for d in x)     # decides nothing
         else:
             continue
@@ -548,6 +553,22 @@ NESTED_INPUTS = {
     "WhileGradGrad": _while_grad_grad_inputs,
     "WhileWithGrad": _while_with_grad_inputs,
 }
+
+
+@contextmanager
+def display():
+    """Within: a Dim prints as ``?`` (a size read at run time, as the dump writes it), unless
+    it is fixed to a literal: for the comments and the header of the source, which would
+    otherwise repeat each expression at every node (the code itself holds them)."""
+    s = _scope()
+    if s is None:
+        yield
+        return
+    prev, s.display = s.display, True
+    try:
+        yield
+    finally:
+        s.display = prev
 
 
 @contextmanager
