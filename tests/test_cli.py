@@ -179,8 +179,8 @@ def test_min_cut_and_source_stages(capsys):
 def test_the_dump_says_how_each_loop_gradient_keeps_its_values(capsys, monkeypatch):
     """By default, after the backward: each loop gradient of the programs that run. A plain
     call of ``loop_gradient`` runs the loop and its gradient as one WhileWithGrad; per
-    iteration it stacks h and tanh(h * w) (f32[3] each: 24 bytes), its state is the counter
-    and h (4 + 12 bytes). Past the budget (``TAPEFLOW_LOOP_MEMORY_MB``) it checkpoints."""
+    iteration it keeps h before and after (f32[3], one history: 12 bytes), its state is the
+    counter and h (4 + 12 bytes). Past the budget (``TAPEFLOW_LOOP_MEMORY_MB``) it checkpoints."""
     assert cli.main(["dump", f"{BAD}:loop_gradient", "--spec", "f32[3]", "--spec", "f32[3]"]) == 0
     out = capsys.readouterr().out
     loops = out[out.index("== loop gradients of a plain call: 1\n"):]
@@ -189,19 +189,19 @@ def test_the_dump_says_how_each_loop_gradient_keeps_its_values(capsys, monkeypat
     assert head.endswith("cli_targets.py:36): the While and its gradient in one loop (the "
                          "forward runs once)")
     assert loops.splitlines()[2:4] == [
-        "      per iteration: 24 bytes stacked, 16 bytes of loop state",
+        "      per iteration: 12 bytes stacked, 16 bytes of loop state",
         "      mode: stacks allocated at the start for the trip count (a counted loop: "
-        "i < bound, i += 1), up to 44739242 rows (budget 1073741824 bytes); past that, the "
-        "rows are dropped and the gradient checkpoints every ceil(sqrt(n * 16 / 24)) "
+        "i < bound, i += 1), up to 89478485 rows (budget 1073741824 bytes); past that, the "
+        "rows are dropped and the gradient checkpoints every ceil(sqrt(n * 16 / 12)) "
         "iterations (the forward runs again; O(sqrt n) memory)"]
     assert "== loop gradients of the backward under a tape: 2" in loops
     monkeypatch.setenv("TAPEFLOW_LOOP_MEMORY_MB", "0.00001")         # 10 bytes: not one row
     out = dump_one_stage(capsys, f"{BAD}:loop_gradient", "loops")
     assert out.splitlines()[3] == (
         "      mode: checkpoints (budget 10 bytes): after the first iteration the rows are "
-        "dropped and the gradient checkpoints every ceil(sqrt(n * 16 / 24)) iterations (the "
+        "dropped and the gradient checkpoints every ceil(sqrt(n * 16 / 12)) iterations (the "
         "forward runs again; O(sqrt n) memory)")
-    assert "mode: checkpoints every ceil(sqrt(n * 16 / 24)) iterations (budget 10 bytes)" in out
+    assert "mode: checkpoints every ceil(sqrt(n * 16 / 12)) iterations (budget 10 bytes)" in out
     assert "== loop gradients" not in dump_one_stage(capsys, f"{BAD}:shared_product", "loops")
 
 

@@ -33,6 +33,7 @@ def _no_vectorized(*args):
 # The tape's vectorized jacobians and compiled gradients are graph programs built by the tracer,
 # the passes and codegen, all above this layer: tracer/jacobian.py installs them here.
 VECTORIZED = types.SimpleNamespace(jacobian=_no_vectorized, batch_jacobian=_no_vectorized,
+                                   loop_jacobian=_no_vectorized, loop_batch_jacobian=_no_vectorized,
                                    compiled_gradient=lambda *args: None)
 
 _NON_PERSISTENT = ("A non-persistent GradientTape can only be used to compute one set of "
@@ -379,6 +380,8 @@ class GradientTape:
         """d target[i...] / d source[j...] with shape ``target.shape + source.shape`` per source.
 
         Computed as one vectorized program (``experimental_use_pfor=True``, the default).
+        Inside a function traced with ``None`` dims the number of rows is known only at run
+        time: then it is a loop over them either way (static shape with ``None`` where unknown).
 
         Args:
           target: a tensor computed while recording.
@@ -406,7 +409,14 @@ class GradientTape:
         flat_sources = _nest.flatten(sources)
         source_ids = flat_ids(flat_sources, "sources")
         target = _target_tensor(target, "jacobian")
-        _known_sizes("jacobian", [target] + flat_sources)
+        if not _known_sizes([target] + flat_sources):   # a function traced with None dims
+            rec = self._begin()
+            try:
+                out = VECTORIZED.loop_jacobian(rec, target, flat_sources, source_ids,
+                                               unconnected is UnconnectedGradients.ZERO)
+            finally:
+                self._end()
+            return _nest.pack_sequence_as(sources, out)
         if experimental_use_pfor:
             rec = self._begin()
             try:
@@ -465,14 +475,19 @@ class GradientTape:
         if not isinstance(source, (Tensor, Variable)) and not hasattr(source, "aval"):
             raise TypeError(f"batch_jacobian: source must be a Tensor or Variable, got "
                             f"{type(source).__name__} [at {user_line()}]")
-        _known_sizes("batch_jacobian", [target, source])
         tshape, sshape = target.shape, source.shape
         tshape.with_rank_at_least(2)
         sshape.with_rank_at_least(2)
-        if tshape[0] != sshape[0]:
+        if None not in (tshape[0], sshape[0]) and tshape[0] != sshape[0]:
             raise ValueError(f"Need first dimension of target shape ({tshape}) and source shape "
                              f"({sshape}) to match.")
         batch = tshape[0]
+        if not _known_sizes([target, source]):   # a function traced with None dims
+            rec = self._begin()
+            try:
+                return VECTORIZED.loop_batch_jacobian(rec, target, source)
+            finally:
+                self._end()
         if experimental_use_pfor:
             rec = self._begin()
             try:
@@ -480,7 +495,7 @@ class GradientTape:
             finally:
                 self._end()
         with self._ensure_recording():
-            target2 = array.reshape(target, [batch, -1])
+            target2 = array.reshape(target, [batch, int(np.prod(tuple(tshape[1:])))])  # batch 0 too
         rec = self._begin()
         try:
             width = target2.shape[1]
@@ -490,7 +505,7 @@ class GradientTape:
             if col is None or not col:
                 return wrap(np.zeros(shape, target.dtype.np))
             stacked = array.stack(col)                        # [width, batch, *source[1:]]
-            stacked = array.reshape(stacked, [width, batch, -1])
+            stacked = array.reshape(stacked, [width, batch, int(np.prod(tuple(sshape[1:])))])
             stacked = array.transpose(stacked, [1, 0, 2])
             return array.reshape(stacked, shape)
         finally:
@@ -558,14 +573,11 @@ def _aval(t):
     return t.aval if None not in tuple(t.shape) else AVal(shape_of(t), t.dtype)
 
 
-def _known_sizes(what, tensors):
-    """Jacobians are built for the sizes known while tracing (a seed per element)."""
-    for t in tensors:
-        if None in tuple(t.shape):
-            raise NotImplementedError(
-                f"{what} of a tensor of shape {t.shape}, whose sizes are known only at run time "
-                f"(a function traced with None dims), is not supported yet: trace it with known "
-                f"sizes (an input_signature without None) [at {user_line()}]")
+def _known_sizes(tensors):
+    """Whether every size is known while tracing. If not (a function traced with None dims),
+    the number of seeds is a run-time tensor and the jacobian is a loop over them
+    (tracer/dynamic_jacobian.py), whichever ``experimental_use_pfor`` says."""
+    return all(None not in tuple(t.shape) for t in tensors)
 
 
 def _fill_unconnected(flat, sources, unconnected):

@@ -15,7 +15,9 @@ resolved when the cached code is linked, in each process). Where NumPy has no su
 
 ``gemm(a, b, out)``: ``out[...] = a @ b`` for 2-D float32/float64 arrays of any strides
 (a row- or column-major operand is passed as is with its transpose flag, anything else is
-copied first; an output whose rows are not contiguous gets the product through a temporary); other dtypes and ranks go to ``np.dot``.
+copied first; an output whose rows are not contiguous gets the product through a temporary;
+a product with one row or one column is a GEMV, as in NumPy's matmul); other dtypes and
+ranks go to ``np.dot``.
 """
 import ctypes
 import glob
@@ -31,6 +33,10 @@ from numba.extending import intrinsic, overload
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 _SYMBOLS = {np.float32: ("scipy_cblas_sgemm64_", "tapeflow_numpy_sgemm"),
             np.float64: ("scipy_cblas_dgemm64_", "tapeflow_numpy_dgemm")}
+# GEMV for a product with one row or one column (X @ w of a linear model): OpenBLAS's GEMM
+# takes 4-5x longer there (NumPy's matmul calls GEMV too); registered only with the GEMM
+_GEMV = {np.float32: ("scipy_cblas_sgemv64_", "tapeflow_numpy_sgemv"),
+         np.float64: ("scipy_cblas_dgemv64_", "tapeflow_numpy_dgemv")}
 
 
 def _numpy_openblas():
@@ -50,12 +56,14 @@ def _register():
     found = set()
     if lib is None:
         return found
-    for dtype, (theirs, ours) in _SYMBOLS.items():
+    for dtype in _SYMBOLS:
         try:
-            addr = ctypes.cast(getattr(lib, theirs), ctypes.c_void_p).value
+            addrs = [(ours, ctypes.cast(getattr(lib, theirs), ctypes.c_void_p).value)
+                     for theirs, ours in (_SYMBOLS[dtype], _GEMV[dtype])]
         except AttributeError:
             continue
-        llb.add_symbol(ours, addr)
+        for ours, addr in addrs:
+            llb.add_symbol(ours, addr)
         found.add(dtype)
     return found
 
@@ -85,6 +93,33 @@ def _cblas_gemm(typingctx, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc):
         builder.call(fn, [i32(ROW_MAJOR), ta, tb, m_, n_, k_, flt(1.0),
                           data(signature.args[5], a_), lda_, data(signature.args[7], b_), ldb_,
                           flt(0.0), data(signature.args[9], c_), ldc_])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def _cblas_gemv(typingctx, trans, m, n, a, lda, x, y):
+    """cblas_?gemv(RowMajor, trans, m, n, 1, a, lda, x, 1, 0, y, 1) on NumPy's BLAS: ``y =
+    op(a) @ x`` for ``a`` stored row-major as m x n, ``x`` and ``y`` contiguous."""
+    dtype = y.dtype
+    name = _GEMV[np.dtype(str(dtype)).type][1]
+    sig = types.void(types.int32, types.int64, types.int64, a, types.int64, x, y)
+
+    def codegen(context, builder, signature, args):
+        t, m_, n_, a_, lda_, x_, y_ = args
+        flt = context.get_value_type(dtype)
+        i32, i64, ptr = ir.IntType(32), ir.IntType(64), ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [i32, i32, i64, i64, flt, ptr, i64, ptr, i64,
+                                               flt, ptr, i64])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, name)
+
+        def data(aryty, val):
+            return builder.bitcast(context.make_array(aryty)(context, builder, val).data, ptr)
+
+        builder.call(fn, [i32(ROW_MAJOR), t, m_, n_, flt(1.0), data(signature.args[3], a_), lda_,
+                          data(signature.args[5], x_), i64(1), flt(0.0),
+                          data(signature.args[6], y_), i64(1)])
         return context.get_dummy_value()
 
     return sig, codegen
@@ -156,7 +191,20 @@ def _gemm_impl(a, b, out):
             if m and n and k:
                 lda = k if ta == NO_TRANS else m
                 ldb = n if tb == NO_TRANS else k
-                _cblas_gemm(ta, tb, m, n, k, a, lda, b, ldb, out, n)
+                # one column or one row: GEMV on the stored matrix (a C array's or an F
+                # array's elements are contiguous when it has one row or column)
+                if n == 1 and m > 1:
+                    if ta == NO_TRANS:
+                        _cblas_gemv(NO_TRANS, m, k, a, lda, b, out)
+                    else:
+                        _cblas_gemv(TRANS, k, m, a, lda, b, out)
+                elif m == 1 and n > 1:
+                    if tb == NO_TRANS:
+                        _cblas_gemv(TRANS, k, n, b, ldb, a, out)
+                    else:
+                        _cblas_gemv(NO_TRANS, n, k, b, ldb, a, out)
+                else:
+                    _cblas_gemm(ta, tb, m, n, k, a, lda, b, ldb, out, n)
             else:
                 for i in range(m):
                     for j in range(n):
@@ -174,3 +222,17 @@ def _gemm_impl(a, b, out):
         else:
             _gemm_copied(a, b, out)
     return impl
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def dot(a, b):
+    """a @ b for 2-D float arrays (any strides), on NumPy's BLAS where it has one."""
+    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+    gemm(a, b, out)
+    return out
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def dot_into(a, b, out):
+    """out[...] = a @ b."""
+    gemm(a, b, out)

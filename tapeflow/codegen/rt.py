@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit, types
 
 from ..runtime.printing import print_values  # noqa: F401  (PrintV2's template calls it in objmode)
-from .blas import gemm
+from .blas import dot, dot_into  # noqa: F401  (generated code calls rt.dot)
 
 _JIT = dict(cache=True, error_model="numpy", nogil=True)
 
@@ -116,18 +116,8 @@ def hugepages(a):
 
 # -- BLAS/LAPACK, wrapped so their (heavy) compilation lands in Numba's disk
 # cache once per signature instead of being redone inside every program that uses them.
-
-@njit(**_JIT)
-def dot(a, b):
-    """a @ b for 2-D float arrays (any strides), on NumPy's BLAS where it has one (blas.py)."""
-    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
-    gemm(a, b, out)
-    return out
-
-
-@njit(**_JIT)
-def dot_into(a, b, out):
-    gemm(a, b, out)
+# ``dot``/``dot_into`` live in blas.py: Numba's cache of a function is keyed by its own
+# file's stamp, so a change to the GEMM calls must be in the same file to invalidate them.
 
 
 @njit(**_JIT)

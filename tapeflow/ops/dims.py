@@ -155,5 +155,39 @@ def reshape_dims(dims):
     return None
 
 
-__all__ = ["DynamicShape", "multiply", "resolve", "shape_of", "pack", "dim", "num_elements", "keep_dims", "reshape_dims",
+def _filled(value, sizes, dtype):
+    """``value`` broadcast to the sizes ``sizes`` (ints or int32 scalar tensors)."""
+    shape = pack(sizes)
+    scalar = wrap(np.asarray(value, dtype.np))
+    if not isinstance(shape, DynamicShape):
+        return wrap(np.full(shape, value, dtype.np))
+    return apply("DynamicBroadcastTo", [scalar, _int32(shape.tensor)], {"shape": tuple(shape)})
+
+
+def add(a, b):
+    """The sum of two sizes (ints, or int32 scalar tensors)."""
+    if not is_symbolic(a) and not is_symbolic(b):
+        return int(a) + int(b)
+    as_t = [_int32(v) if is_symbolic(v) else wrap(np.asarray(v, np.int32)) for v in (a, b)]
+    return apply("Add", as_t)
+
+
+def eye(n, dtype):
+    """The ``n`` x ``n`` identity of ``dtype`` (bool: the diagonal mask), ``n`` an int or an int32
+    scalar tensor known at run time.
+
+    Built from shape ops only, so it needs no op of its own: a column of ones beside an
+    ``n`` x ``n`` block of zeros is ``[n, n + 1]`` with its ones at flat positions ``i * (n + 1)``;
+    read as ``[n + 1, n]`` those are ``(i, i)``, and the last row (zeros) is dropped.
+    """
+    if not is_symbolic(n):
+        return wrap(np.eye(int(n), dtype=dtype.np))
+    ones = _filled(1, [n, 1], dtype)
+    zeros = _filled(0, [n, n], dtype)
+    wide = apply("ConcatV2", [ones, zeros], {"axis": 1})
+    tall = apply("DynamicReshape", [wide, pack([add(n, 1), n]).tensor], {"shape": (None, None)})
+    return apply("StridedSlice", [tall], {"spec": ((None, -1, None),)})
+
+
+__all__ = ["DynamicShape", "multiply", "add", "eye", "resolve", "shape_of", "pack", "dim", "num_elements", "keep_dims", "reshape_dims",
            "is_symbolic"]

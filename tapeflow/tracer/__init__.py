@@ -1,5 +1,6 @@
 """Tracing Python functions into IR graphs: ``tapeflow.function``, ``TensorSpec``."""
-from . import control_grads, jacobian  # noqa: F401  (register the If/While gradients, the tape's jacobians)
+from . import control_grads, dynamic_jacobian, jacobian  # noqa: F401  (register the If/While
+#                                                          gradients, the tape's jacobians)
 from .function import Function, RetracingWarning, TensorSpec, function
 from .symbolic import SymbolicTensor, TracingError
 

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import functools
 import threading
+import types
 from typing import Any
 
 import numpy as np
 
 from ..autodiff.custom_gradient import int_outputs_through_call
+from ..errors import InvalidArgumentError
 from ..ir import dtypes as D
 from ..ir.graph import Graph, print_graph
 from ..ir.opdef import AVal
-from ..runtime.interpret import replay
+from ..runtime.interpret import apply_node, replay
 from ..runtime.kernels.loops import backward_loops
 from ..runtime.recorder import STATE, Entry
 from ..runtime.registry import GradRule
@@ -148,8 +150,14 @@ class ConcreteFunction:
         prog = self._specialized.get(key)
         if prog is None:
             avals = [AVal(np.shape(a), D.as_dtype(np.asarray(a).dtype)) for a in arrays]
-            graph = specialize(self.graph, avals)
             mode = backend.mode_for(self.jit_compile)
+            try:
+                graph = specialize(self.graph, avals)
+            except InvalidArgumentError:
+                # a While whose loop variables change size (a concat in its body): no static
+                # program; the interpreter runs the graph as it is (and raises, naming the op
+                # and line, if the call itself does not fit)
+                graph, mode = self.graph, "interpreted"
             if any(None in v.aval.shape for n in graph.nodes for v in n.outputs):
                 mode = "interpreted"   # sizes that depend on the data: no static program
             prog = self._specialized[key] = backend.compile(graph, self.name, mode)
@@ -320,13 +328,60 @@ class ConcreteFunction:
         return rule
 
 
-def specialize(graph, avals):
-    """``graph`` re-traced with concrete input avals (for graphs traced with None dims)."""
+def specialize(graph, avals, known=None):
+    """``graph`` re-traced with concrete input avals (for graphs traced with None dims).
+
+    The branches of an If and the condition and body of a While are specialised too, to
+    their operands' concrete avals (their nodes check that the two agree), with the operands
+    that are constants (the sizes ``Shape`` folds to; not a While's loop variables) seen as
+    constants inside, so the shape
+    ops there become static too. ``known``: {input position: concrete Tensor}; such an input
+    stays an input of the new graph (the node that runs it passes every operand)."""
     ctx = TraceContext()
     with ctx:
-        outs = replay(graph, [ctx.input(a) for a in avals])
-        ctx.graph.outputs = [ctx.value_of(o) for o in outs]
+        inputs = [ctx.input(a) for a in avals]
+        for k, t in (known or {}).items():   # made inside: a constant, not a capture
+            inputs[k] = wrap(np.array(t._value))
+        env = {v.id: t for v, t in zip(graph.inputs, inputs, strict=True)}
+        for node in graph.nodes:
+            ins = [env[v.id] for v in node.inputs]
+            for v, t in zip(node.outputs, apply_node(_nested_specialized(node, ins), ins),
+                            strict=True):
+                env[v.id] = t
+        ctx.graph.outputs = [ctx.value_of(env[v.id]) for v in graph.outputs]
     return ctx.graph
+
+
+_NESTED = {"If": (("then_graph", 1), ("else_graph", 1)),
+           "While": (("cond_graph", 0), ("body_graph", 0))}
+
+
+def _nested_specialized(node, inputs):
+    """``node``, or a stand-in for it whose nested graphs take the avals of ``inputs`` (from
+    the operand at the given position on) where they took unknown dims."""
+    specs = _NESTED.get(node.op, ())
+    attrs = dict(node.attrs)
+    for name, start in specs:
+        operands = inputs[start:]
+        nested = attrs[name]
+        if [v.aval for v in nested.inputs] != [t.aval for t in operands]:
+            fixed = node.attrs.get("n_vars", 0)   # a While's loop variables change
+            known = {k: _constant(t) for k, t in enumerate(operands) if k >= fixed}
+            known = {k: t for k, t in known.items() if t is not None}
+            attrs[name] = specialize(nested, [t.aval for t in operands], known)
+    if attrs == node.attrs:
+        return node
+    return types.SimpleNamespace(op=node.op, attrs=attrs, line=node.line)
+
+
+def _constant(t):
+    """``t`` as a concrete Tensor if its value is known while tracing, else None."""
+    if hasattr(t, "_value"):
+        return t
+    node = getattr(getattr(t, "value", None), "node", None)
+    if node is not None and node.op == "Const":
+        return wrap(np.asarray(node.attrs["value"]))
+    return None
 
 
 def _ct(g, aval):

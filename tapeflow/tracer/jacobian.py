@@ -44,7 +44,7 @@ from ..passes.vectorize import Builder, Identity, vectorize
 from ..runtime.interpret import replay, run_graph
 from ..runtime.recorder import STATE
 from ..runtime.tensor import wrap
-from . import context
+from . import context, dynamic_jacobian
 from .backend import compile as compile_graph, mode_for
 from .tape_graph import reverse_graph, saved_tensors, structure_key
 from .transpose import forward_graph
@@ -346,8 +346,28 @@ def _forward(n_forward, n_reverse):
     return m == "forward" or (m == "auto" and n_forward < n_reverse)
 
 
+class _UnknownSizes(Exception):
+    """The reverse graph has sizes only the run time knows (the tape recorded ops of a
+    function traced with None dims): no static seed stack can batch it."""
+
+
+def _unknown_sizes(graph):
+    return any(None in v.aval.shape for v in graph.inputs) or any(
+        None in v.aval.shape for n in graph.nodes for v in n.outputs)
+
+
 def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
-    """Per source: a tensor of shape target.shape + source.shape, or None if unconnected."""
+    """Per source: a tensor of shape target.shape + source.shape, or None if unconnected.
+    Where the reverse sweep has sizes only the run time knows, the loop over seeds of
+    ``dynamic_jacobian`` (the same values: each row is the gradient of its own seed)."""
+    try:
+        return _jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected)
+    except _UnknownSizes:
+        return dynamic_jacobian.jacobian(rec, target, flat_sources, source_ids,
+                                         zeros_if_unconnected)
+
+
+def _jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
     tshape = tuple(target.shape)
     if not target.dtype.is_floating:    # TensorFlow gathers rows of the target, an op no
         return [wrap(np.zeros(tshape + tuple(s.shape), s.dtype.np))  # tape records
@@ -371,6 +391,8 @@ def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
         return out
     ids = [source_ids[k] for k in full]
     rg = reverse_graph(rec, [target._id], ids, [target.aval], source_targets, plan)
+    if _unknown_sizes(rg.graph):
+        raise _UnknownSizes
     connected = [(k, gi) for k, gi in zip(full, rg.grad_index) if gi is not None]
     grads = {}
     if n and connected:
@@ -405,7 +427,10 @@ def jacobian(rec, target, flat_sources, source_ids, zeros_if_unconnected):
 
 def batch_jacobian(rec, target, source):
     """target.shape + source.shape[1:]; zeros for an unconnected source (as TensorFlow)."""
-    return _batch(rec, Plan(rec, [target._id]), target, source, True, "batch")
+    try:
+        return _batch(rec, Plan(rec, [target._id]), target, source, True, "batch")
+    except _UnknownSizes:
+        return dynamic_jacobian.batch_jacobian(rec, target, source)
 
 
 def _batch(rec, plan, target, source, zeros_if_unconnected, kind):
@@ -418,6 +443,8 @@ def _batch(rec, plan, target, source, zeros_if_unconnected, kind):
     if not target.dtype.is_floating:    # as in jacobian: TensorFlow's zeros of its dtype
         return wrap(np.zeros(shape, target.dtype.np))
     rg = reverse_graph(rec, [target._id], [source._id], [target.aval], source_targets, plan)
+    if _unknown_sizes(rg.graph):
+        raise _UnknownSizes
     if rg.grad_index[0] is None:
         return wrap(np.zeros(shape, target.dtype.np)) if zeros_if_unconnected else None
     if not width or not batch or not s_width:

@@ -84,3 +84,22 @@ def test_numpy_gemm_is_found_in_numpy_wheels():
     if cfg.get("name") != "scipy-openblas":
         pytest.skip(f"NumPy built against {cfg.get('name')}: np.dot fallback in use")
     assert blas.NUMPY_GEMM == {np.float32, np.float64}
+
+
+# the generated programs' C/F-typed products, one operand a row or a column (GEMV)
+@njit
+def _products(a, b, at, bt):
+    """a @ b with each operand as C or as the .T of a C array (F), in all four pairings."""
+    return rt.dot(a, b), rt.dot(at.T, b), rt.dot(a, bt.T), rt.dot(at.T, bt.T)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m, k, n", [(9, 5, 1), (1, 5, 7), (1, 1, 6), (6, 1, 1), (1, 4, 1)])
+def test_one_row_or_one_column_every_layout(dtype, m, k, n):
+    rng = np.random.default_rng(m * 100 + n)
+    a, b = _operands(rng, m, k, n, dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    want = a.astype(np.float64) @ b
+    for got in _products(a, b, np.ascontiguousarray(a.T), np.ascontiguousarray(b.T)):
+        assert got.shape == (m, n) and got.dtype == dtype
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)

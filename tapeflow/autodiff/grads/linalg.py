@@ -6,6 +6,7 @@ from ...ops import array as a
 from ...ops import creation, dims
 from ...ops import linalg as la
 from ...ops import math as m
+from ...ops import reduce
 from ...runtime.dispatch import apply
 from ...runtime.registry import gradient
 from ...runtime.tensor import wrap
@@ -47,11 +48,8 @@ def _einsum_vjp(g, out_labels, others, target, sizes, dtype, target_shape=None):
     for c in target:
         if c in seen:
             d = next(fresh)
-            if sizes[c] is None:
-                raise NotImplementedError(
-                    f"the gradient of an einsum diagonal ({c!r} repeated in {target!r}) of a size "
-                    f"known only at run time is not supported yet; trace with known sizes")
-            operands.append(wrap(np.eye(sizes[c], dtype=dtype.np)))
+            size = sizes[c] if sizes[c] is not None else dims.dim(target_shape, target.index(c))
+            operands.append(dims.eye(size, dtype))   # of run-time size in a None-dim trace
             subs.append(c + d)
             result += d
         else:
@@ -72,11 +70,8 @@ def _einsum(op, g):
     labels, out, sizes = parse_einsum(op.attrs["equation"], [av.shape for av in op.in_avals])
     terms = op.attrs["equation"].split("->")[0].split(",")
     if sum("..." in t for t in terms) > 1 and any(None in av.shape for av in op.in_avals):
-        # which '...' dims broadcast (a 1 against a size) is decided while tracing
-        raise NotImplementedError(
-            f"the gradient of einsum {op.attrs['equation']!r} with '...' over sizes known only "
-            f"at run time ({', '.join(str(list(av.shape)) for av in op.in_avals)}) is not "
-            f"supported yet; write the dims out, or trace with known sizes")
+        # which '...' dims broadcast (a 1 against a size) only the run time knows
+        return _einsum_ellipsis(op, g, terms)
     grads = []
     for i, target in enumerate(labels):
         if not op.wants[i]:
@@ -86,6 +81,80 @@ def _einsum(op, g):
         grads.append(_einsum_vjp(g, out, others, target, sizes, op.in_avals[i].dtype,
                                  op.in_avals[i].shape))
     return grads
+
+
+def _tokens(term):
+    """A term's labels as a list, '...' one token."""
+    if "..." not in term:
+        return list(term)
+    pre, post = term.split("...")
+    return list(pre) + ["..."] + list(post)
+
+
+def _einsum_ellipsis(op, g, terms):
+    """Einsum's gradient where '...' dims of several operands have sizes only the run time
+    knows, so whether one broadcasts against another (a 1 against a size) is not decided
+    while tracing. Each operand's gradient keeps '...' in its equation (NumPy's einsum
+    broadcasts it at run time), with '...' moved first, is summed back to the operand's
+    '...' dims (``sum_to_shape``, TensorFlow's BroadcastGradientArgs) and transposed into
+    place. Repeated and summed-out labels as ``_einsum_vjp``."""
+    equation = op.attrs["equation"]
+    toks = [_tokens(t) for t in terms]
+    if "->" in equation:
+        out = _tokens(equation.split("->")[1])
+    else:   # implicit: '...' then the labels used once, sorted (NumPy, TensorFlow)
+        letters = "".join(terms).replace(".", "")
+        out = ["..."] + sorted(c for c in set(letters) if letters.count(c) == 1)
+    grads = []
+    for i, target in enumerate(toks):
+        if not op.wants[i]:
+            grads.append(None)
+            continue
+        others = [(op.inputs[j], toks[j]) for j in range(len(toks)) if j != i]
+        grads.append(_ellipsis_vjp(g, out, others, target, op.in_avals[i]))
+    return grads
+
+
+def _ellipsis_vjp(g, out, others, target, aval):
+    shape, dtype = aval.shape, aval.dtype
+    rank = len(shape) - (len(target) - ("..." in target))   # the dims '...' stands for
+    where, k = {}, 0      # token -> the axes of the operand it covers
+    for t in target:
+        n = rank if t == "..." else 1
+        where.setdefault(t, list(range(k, k + n)))
+        k += n
+    size = {t: dims.dim(shape, ax[0]) for t, ax in where.items() if t != "..."}
+    used = set(out).union(target, *(lab for _, lab in others))
+    fresh = iter(c for c in LETTERS if c not in used)
+    operands = [g] + [x for x, _ in others]
+    subs = ["".join(out)] + ["".join(lab) for _, lab in others]
+    result, seen = [], set()
+    for t in target:
+        if t in seen:     # a diagonal: renamed, tied to the first by an identity
+            d = next(fresh)
+            operands.append(dims.eye(size[t], dtype))
+            subs.append(t + d)
+            result.append(d)
+        else:
+            seen.add(t)
+            result.append(t)
+    # '...' counts as present only in the output gradient, whose '...' covers the operand's:
+    # if the op summed it out, ones of the operand's '...' dims bring its broadcast back
+    present = set("".join(subs).replace("...", "")) | ({"..."} if "..." in out else set())
+    for t in dict.fromkeys(target):
+        if t not in present:   # summed out by the op: back through ones of its size
+            axes = where[t]
+            operands.append(creation.ones(dims.pack([dims.dim(shape, ax) for ax in axes]), dtype))
+            subs.append(t)
+    lead = ["..."] if "..." in result else []
+    rest = [t for t in result if t != "..."]
+    grad = apply("Einsum", operands,
+                 {"equation": ",".join(subs) + "->" + "".join(lead + rest)})
+    if not lead:
+        return grad
+    order = where["..."] + [ax for ax in range(len(shape)) if ax not in where["..."]]
+    grad = reduce.sum_to_shape(grad, dims.pack([dims.dim(shape, ax) for ax in order]))
+    return a.transpose(grad, list(np.argsort(order)))
 
 
 @gradient("MatrixSolve", inputs=(0,), outputs=(0,))

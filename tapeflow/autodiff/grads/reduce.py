@@ -1,8 +1,9 @@
 """Gradient rules of the reductions (TensorFlow's math_grad.py, dense)."""
 import numpy as np
 
+from ...ir import dtypes as D
 from ...ir.defs.reduce import reduction_axes
-from ...ir.shapes import num_elements, reduced_shape
+from ...ir.shapes import reduced_shape
 from ...ops import array as a
 from ...ops import dims
 from ...ops import math as m
@@ -74,19 +75,17 @@ def _prod(op, g):
     x = op.inputs[0]
     shape = op.in_avals[0].shape
     axes = _axes(op)
-    if None in shape:
-        raise NotImplementedError(
-            f"the gradient of reduce_prod over a shape with unknown dims ({list(shape)}) is not "
-            f"supported yet; trace the function with known sizes")
     kept = [i for i in range(len(shape)) if i not in axes]
     perm = kept + list(axes)
-    lead = tuple(shape[i] for i in kept)
-    n = num_elements([shape[i] for i in axes])
-    flat = a.reshape(a.transpose(x, perm), lead + (n,))
-    rows = a.broadcast_to(a.expand_dims(flat, -2), lead + (n, n))
+    # sizes are ints, or int32 scalar tensors where only the run time knows them (a function
+    # traced with None dims): the same ops then take their shapes at run time
+    lead = [dims.dim(shape, i) for i in kept]
+    n = dims.num_elements(dims.pack([dims.dim(shape, i) for i in axes]))
+    flat = a.reshape(a.transpose(x, perm), dims.pack(lead + [n]))
+    rows = a.broadcast_to(a.expand_dims(flat, -2), dims.pack(lead + [n, n]))
     one = wrap(np.ones((), x.dtype.np))
-    others = r.reduce_prod(m.where(wrap(np.eye(n, dtype=bool)), one, rows), axis=-1)
-    others = a.reshape(others, tuple(shape[i] for i in perm))
+    others = r.reduce_prod(m.where(dims.eye(n, D.bool_), one, rows), axis=-1)
+    others = a.reshape(others, dims.pack([dims.dim(shape, i) for i in perm]))
     return [m.multiply(expand_to(g, op), a.transpose(others, list(np.argsort(perm))))]
 
 

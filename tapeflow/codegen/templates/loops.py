@@ -15,7 +15,7 @@ import numpy as np
 
 from ...passes.dce import dce
 from ...ir.graph import Graph
-from ...runtime.kernels.loops import row_bytes, state_bytes
+from ...runtime.kernels.loops import counted, row_bytes, state_bytes
 from ..emitter import np_type
 from ..symbolic import value
 from .control import _assign
@@ -272,11 +272,11 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
     _assign(em, state, init)
     fit = max(int(memory_budget) // max(row_bytes(fwd_graph, n_vars), 1), 1)
     n, cap, keep = em.fresh("n"), em.fresh("cap"), em.fresh("keep")
-    counted = _counted(cond_graph, fwd_graph, n_vars)
-    if counted is None:
+    bounds = counted(cond_graph, fwd_graph, n_vars)
+    if bounds is None:
         em.line(f"{cap} = {min(fit, 16)}")
     else:                   # a counted loop (``for i in tf.range``): its trip count up front
-        at, bound = counted
+        at, bound = bounds
         em.line(f"{cap} = max(1, min({fit}, np.int64({ins[bound]}) - np.int64({ins[at]})))")
     rows = _Rows(em, fwd_graph, n_vars, cap)
     rows.start(state)
@@ -312,26 +312,6 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
                   n_extra, memory_budget)
     for v in node.outputs[n_vars + 1:]:
         em.bind(v)
-
-
-def _counted(cond_graph, fwd_graph, n_vars):
-    """(i, j) if the loop runs while loop variable ``i < operand j`` and the body adds 1 to
-    ``i``: then it runs ``j - i`` times from the start (at least 0), known before it starts."""
-    if len(cond_graph.nodes) != 1 or cond_graph.nodes[0].op != "Less":
-        return None
-    a, b = cond_graph.nodes[0].inputs
-    names = {v.id: k for k, v in enumerate(cond_graph.inputs)}
-    i, j = names.get(a.id), names.get(b.id)
-    if i is None or j is None or not i < n_vars <= j:
-        return None
-    step = fwd_graph.outputs[i].node
-    if step is None or step.op != "Add" or step.inputs[0] is not fwd_graph.inputs[i]:
-        return None
-    one = step.inputs[1].node
-    if one is None or one.op != "Const" or one.attrs["value"].shape != () or \
-            one.attrs["value"] != 1 or one not in fwd_graph.nodes:
-        return None
-    return i, j
 
 
 def _zero(aval):

@@ -62,9 +62,11 @@ def plan(node, n):
     cotangents and carry per iteration."""
     fwd, nv = node.attrs["fwd_graph"], node.attrs["n_vars"]
     rb, sb = row_bytes(fwd, nv), state_bytes(fwd, nv)
+    if rb is None or sb is None:
+        return None                     # sizes known only at run time
     if node.op == "WhileGradGrad":
-        cb = sum(_nbytes(v.aval) for v in node.attrs["bwd_graph"].outputs)
-        return LoopPlan(n, sb + 2 * rb + cb, 0, max(n, 1))
+        cb = _sum_bytes(v.aval for v in node.attrs["bwd_graph"].outputs)
+        return None if cb is None else LoopPlan(n, sb + 2 * rb + cb, 0, max(n, 1))
     return LoopPlan(n, rb, sb, segment_length(n, rb, sb, node.attrs["memory_budget"]))
 
 
@@ -77,21 +79,41 @@ def backward_loops(graph, inputs, name):
     for node in graph.nodes:
         i = position.get(node.inputs[0].id) if node.op in ("WhileGrad", "WhileGradGrad") else None
         if i is not None and inputs[i] is not None:
-            p = plan(node, int(inputs[i]._value))
+            n = int(inputs[i]._value)
+            p = plan(node, n)
             where = f" at {line_str(node)}" if node.line else ""
             order = " (second order)" if node.op == "WhileGradGrad" else ""
-            out.append((f"loop{where} in {name}{order}, {p.n} iterations: {p}", p.nbytes))
+            if p is None:
+                out.append((f"loop{where} in {name}{order}, {n} iterations: sizes known only "
+                            f"when it runs (not counted)", 0))
+            else:
+                out.append((f"loop{where} in {name}{order}, {p.n} iterations: {p}", p.nbytes))
     return out
 
 
-def row_bytes(graph, n_vars):
-    """Bytes one iteration stacks: the forward body's outputs after the loop variables."""
-    return sum(_nbytes(v.aval) for v in graph.outputs[n_vars:])
+def row_bytes(graph, n_vars, rows=None):
+    """Bytes one iteration stacks: the forward body's outputs after the loop variables. A row
+    that is a loop variable's value before or after the iteration (``h`` and the new ``h``)
+    counts once per variable: the compiled loop keeps that variable's history, n + 1 states
+    (codegen/templates/loops.py), and here the two rows are the same arrays. ``rows``: one
+    iteration's rows as arrays, for sizes known only at run time (a function traced with
+    ``None`` dims); without them such sizes give None."""
+    states = {v.id: j for j, v in enumerate(graph.inputs[:n_vars])}
+    states.update((v.id, j) for j, v in enumerate(graph.outputs[:n_vars]))
+    sizes, kept = [], set()
+    for r, v in enumerate(graph.outputs[n_vars:]):
+        j = states.get(v.id)
+        if j is None or j not in kept:
+            sizes.append(_nbytes(v.aval) if rows is None else np.asarray(rows[r]).nbytes)
+            kept.add(j)
+    return None if None in sizes else sum(sizes)
 
 
-def state_bytes(graph, n_vars):
-    """Bytes of one checkpoint: the loop variables."""
-    return sum(_nbytes(v.aval) for v in graph.inputs[:n_vars])
+def state_bytes(graph, n_vars, state=None):
+    """Bytes of one checkpoint: the loop variables (``state``: their arrays; see row_bytes)."""
+    sizes = ([_nbytes(v.aval) for v in graph.inputs[:n_vars]] if state is None
+             else [np.asarray(s).nbytes for s in state])
+    return None if None in sizes else sum(sizes)
 
 
 @kernel("WhileGrad")
@@ -101,8 +123,10 @@ def _while_grad(count, *operands, fwd_graph, bwd_graph, n_vars, n_extra,
     state = operands[:n_vars]
     extra = operands[n_vars:n_vars + n_extra]
     carry = operands[n_vars + n_extra:]
-    k = segment_length(n, row_bytes(fwd_graph, n_vars), state_bytes(fwd_graph, n_vars),
-                       memory_budget)
+    rb = row_bytes(fwd_graph, n_vars)
+    if rb is None and n:                # sizes known at run time: one iteration's rows
+        rb = row_bytes(fwd_graph, n_vars, run_graph(fwd_graph, *state, *extra)[n_vars:])
+    k = segment_length(n, rb or 0, state_bytes(fwd_graph, n_vars, state), memory_budget)
     checkpoints = []
     for i in range(n):
         if i % k == 0:
@@ -131,10 +155,13 @@ def _while_with_grad(*operands, cond_graph, fwd_graph, bwd_graph, seed_graph, n_
     init = operands[:n_vars]
     extra = operands[n_vars:n_vars + n_extra]
     seeds = operands[n_vars + n_extra:]
-    fit = memory_budget // max(row_bytes(fwd_graph, n_vars), 1)
+    rb = row_bytes(fwd_graph, n_vars)
     state, stack, n = init, [], 0
     while run_graph(cond_graph, *state, *extra)[0]:
         out = run_graph(fwd_graph, *state, *extra)
+        if rb is None:                  # sizes known at run time: the first rows'
+            rb = row_bytes(fwd_graph, n_vars, out[n_vars:])
+        fit = memory_budget // max(rb, 1)
         if stack is not None and (n < fit or n < 1):
             stack.append(out[n_vars:])
         else:
@@ -180,8 +207,15 @@ def describe(node):
     a = node.attrs
     nv, fwd = a["n_vars"], a["fwd_graph"]
     rb, sb = row_bytes(fwd, nv), state_bytes(fwd, nv)
+    cb = _sum_bytes(v.aval for v in a["bwd_graph"].outputs)
+    if None in (rb, sb, cb):
+        return [f"a loop gradient ({node.op})",
+                "per iteration: sizes known only when it runs (a function traced with None dims)",
+                "mode: stacks of n rows (no budget: it never checkpoints)"
+                if node.op == "WhileGradGrad" else
+                f"mode: stacks while n rows fit the budget ({a['memory_budget']} bytes), else "
+                f"checkpoints; decided when the loop runs"]
     if node.op == "WhileGradGrad":
-        cb = sum(_nbytes(v.aval) for v in a["bwd_graph"].outputs)
         return ["a loop's second-order gradient",
                 f"per iteration: {sb + 2 * rb + cb} bytes stacked ({sb} of loop state, {rb} of "
                 f"rows, {rb} of their cotangents, {cb} of carry)",
@@ -218,7 +252,15 @@ def describe(node):
     return [what, per, "mode: " + mode]
 
 
+def _sum_bytes(avals):
+    sizes = [_nbytes(a) for a in avals]
+    return None if None in sizes else sum(sizes)
+
+
 def _nbytes(aval):
+    """Bytes of a value of ``aval``; None if a size is known only at run time."""
+    if any(d is None for d in aval.shape):
+        return None
     return int(np.prod(aval.shape, dtype=np.int64)) * aval.dtype.size
 
 
