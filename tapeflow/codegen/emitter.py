@@ -15,7 +15,7 @@ import numpy as np
 from ..ir import dtypes as D
 from ..ir.graph import _names, node_line
 from ..ir.shapes import num_elements
-from .symbolic import Dim, value
+from .symbolic import Dim, display, value
 
 
 class Note:
@@ -93,8 +93,10 @@ def size_lit(n, dtype):
 
 
 def node_texts(graph, names):
-    """{id(node): its line in ``print_graph`` form} (graph-valued attributes elided)."""
-    return {id(node): node_line(node, lambda v: names[v.id], elide_graphs=True) for node in graph.nodes}
+    """{id(node): its line in ``print_graph`` form} (graph-valued attributes elided; a size
+    read at run time is ``?``: symbolic.display)."""
+    with display():
+        return {id(node): node_line(node, lambda v: names[v.id], elide_graphs=True) for node in graph.nodes}
 
 
 def value_names(graph):
@@ -146,7 +148,7 @@ class Emitter:
                 self.uses.setdefault(v.id, []).append(node)
         self.output_ids = {v.id for v in graph.outputs}
         self.view_base = {}     # variable -> variable it is a reshape view of
-        self.scalar_args = set()  # ids of constants passed as scalar arguments (generate.bind_consts)
+        self.const_args = set()   # ids of constants passed as arguments (generate.bind_consts; outermost only)
 
     # -- names --------------------------------------------------------------------------
     def var(self, v):

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir import dtypes as D
+from ..ir.graph import Graph
 from ..ir.opdef import AVal
 from ..ir.shapes import num_elements
 from .emitter import Emitter, Unsupported, lit, value_names
@@ -39,7 +40,7 @@ from .fusion import Group, is_fusable, is_reduction, plan
 from .loops import emit_group
 from .nested import GraphKeys, call, emit_function, header_text
 from .nested import render as render_function
-from .symbolic import current, plain_aval, quiet, symbolic, uniform
+from .symbolic import NESTED_INPUTS, current, display, plain_aval, quiet, symbolic, uniform
 from .templates import CODEGEN
 
 HEADER = """\
@@ -205,22 +206,33 @@ def bind_consts(em, graph, add_param):
         scalar = None
         if value.ndim == 0:
             scalar = value
-        elif _loop_only_uniform(em, v, value):
+        elif _loop_only_uniform(v, value, em.uses, em.output_ids):
             # e.g. a folded BroadcastTo(ones) seeding a gradient: a scalar in the loops that
             # read it, instead of an array argument as big as the gradient, read element by
             # element
             scalar = value.flat[0]
             em.uniform.add(v.id)
         if scalar is None:
-            if value.shape != tuple(v.aval.shape):      # one repeated value (symbolic.py)
-                value = np.full(tuple(v.aval.shape), value.flat[0])
+            shape = tuple(plain_aval(v.aval).shape)     # sizes read from it decide nothing
+            if value.shape != shape:                    # one repeated value (symbolic.py)
+                value = np.full(shape, value.flat[0])
             add_param(em.bind(v), v.aval, np.ascontiguousarray(value, dtype=v.aval.dtype.np).copy())
-        elif v.id not in current().shrunk and _inlined(scalar, v.aval.dtype):
+            em.outermost().const_args.add(v.id)
+        elif (v.id not in current().shrunk and _inlined(scalar, v.aval.dtype)
+              and not _loop_operand(v, em.uses)):
             em.bind(v, lit(scalar, v.aval.dtype))
         else:
             name = em.bind(v)
             add_param(name, AVal((), v.aval.dtype), v.aval.dtype.np.type(scalar))
-            em.scalar_args.add(v.id)
+            em.outermost().const_args.add(v.id)
+
+
+def _loop_operand(v, uses):
+    """Whether ``v`` is an integer an If, a While or a loop gradient takes: a loop's bound or
+    counter, as often a size (``for t in tf.range(tf.shape(x)[0])``, folded while tracing)
+    as not, so it is an argument even when small: else each short trip count would be
+    another program."""
+    return v.aval.dtype.is_integer and any(n.op in NESTED_INPUTS for n in uses.get(v.id, ()))
 
 
 def _inlined(value, dtype):
@@ -252,19 +264,38 @@ def emit_steps(em, graph):
     return spans
 
 
-def _loop_only_uniform(em, v, value):
-    """Every element the same bits, and only fused loops read it (no template needs the array)."""
-    if v.id in em.output_ids or value.size == 0:
+def _loop_only_uniform(v, value, uses, output_ids):
+    """Every element the same bits, and only fused loops read it (no template needs the array):
+    ``uses``, value id -> the nodes reading it; ``output_ids``, the graph's outputs."""
+    if v.id in output_ids or value.size == 0:
         return False
-    if not all(is_fusable(n) or is_reduction(n) for n in em.uses.get(v.id, ())):
+    if not all(is_fusable(n) or is_reduction(n) for n in uses.get(v.id, ())):
         return False
     return uniform(value)
+
+
+def _array_consts(graph, names):
+    """{value id: variable} of the array constants ``bind_consts`` makes arguments of the
+    program: their sizes are read from them (symbolic.py), so a constant as big as the batch
+    (a loop's zero initial state) does not tie the program to one size."""
+    uses, outputs = {}, {v.id for v in graph.outputs}
+    for node in graph.nodes:
+        for x in node.inputs:
+            uses.setdefault(x.id, []).append(node)
+    out = {}
+    for node in graph.nodes:
+        if node.op == "Const":
+            (v,) = node.outputs
+            value = np.asarray(node.attrs["value"])
+            if value.ndim and not _loop_only_uniform(v, value, uses, outputs):
+                out[v.id] = "v" + names[v.id]
+    return out
 
 
 def generate(graph, name="program"):
     check_supported(graph)
     names = value_names(graph)
-    with symbolic(graph, ["v" + names[v.id] for v in graph.inputs]) as scope:
+    with symbolic(graph, ["v" + names[v.id] for v in graph.inputs], _array_consts(graph, names)) as scope:
         gen = _generate(graph, name, scope)
     gen.param_avals = [plain_aval(a) for a in gen.param_avals]
     gen.out_avals = [plain_aval(a) for a in gen.out_avals]
@@ -320,13 +351,42 @@ def _generate(graph, name, scope):
 
 
 def _header(graph, em):
-    """The graph printed for the module's header; a constant passed as a scalar argument
-    reads ``Const <argument>``: its value is not part of the program (``_inlined``)."""
-    text = header_text(graph)
-    for vid in em.scalar_args:
-        if vid in em.names:
-            text = re.sub(rf"(?m)^(\s+{em.names[vid]}:\S+ = Const) .*$", r"\1 <argument>", text)
-    return text
+    """The graph printed for the module's header; a constant passed as an argument (nested
+    graphs' too) reads ``Const <argument>``: its value and size are not part of the program
+    (``_inlined``, symbolic.py), so traces differing in them share the source."""
+    swapped = []
+    try:
+        for node in _const_nodes(graph):
+            if node.outputs[0].id in em.const_args:
+                swapped.append((node.attrs, node.attrs["value"]))
+                node.attrs["value"] = _ARGUMENT
+        with display():         # sizes read at run time are ``?``
+            return header_text(graph)
+    finally:
+        for attrs, value in swapped:
+            attrs["value"] = value
+
+
+class _Argument:
+    def __repr__(self):
+        return "<argument>"
+
+
+_ARGUMENT = np.array(_Argument(), dtype=object)     # printed as ``Const <argument>``
+
+
+def _const_nodes(graph, seen=None):
+    """The Const nodes of ``graph`` and of the graphs nested in it (each graph once)."""
+    seen = set() if seen is None else seen
+    if id(graph) in seen:
+        return
+    seen.add(id(graph))
+    for node in graph.nodes:
+        if node.op == "Const":
+            yield node
+        for a in node.attrs.values():
+            if isinstance(a, Graph):
+                yield from _const_nodes(a, seen)
 
 
 def _guard(name, n_lines, n_bytes, functions):

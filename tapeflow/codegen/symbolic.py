@@ -3,11 +3,15 @@
 A program generated for inputs of shapes [128, 784] and one for [104, 784] must be the
 same text, so they share one cache entry and one Numba compile. While a program is
 generated (``symbolic(graph)``), each array input's dimension is a ``Dim``: an int with its
-traced value that also carries an expression reading it (``va.shape[0]``). The graph's
-shapes are inferred again from those (``OPS[op].infer``), so derived sizes are expressions
-too (``va.shape[0] * va.shape[1]`` after a flattening reshape), and templates write a
-``Dim`` into the source as its expression. A size that cannot be followed (an infer rule that
-converts to a plain int) stays a literal: that costs a compile per size, never a wrong value.
+traced value that also carries an expression reading it (``va.shape[0]``); so is each
+dimension of an array constant passed as an argument (a loop's zero initial state, as big as
+the batch). The graph's shapes are inferred again from those (``OPS[op].infer``), so derived
+sizes are expressions too (``va.shape[0] * va.shape[1]`` after a flattening reshape), and
+templates write a ``Dim`` into the source as its expression. The graphs nested in If, While
+and the loop gradients are inferred again the same way, their inputs given the avals the node
+feeds them (``NESTED_INPUTS``), so a loop body's code reads the sizes too. A size that cannot
+be followed (an infer rule that converts to a plain int, a body that returns a literal size
+for a loop variable) stays a literal: that costs a compile per size, never a wrong value.
 
 Every decision taken on a ``Dim`` is recorded as a guard, a condition on the input shapes:
 an equality an op relies on (the inner dimensions of a matmul, broadcasting operands), a
@@ -26,6 +30,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..ir.graph import Value
 from ..ir.opdef import OPS, AVal
 from ..ir.shapes import broadcast_shapes
 
@@ -44,6 +49,9 @@ class _Scope:
         self.recording = True
         self.inferring = False   # re-inferring the graph's shapes (see Dim.__eq__)
         self.shrunk = set()    # ids of constants generated with all-1 shapes (_broadcast_only_constants)
+        self.bound = {}        # id(graph) -> graph: nested graphs whose inputs took Dims
+        self.small = set()     # ids of values generated smaller than traced (_broadcast_only)
+        self.display = False   # Dims print as ``?`` (``display``)
 
     def find(self, e):
         while self.parent.get(e, e) != e:
@@ -114,7 +122,10 @@ class Dim(int):
     # -- text: the expression, inside a generation ------------------------------------------
     def __str__(self):
         s = _scope()
-        return str(value(self)) if s is None else _paren(_expr(self))
+        if s is None:
+            return str(value(self))
+        e = _expr(self)
+        return "?" if s.display and not _LITERAL.fullmatch(e) else _paren(e)
 
     __repr__ = __str__
 
@@ -264,31 +275,68 @@ def uniform(array):
     return bool((bits == bits.flat[0]).all())
 
 
-def _broadcast_only_constants(graph):
-    """Array constants of one repeated value that only elementwise ops read, where the other
-    operands alone give the result its shape (a folded ``-1/n`` seeding a mean's gradient, as
-    big as the batch). Generated as if their shape were all 1s, they do not tie the input
-    sizes to their own."""
+def _broadcast_only(graph):
+    """{value id: (value, smaller shape)}: values whose size need not be their own, since
+    only elementwise ops read them and the other operands give those ops their shapes. A
+    constant of one repeated value (a folded ``-1/n`` seeding a mean's gradient, as big as the
+    batch) is generated with all-1 dims; a ``BroadcastTo`` (a mean's gradient spread over
+    its input, at the traced size) with its input's dims, and the elementwise ops after it
+    that stay smaller with it. So they do not tie the input sizes to their traced ones:
+    broadcasting commutes with elementwise ops, so the values are the same."""
     uses = {}
     for node in graph.nodes:
         for x in node.inputs:
             uses.setdefault(x.id, []).append(node)
     outputs = {v.id for v in graph.outputs}
-    found = []
+    found = {}
     for node in graph.nodes:
-        if node.op != "Const":
+        if len(node.outputs) != 1:
             continue
         (v,) = node.outputs
-        value_ = np.asarray(node.attrs["value"])
-        if (not v.aval.shape or v.id in outputs or v.id not in uses or value_.ndim != len(v.aval.shape)
-                or not (value_.size == 0 or uniform(value_))):
+        rank = len(v.aval.shape)
+        if not rank or v.id in outputs or v.id not in uses or None in v.aval.shape:
             continue
-        ones = (1,) * len(v.aval.shape)
-        if all(OPS[n.op].kind == "elementwise" and len(n.outputs) == 1
-               and _broadcast([ones if x is v else x.aval.shape for x in n.inputs]) == tuple(n.outputs[0].aval.shape)
-               for n in uses[v.id]):
-            found.append(v)
+        if node.op == "Const":
+            value_ = np.asarray(node.attrs["value"])
+            if value_.ndim != rank or not (value_.size == 0 or uniform(value_)):
+                continue
+            small = (1,) * rank
+        elif node.op == "BroadcastTo" and None not in node.inputs[0].aval.shape:
+            x = node.inputs[0]
+            x = found[x.id][1] if x.id in found else x.aval.shape      # as it will be generated
+            small = (1,) * (rank - len(x)) + tuple(value(d) for d in x)     # decides nothing
+        else:
+            continue
+        if small != tuple(value(d) for d in v.aval.shape):
+            found.update(_stays_small(graph, v, small, found, uses, outputs) or {})
     return found
+
+
+def _stays_small(graph, v, small, found, uses, outputs):
+    """{value id: (value, shape)}: ``v`` at shape ``small`` and the values after it that stay
+    smaller than traced, if every reader is an elementwise op (or a BroadcastTo, which gives
+    its own shape) and no graph output changes shape; else None."""
+    shapes = {k: s for k, (_, s) in found.items()}
+    shapes[v.id] = small
+    out = {v.id: (v, small)}
+    for node in graph.nodes[graph.nodes.index(v.node) + 1:]:
+        if not any(x.id in out for x in node.inputs):
+            continue
+        if node.op == "BroadcastTo":
+            continue
+        if OPS[node.op].kind != "elementwise" or len(node.outputs) != 1:
+            return None
+        (y,) = node.outputs
+        b = _broadcast([shapes.get(x.id, x.aval.shape) for x in node.inputs])
+        if b is None:
+            return None
+        traced = tuple(value(d) for d in y.aval.shape)
+        if b != traced:
+            if y.id in outputs or _broadcast([b, traced]) != traced:
+                return None
+            shapes[y.id] = b
+            out[y.id] = (y, b)
+    return out
 
 
 def _broadcast(shapes):
@@ -299,53 +347,228 @@ def _broadcast(shapes):
 
 
 @contextmanager
-def symbolic(graph, input_names):
+def symbolic(graph, input_names, const_names=None):
     """Within: ``graph``'s values carry ``Dim`` shapes (inputs ``input_names[k].shape[j]``,
-    the rest re-inferred), and Dim decisions are recorded; yields the scope, whose ``guards``
-    the program must check on entry. The graph's own avals are restored on exit."""
-    saved, consts = [], []
+    array constants passed as arguments ``const_names[value id].shape[j]``, the rest
+    re-inferred, the graphs nested in If/While nodes too), and Dim decisions are recorded;
+    yields the scope, whose ``guards`` the program must check on entry. The avals are
+    restored on exit."""
+    saved = []                  # what to undo on exit: see _undo
     scope = _Scope()
     _GENERATING.acquire()       # the graph's avals are swapped: one generation at a time
     _STATE.scope = scope
     try:
         for v, name in zip(graph.inputs, input_names, strict=True):
-            if v.aval.shape and all(d is not None for d in v.aval.shape):
-                saved.append((v, v.aval))
-                v.aval = AVal(tuple(Dim(d, f"{name}.shape[{j}]") for j, d in enumerate(v.aval.shape)),
-                              v.aval.dtype)
-        for v in _broadcast_only_constants(graph):
-            ones = (1,) * len(v.aval.shape)
-            saved.append((v, v.aval))
-            v.aval = AVal(ones, v.aval.dtype)
-            attrs = v.node.attrs
-            consts.append((attrs, attrs["value"]))
-            old = np.asarray(attrs["value"])
-            attrs["value"] = (old.flat[:1] if old.size else np.zeros(1, old.dtype)).reshape(ones)
-            scope.shrunk.add(v.id)
-        scope.inferring = True
+            _read_sizes(v, name, saved)
+        _shrink(graph, scope, saved)
         for node in graph.nodes:
-            if node.op == "Const" or not any(isinstance(d, Dim) for x in node.inputs for d in x.aval.shape):
-                continue
-            try:
-                out = OPS[node.op].infer([x.aval for x in node.inputs], **node.attrs)
-            except Exception:  # noqa: BLE001 - a rule that cannot take Dims: keep the literal shapes
-                continue
-            out = list(out) if OPS[node.op].multi_output else [out]
-            if len(out) != len(node.outputs) or not all(
-                    isinstance(a, AVal) and _same(a, v.aval) for a, v in zip(out, node.outputs)):
-                continue
-            for a, v in zip(out, node.outputs, strict=True):
-                saved.append((v, v.aval))
-                v.aval = AVal(tuple(a.shape), v.aval.dtype)
-        scope.inferring = False
+            # an array constant is an argument of the program: its sizes are read from it too
+            if node.op == "Const" and node.outputs[0].id in (const_names or {}) \
+                    and node.outputs[0].id not in scope.shrunk:
+                _read_sizes(node.outputs[0], const_names[node.outputs[0].id], saved)
+        _reinfer(graph, scope, saved)
         yield scope
     finally:
         _STATE.scope = None
-        for v, aval in reversed(saved):
-            v.aval = aval
-        for attrs, val in consts:
-            attrs["value"] = val
+        for entry in reversed(saved):
+            _undo(entry)
         _GENERATING.release()
+
+
+def _undo(entry):
+    """Undo one change ``symbolic`` made: (a value, its aval), (a node's attributes, (name,
+    value)) or (a graph, the scope that bound it: ``_reinfer_nested``)."""
+    obj, old = entry
+    if isinstance(obj, Value):
+        obj.aval = old
+    elif isinstance(obj, dict):
+        obj[old[0]] = old[1]
+    else:
+        old.bound.pop(id(obj), None)
+
+
+def _shrink(graph, scope, saved):
+    """The values ``_broadcast_only`` finds take their smaller shapes (constants their first
+    element, a BroadcastTo its shape attribute, so the node's comment says what the code
+    does); re-inference keeps them (``scope.small``)."""
+    for v, small in _broadcast_only(graph).values():
+        saved.append((v, v.aval))
+        v.aval = AVal(small, v.aval.dtype)
+        scope.small.add(v.id)
+        if v.node.op == "Const":
+            old = np.asarray(v.node.attrs["value"])
+            _set_attr(v.node, "value", (old.flat[:1] if old.size else np.zeros(1, old.dtype)).reshape(small),
+                      saved)
+            scope.shrunk.add(v.id)
+        elif v.node.op == "BroadcastTo":
+            _set_attr(v.node, "shape", small, saved)
+
+
+def _set_attr(node, name, value_, saved):
+    saved.append((node.attrs, (name, node.attrs[name])))
+    node.attrs[name] = value_
+
+
+def _read_sizes(v, name, saved):
+    """``v``'s dimensions become Dims reading ``name.shape[j]`` (all sizes known, rank >= 1)."""
+    if v.aval.shape and all(d is not None for d in v.aval.shape):
+        saved.append((v, v.aval))
+        v.aval = AVal(tuple(Dim(value(d), f"{name}.shape[{j}]") for j, d in enumerate(v.aval.shape)),
+                      v.aval.dtype)
+
+
+def _reinfer(graph, scope, saved):
+    """Each node's output avals inferred again from its inputs' (Dims where they are), in
+    order; a node carrying graphs has them re-inferred first (``_reinfer_nested``)."""
+    for node in graph.nodes:
+        if node.op == "Const" or not any(isinstance(d, Dim) for x in node.inputs for d in x.aval.shape):
+            continue
+        if node.op in NESTED_INPUTS:
+            _reinfer_nested(node, scope, saved)
+            continue
+        if node.outputs[0].id in scope.small and node.op == "BroadcastTo":
+            # kept at its input's dims (``_broadcast_only``), whatever sizes they read
+            (y,), x = node.outputs, node.inputs[0].aval.shape
+            saved.append((y, y.aval))
+            y.aval = AVal((1,) * (len(y.aval.shape) - len(x)) + tuple(x), y.aval.dtype)
+            _set_attr(node, "shape", y.aval.shape, saved)
+            continue
+        scope.inferring = True
+        try:
+            out = OPS[node.op].infer([x.aval for x in node.inputs], **node.attrs)
+        except Exception:  # noqa: BLE001 - a rule that cannot take Dims: keep the literal shapes
+            continue
+        finally:
+            scope.inferring = False
+        _set_outputs(node, out, saved)
+
+
+def _set_outputs(node, out, saved):
+    """Give ``node`` the inferred avals ``out`` if they have the traced values; False if not."""
+    out = list(out) if OPS[node.op].multi_output else [out]
+    if len(out) != len(node.outputs) or not all(
+            isinstance(a, AVal) and _same(a, v.aval) for a, v in zip(out, node.outputs)):
+        return False
+    for a, v in zip(out, node.outputs, strict=True):
+        saved.append((v, v.aval))
+        v.aval = AVal(tuple(a.shape), v.aval.dtype)
+    return True
+
+
+def _reinfer_nested(node, scope, saved):
+    """A node running graphs (If branches, a While's condition and body, the loop gradients'
+    bodies): each graph's inputs take the avals of what the node feeds them (``NESTED_INPUTS``:
+    its operands, a loop variable the operand's Dims, since a loop variable keeps its shape
+    from one iteration to the next), the graph is re-inferred, then the node's own rule
+    checks it, recording as guards the equalities it relies on (a body returning a literal
+    size for a loop variable read from the inputs fixes that size). A graph reached again
+    (one graph object used by several nodes) keeps its first binding, and the rule records
+    the equalities with the second. If the rule fails or gives other values, the graphs get
+    their traced avals back and the operands' sizes are fixed: a program per size, never a
+    wrong one."""
+    ins = [x.aval for x in node.inputs]
+    mark = len(saved)
+    try:
+        for name, avals in NESTED_INPUTS[node.op](ins, **node.attrs):
+            sub = node.attrs[name]
+            if id(sub) in scope.bound:
+                continue
+            scope.bound[id(sub)] = sub
+            saved.append((sub, scope))
+            for v, a in zip(sub.inputs, avals, strict=True):
+                saved.append((v, v.aval))
+                v.aval = AVal(tuple(a.shape), v.aval.dtype)
+            _shrink(sub, scope, saved)
+            _reinfer(sub, scope, saved)
+        # equality, not broadcasting: a size of 1 read from the inputs is 1 here (a guard)
+        ok = _set_outputs(node, OPS[node.op].infer(ins, **node.attrs), saved)
+    except Exception:  # noqa: BLE001 - a graph that cannot follow the Dims: literal shapes
+        ok = False
+    if not ok:
+        for entry in reversed(saved[mark:]):
+            _undo(entry)
+        del saved[mark:]
+        for a in ins:
+            for d in a.shape:
+                if isinstance(d, Dim):
+                    d.__index__()       # the program is for this size only (a guard)
+
+
+def _avals(graph):
+    return [v.aval for v in graph.outputs]
+
+
+def _agree(xs, ys):
+    """Record that avals ``xs`` and ``ys`` have equal shapes (raise if they do not)."""
+    if len(xs) != len(ys) or not all(len(x.shape) == len(y.shape) and all(
+            a == b for a, b in zip(x.shape, y.shape)) for x, y in zip(xs, ys)):
+        raise ValueError("the graphs of this node do not fit each other")
+
+
+def _while_inputs(ins, cond_graph, body_graph, n_vars):
+    yield "cond_graph", ins
+    yield "body_graph", ins
+
+
+def _while_grad_inputs(ins, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+    loop = ins[1:1 + n_vars + n_extra]
+    yield "fwd_graph", loop
+    yield "bwd_graph", _avals(fwd_graph)[n_vars:] + loop[n_vars:] + ins[1 + n_vars + n_extra:]
+
+
+def _while_grad_grad_inputs(ins, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_extra):
+    body = ins[1:1 + n_vars + n_extra]
+    n_carry = (len(ins) - 1 - n_vars - n_extra) // 2
+    carry = ins[1 + n_vars + n_extra:1 + n_vars + n_extra + n_carry]
+    yield "fwd_graph", body
+    rows = _avals(fwd_graph)[n_vars:]
+    yield "bwd_graph", rows + body[n_vars:] + carry
+    yield "bwd_vjp", rows + body[n_vars:] + carry + carry
+    yield "fwd_vjp", body + body[:n_vars] + rows
+    # what the template writes where, and its infer rule does not check: equal sizes
+    _agree(_avals(fwd_graph)[:n_vars], body[:n_vars])
+    _agree(_avals(bwd_graph), carry)
+    _agree(_avals(bwd_vjp), rows + body[n_vars:] + carry)
+    _agree(_avals(fwd_vjp), body)
+
+
+def _while_with_grad_inputs(ins, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
+                            memory_budget):
+    loop = ins[:n_vars + n_extra]
+    yield "cond_graph", loop
+    yield "fwd_graph", loop
+    yield "seed_graph", loop[:n_vars] + [seed_graph.inputs[n_vars].aval] + ins[n_vars + n_extra:]
+    yield "bwd_graph", _avals(fwd_graph)[n_vars:] + loop[n_vars:] + _avals(seed_graph)
+
+
+# op -> fn(operand avals, **attrs) yielding (graph attribute, the avals its inputs take), in
+# an order where each graph's inputs are known when it comes (a loop gradient's backward body
+# reads the forward body's outputs): the ops' infer rules (ir/defs/control.py, loops.py) say
+# what each graph is given. An op carrying graphs that is missing here is inferred like any
+# other, its graphs keeping their traced shapes (its rule then records the sizes as guards).
+NESTED_INPUTS = {
+    "If": lambda ins, then_graph, else_graph: iter([("then_graph", ins[1:]), ("else_graph", ins[1:])]),
+    "While": _while_inputs,
+    "WhileGrad": _while_grad_inputs,
+    "WhileGradGrad": _while_grad_grad_inputs,
+    "WhileWithGrad": _while_with_grad_inputs,
+}
+
+
+@contextmanager
+def display():
+    """Within: a Dim prints as ``?`` (a size read at run time, as the dump writes it), unless
+    it is fixed to a literal: for the comments and the header of the source, which would
+    otherwise repeat each expression at every node (the code itself holds them)."""
+    s = _scope()
+    if s is None:
+        yield
+        return
+    prev, s.display = s.display, True
+    try:
+        yield
+    finally:
+        s.display = prev
 
 
 @contextmanager

@@ -44,7 +44,7 @@ def _row_bytes(em, fwd_graph, n_vars):
 
 def _buffer(em, rows, aval):
     name = em.fresh("stack")
-    dims = ", ".join([rows] + [str(int(d)) for d in aval.shape])
+    dims = ", ".join([rows] + [str(d) for d in aval.shape])     # sizes as read (symbolic.py)
     em.line(f"{name} = np.empty(({dims},), dtype={np_type(aval.dtype)})")
     em.line(f"rt.hugepages({name})")         # stacks are often megabytes (emitter.alloc)
     return name
@@ -334,7 +334,8 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
 def _zero(aval):
     if not aval.shape:
         return f"{np_type(aval.dtype)}(0)"
-    return f"np.zeros({tuple(int(d) for d in aval.shape)}, dtype={np_type(aval.dtype)})"
+    dims = "".join(f"{d}, " for d in aval.shape)      # sizes as read (symbolic.py)
+    return f"np.zeros(({dims.rstrip()}), dtype={np_type(aval.dtype)})"
 
 
 def _accumulate(em, names, avals, exprs):
