@@ -114,10 +114,6 @@ def test_w8_trip_counts_share_one_compile(w8_runs, compiles):
     assert "va.shape[1]" in source.split("def make_call")[0]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "templates/loops.py writes the loop's memory decisions (row bytes from runtime/kernels/"
-    "loops._nbytes's np.prod, the stacks' capacity, the hoisted products' block) into the "
-    "source as literals: another batch size changes them"))
 def test_w8_batch_sizes_share_one_compile(w8_runs, compiles):
     f, _ = w8_runs
     assert len(_sources(f, *_w8_args(W8_SIZES))) == 1
