@@ -409,19 +409,15 @@ class GradientTape:
         flat_sources = _nest.flatten(sources)
         source_ids = flat_ids(flat_sources, "sources")
         target = _target_tensor(target, "jacobian")
-        if not _known_sizes([target] + flat_sources):   # a function traced with None dims
+        known = _known_sizes([target] + flat_sources)
+        if experimental_use_pfor or not known:
+            # sizes known only at run time (a function traced with None dims): one loop over
+            # run-time seeds, pfor or not
+            build = VECTORIZED.jacobian if known else VECTORIZED.loop_jacobian
             rec = self._begin()
             try:
-                out = VECTORIZED.loop_jacobian(rec, target, flat_sources, source_ids,
-                                               unconnected is UnconnectedGradients.ZERO)
-            finally:
-                self._end()
-            return _nest.pack_sequence_as(sources, out)
-        if experimental_use_pfor:
-            rec = self._begin()
-            try:
-                out = VECTORIZED.jacobian(rec, target, flat_sources, source_ids,
-                                    unconnected is UnconnectedGradients.ZERO)
+                out = build(rec, target, flat_sources, source_ids,
+                            unconnected is UnconnectedGradients.ZERO)
             finally:
                 self._end()
             return _nest.pack_sequence_as(sources, out)
