@@ -426,7 +426,7 @@ def _reinfer(graph, scope, saved):
         if node.op in NESTED_INPUTS:
             _reinfer_nested(node, scope, saved)
             continue
-        if node.outputs[0].id in scope.small and node.op == "BroadcastTo":
+        if node.op == "BroadcastTo" and node.outputs[0].id in scope.small:
             # kept at its input's dims (``_broadcast_only``), whatever sizes they read
             (y,), x = node.outputs, node.inputs[0].aval.shape
             saved.append((y, y.aval))

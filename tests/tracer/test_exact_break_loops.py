@@ -75,8 +75,10 @@ def test_generated_source_stays_small(sources):
     tf.function(value_and_grad)(tf.constant(INPUTS[0]))
     # issue 18's bound for a program of <= 12 ops. 32 KB when written, 42 KB with shape-free
     # source, 90 KB since each loop and its gradient are one op whose source also holds the
-    # checkpointed fallback (passes/share_loops.py); traced path by path it was 87 KB
-    assert sources and max(len(s) for s in sources.values()) < 100 * 1024
+    # checkpointed fallback (passes/share_loops.py), 102 KB since the loop template computes
+    # its memory plan at run time and adds weight products per block (codegen/templates/
+    # loops.py); traced path by path it was 87 KB
+    assert sources and max(len(s) for s in sources.values()) < 110 * 1024
 
 
 def test_a_counter_loop_without_a_tensor_break_stays_python(numpy_backend):
