@@ -87,6 +87,17 @@ class Graph:
         return f"<Graph ({ins}) -> ({outs}), {len(self.nodes)} nodes>"
 
 
+def use_counts(graph):
+    """{value id: how many times nodes read it, plus once per graph output it is}."""
+    uses = {}
+    for node in graph.nodes:
+        for v in node.inputs:
+            uses[v.id] = uses.get(v.id, 0) + 1
+    for v in graph.outputs:
+        uses[v.id] = uses.get(v.id, 0) + 1
+    return uses
+
+
 class VerifyError(Exception):
     pass
 

@@ -8,7 +8,7 @@ rewrite applies when the elementwise node feeds only the layout op and every inp
 smaller than the output (so it broadcasts: moving the layout op is cheaper) or is made
 by such a node in turn (``Mul(Mul(x, y), z)``, as forward-mode jacobians end).
 """
-from ..ir.graph import Graph, Node
+from ..ir.graph import Graph, Node, use_counts
 from ..ir.opdef import OPS
 from ..ir.shapes import num_elements
 from .dce import dce
@@ -25,12 +25,7 @@ def sink_layout(graph, rounds=4):
 
 
 def _sink_once(graph):
-    uses = {}
-    for node in graph.nodes:
-        for v in node.inputs:
-            uses[v.id] = uses.get(v.id, 0) + 1
-    for v in graph.outputs:
-        uses[v.id] = uses.get(v.id, 0) + 1
+    uses = use_counts(graph)
     producer = {o.id: n for n in graph.nodes for o in n.outputs}
     out_nodes, env = [], {}
 

@@ -12,7 +12,7 @@ variable whose values are rows (``h`` and the new ``h``) is kept once, as its hi
 added a block of iterations at a time as one large product (``_Hoisted``).
 """
 from ...passes.dce import dce
-from ...ir.graph import Graph
+from ...ir.graph import Graph, use_counts
 from ...runtime.kernels.loops import counted, stacked_rows
 from ..emitter import np_type
 from .control import _assign
@@ -120,12 +120,7 @@ class _Hoisted:
 
     def __init__(self, bwd_graph, n_rows, n_extra):
         nodes = set(map(id, bwd_graph.nodes))
-        uses = {}
-        for node in bwd_graph.nodes:
-            for x in node.inputs:
-                uses[x.id] = uses.get(x.id, 0) + 1
-        for v in bwd_graph.outputs:
-            uses[v.id] = uses.get(v.id, 0) + 1
+        uses = use_counts(bwd_graph)
         rows = {v.id: r for r, v in enumerate(bwd_graph.inputs[:n_rows])}
         extras = {v.id for v in bwd_graph.inputs[n_rows:n_rows + n_extra]}
         carry_in = bwd_graph.inputs[n_rows + n_extra:]
