@@ -34,7 +34,7 @@ ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 _SYMBOLS = {np.float32: ("scipy_cblas_sgemm64_", "tapeflow_numpy_sgemm"),
             np.float64: ("scipy_cblas_dgemm64_", "tapeflow_numpy_dgemm")}
 # GEMV for a product with one row or one column (X @ w of a linear model): OpenBLAS's GEMM
-# takes 4-5x longer there (NumPy's matmul calls GEMV too); registered only with the GEMM
+# takes 4-6x longer there (NumPy's matmul calls GEMV too); registered only with the GEMM
 _GEMV = {np.float32: ("scipy_cblas_sgemv64_", "tapeflow_numpy_sgemv"),
          np.float64: ("scipy_cblas_dgemv64_", "tapeflow_numpy_dgemv")}
 
@@ -71,6 +71,12 @@ def _register():
 NUMPY_GEMM = frozenset(_register())
 
 
+def _data_pointer(context, builder, aryty, val):
+    """An array argument's data as the ``i8*`` the CBLAS calls take."""
+    ptr = ir.IntType(8).as_pointer()
+    return builder.bitcast(context.make_array(aryty)(context, builder, val).data, ptr)
+
+
 @intrinsic
 def _cblas_gemm(typingctx, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc):
     """cblas_?gemm(RowMajor, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, ldc) on NumPy's BLAS."""
@@ -87,12 +93,11 @@ def _cblas_gemm(typingctx, trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc):
                                                ptr, i64, flt, ptr, i64])
         fn = cgutils.get_or_insert_function(builder.module, fnty, name)
 
-        def data(aryty, val):
-            return builder.bitcast(context.make_array(aryty)(context, builder, val).data, ptr)
+        def data(k, val):
+            return _data_pointer(context, builder, signature.args[k], val)
 
-        builder.call(fn, [i32(ROW_MAJOR), ta, tb, m_, n_, k_, flt(1.0),
-                          data(signature.args[5], a_), lda_, data(signature.args[7], b_), ldb_,
-                          flt(0.0), data(signature.args[9], c_), ldc_])
+        builder.call(fn, [i32(ROW_MAJOR), ta, tb, m_, n_, k_, flt(1.0), data(5, a_), lda_,
+                          data(7, b_), ldb_, flt(0.0), data(9, c_), ldc_])
         return context.get_dummy_value()
 
     return sig, codegen
@@ -114,12 +119,11 @@ def _cblas_gemv(typingctx, trans, m, n, a, lda, x, y):
                                                flt, ptr, i64])
         fn = cgutils.get_or_insert_function(builder.module, fnty, name)
 
-        def data(aryty, val):
-            return builder.bitcast(context.make_array(aryty)(context, builder, val).data, ptr)
+        def data(k, val):
+            return _data_pointer(context, builder, signature.args[k], val)
 
-        builder.call(fn, [i32(ROW_MAJOR), t, m_, n_, flt(1.0), data(signature.args[3], a_), lda_,
-                          data(signature.args[5], x_), i64(1), flt(0.0),
-                          data(signature.args[6], y_), i64(1)])
+        builder.call(fn, [i32(ROW_MAJOR), t, m_, n_, flt(1.0), data(3, a_), lda_, data(5, x_),
+                          i64(1), flt(0.0), data(6, y_), i64(1)])
         return context.get_dummy_value()
 
     return sig, codegen

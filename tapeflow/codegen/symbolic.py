@@ -555,31 +555,28 @@ NESTED_INPUTS = {
 }
 
 
-@contextmanager
 def display():
     """Within: a Dim prints as ``?`` (a size read at run time, as the dump writes it), unless
     it is fixed to a literal: for the comments and the header of the source, which would
     otherwise repeat each expression at every node (the code itself holds them)."""
-    s = _scope()
-    if s is None:
-        yield
-        return
-    prev, s.display = s.display, True
-    try:
-        yield
-    finally:
-        s.display = prev
+    return _scope_flag("display", True)
+
+
+def quiet():
+    """Within: Dim decisions are not recorded (speed-only decisions; see the module docstring)."""
+    return _scope_flag("recording", False)
 
 
 @contextmanager
-def quiet():
-    """Within: Dim decisions are not recorded (speed-only decisions; see the module docstring)."""
+def _scope_flag(name, value):
+    """Within: the current generation's scope (if any) has flag ``name`` set to ``value``."""
     s = _scope()
     if s is None:
         yield
         return
-    prev, s.recording = s.recording, False
+    prev = getattr(s, name)
+    setattr(s, name, value)
     try:
         yield
     finally:
-        s.recording = prev
+        setattr(s, name, prev)

@@ -13,7 +13,7 @@ added a block of iterations at a time as one large product (``_Hoisted``).
 """
 from ...passes.dce import dce
 from ...ir.graph import Graph, use_counts
-from ...runtime.kernels.loops import counted, stacked_rows
+from ...runtime.kernels.loops import counted, row_states, stacked_rows
 from ..emitter import np_type
 from .control import _assign
 from .registry import stmt_op
@@ -58,21 +58,19 @@ class _Rows:
     other row has a stack of ``cap`` rows."""
 
     def __init__(self, em, fwd_graph, n_vars, cap):
-        self.em, self.n_vars, self.cap = em, n_vars, cap
-        ins = {v.id: j for j, v in enumerate(fwd_graph.inputs[:n_vars])}
-        outs = {v.id: j for j, v in enumerate(fwd_graph.outputs[:n_vars])}
+        self.em, self.n_vars = em, n_vars
+        self.avals = [v.aval for v in fwd_graph.outputs[n_vars:]]
         self.history, self.stacks, self.where = {}, {}, []
-        for r, v in enumerate(fwd_graph.outputs[n_vars:]):
-            j, offset = (ins[v.id], 0) if v.id in ins else (outs.get(v.id), 1)
-            if j is None:
-                self.stacks[r] = _buffer(em, cap, v.aval)
+        for r, state in enumerate(row_states(fwd_graph, n_vars)):
+            if state is None:
+                self.stacks[r] = _buffer(em, cap, self.avals[r])
                 self.where.append((self.stacks[r], 0))
             else:
+                j, offset = state
                 if j not in self.history:
                     self.history[j] = (_buffer(em, f"{cap} + 1", fwd_graph.inputs[j].aval),
                                        fwd_graph.inputs[j].aval)
                 self.where.append((self.history[j][0], offset))
-        self.avals = [v.aval for v in fwd_graph.outputs[n_vars:]]
 
     def start(self, state):
         """Before the first iteration: the state it starts from."""
@@ -226,14 +224,15 @@ def _while_grad(em, node, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
     _assign(em, carry, ins[n_vars + n_extra:])
     n = em.fresh("n")
     em.line(f"{n} = np.int64({em.ref(node.inputs[0])})")
-    _segments(em, n, state, extra, carry, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget)
+    hoisted = _Hoisted(bwd_graph, len(fwd_graph.outputs) - n_vars, n_extra)
+    _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_budget)
     for v in node.outputs:
         em.bind(v)
 
 
-def _segments(em, n, state, extra, carry, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_budget):
     """WhileGrad's loops for trip count ``n`` from the loop state ``state`` (names the code
-    reassigns), updating the ``carry`` names."""
+    reassigns), updating the ``carry`` names by the backward body ``hoisted``."""
     k, segs, i = em.fresh("k"), em.fresh("segs"), em.fresh("i")
     rb, sb = _row_bytes(em, fwd_graph, n_vars), em.fresh("sb")
     em.line(f"{sb} = {_nbytes([v.aval for v in fwd_graph.inputs[:n_vars]])}")
@@ -245,7 +244,6 @@ def _segments(em, n, state, extra, carry, fwd_graph, bwd_graph, n_vars, n_extra,
     em.line(f"{segs} = ({n} + {k} - 1) // {k}")
     checkpoints = [_buffer(em, f"max({segs}, 1)", v.aval) for v in fwd_graph.inputs[:n_vars]]
     rows = _Rows(em, fwd_graph, n_vars, k)
-    hoisted = _Hoisted(bwd_graph, len(fwd_graph.outputs) - n_vars, n_extra)
     step = dce(Graph(fwd_graph.inputs, fwd_graph.nodes, fwd_graph.outputs[:n_vars]))
     em.line(f"{i} = 0")
     with em.block(f"while {i} < ({segs} - 1) * {k}:"):      # checkpoints only
@@ -320,8 +318,8 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
     with em.block("else:"):                          # past the budget: WhileGrad's plan
         again = [em.fresh("s") for _ in range(n_vars)]
         _assign(em, again, init)
-        _segments(em, f"np.int64({n})", again, extra, carry, fwd_graph, bwd_graph, n_vars,
-                  n_extra, memory_budget)
+        _segments(em, f"np.int64({n})", again, extra, carry, fwd_graph, hoisted, n_vars,
+                  memory_budget)
     for v in node.outputs[n_vars + 1:]:
         em.bind(v)
 

@@ -91,16 +91,23 @@ def backward_loops(graph, inputs, name):
     return out
 
 
+def row_states(graph, n_vars):
+    """Per row of the forward body (its outputs after the loop variables): ``(j, 0)`` if it is
+    loop variable ``j``'s value before the iteration, ``(j, 1)`` after it, else None."""
+    before = {v.id: j for j, v in enumerate(graph.inputs[:n_vars])}
+    after = {v.id: j for j, v in enumerate(graph.outputs[:n_vars])}
+    return [(before[v.id], 0) if v.id in before else (after[v.id], 1) if v.id in after else None
+            for v in graph.outputs[n_vars:]]
+
+
 def stacked_rows(graph, n_vars):
-    """Indices of the forward body's rows (outputs after the loop variables) an iteration
-    stacks: a row that is a loop variable's value before or after the iteration (``h`` and the
-    new ``h``) counts once per variable: the compiled loop keeps that variable's history, n + 1
-    states (codegen/templates/loops.py), and the interpreter's two rows are the same arrays."""
-    states = {v.id: j for j, v in enumerate(graph.inputs[:n_vars])}
-    states.update((v.id, j) for j, v in enumerate(graph.outputs[:n_vars]))
+    """Indices of the rows an iteration stacks: a row that is a loop variable's value before
+    or after the iteration (``h`` and the new ``h``, ``row_states``) counts once per variable:
+    the compiled loop keeps that variable's history, n + 1 states
+    (codegen/templates/loops.py), and the interpreter's two rows are the same arrays."""
     out, kept = [], set()
-    for r, v in enumerate(graph.outputs[n_vars:]):
-        j = states.get(v.id)
+    for r, state in enumerate(row_states(graph, n_vars)):
+        j = None if state is None else state[0]
         if j is None or j not in kept:
             out.append(r)
             kept.add(j)
@@ -111,17 +118,17 @@ def row_bytes(graph, n_vars, rows=None):
     """Bytes one iteration stacks (``stacked_rows``). ``rows``: one iteration's rows as
     arrays, for sizes known only at run time (a function traced with ``None`` dims); without
     them such sizes give None."""
-    outs = graph.outputs[n_vars:]
-    sizes = [_nbytes(outs[r].aval) if rows is None else np.asarray(rows[r]).nbytes
-             for r in stacked_rows(graph, n_vars)]
-    return None if None in sizes else sum(sizes)
+    picked = stacked_rows(graph, n_vars)
+    if rows is not None:
+        return sum(np.asarray(rows[r]).nbytes for r in picked)
+    return _sum_bytes(graph.outputs[n_vars + r].aval for r in picked)
 
 
 def state_bytes(graph, n_vars, state=None):
     """Bytes of one checkpoint: the loop variables (``state``: their arrays; see row_bytes)."""
-    sizes = ([_nbytes(v.aval) for v in graph.inputs[:n_vars]] if state is None
-             else [np.asarray(s).nbytes for s in state])
-    return None if None in sizes else sum(sizes)
+    if state is not None:
+        return sum(np.asarray(s).nbytes for s in state)
+    return _sum_bytes(v.aval for v in graph.inputs[:n_vars])
 
 
 @kernel("WhileGrad")
@@ -164,12 +171,12 @@ def _while_with_grad(*operands, cond_graph, fwd_graph, bwd_graph, seed_graph, n_
     extra = operands[n_vars:n_vars + n_extra]
     seeds = operands[n_vars + n_extra:]
     rb = row_bytes(fwd_graph, n_vars)
+    fit = None if rb is None else memory_budget // max(rb, 1)
     state, stack, n = init, [], 0
     while run_graph(cond_graph, *state, *extra)[0]:
         out = run_graph(fwd_graph, *state, *extra)
-        if rb is None:                  # sizes known at run time: the first rows'
-            rb = row_bytes(fwd_graph, n_vars, out[n_vars:])
-        fit = memory_budget // max(rb, 1)
+        if fit is None:                 # sizes known at run time: the first rows'
+            fit = memory_budget // max(row_bytes(fwd_graph, n_vars, out[n_vars:]), 1)
         if stack is not None and (n < fit or n < 1):
             stack.append(out[n_vars:])
         else:
