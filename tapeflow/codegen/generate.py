@@ -209,8 +209,9 @@ def bind_consts(em, graph, add_param):
         elif _loop_only_uniform(v, value, em.uses, em.output_ids):
             # e.g. a folded BroadcastTo(ones) seeding a gradient: a scalar in the loops that
             # read it, instead of an array argument as big as the gradient, read element by
-            # element
-            scalar = value.flat[0]
+            # element. An empty one (a batch of 0) has no element to read: a zero stands in,
+            # passed as an argument as a ``1/n`` is, so the source is that of other sizes
+            scalar = value.flat[0] if value.size else v.aval.dtype.np.type(0)
             em.uniform.add(v.id)
         if scalar is None:
             shape = tuple(plain_aval(v.aval).shape)     # sizes read from it decide nothing
@@ -219,7 +220,7 @@ def bind_consts(em, graph, add_param):
             add_param(em.bind(v), v.aval, np.ascontiguousarray(value, dtype=v.aval.dtype.np).copy())
             em.outermost().const_args.add(v.id)
         elif (v.id not in current().shrunk and _inlined(scalar, v.aval.dtype)
-              and not _loop_operand(v, em.uses)):
+              and not _loop_operand(v, em.uses) and value.size):
             em.bind(v, lit(scalar, v.aval.dtype))
         else:
             name = em.bind(v)
@@ -267,11 +268,11 @@ def emit_steps(em, graph):
 def _loop_only_uniform(v, value, uses, output_ids):
     """Every element the same bits, and only fused loops read it (no template needs the array):
     ``uses``, value id -> the nodes reading it; ``output_ids``, the graph's outputs."""
-    if v.id in output_ids or value.size == 0:
+    if v.id in output_ids:
         return False
     if not all(is_fusable(n) or is_reduction(n) for n in uses.get(v.id, ())):
         return False
-    return uniform(value)
+    return value.size == 0 or uniform(value)
 
 
 def _array_consts(graph, names):

@@ -21,7 +21,7 @@ import re
 
 from ..ir.shapes import normalize_axes, num_elements
 from .emitter import cast, index, np_type, parallel_worth, shape_lit
-from .symbolic import Dim, value
+from .symbolic import Dim, same_shape, value
 from .templates import CODEGEN
 from ..ir.opdef import OPS
 
@@ -160,7 +160,7 @@ def _emit_loop_group(em, g):
     views = {}
     for j, v in enumerate(arrays):
         vshape = tuple(d.size if d.full[j] else 1 for d in dims)
-        if vshape == tuple(v.aval.shape):
+        if same_shape(vshape, tuple(v.aval.shape)):   # no guard: a reshape is always right
             views[v.id] = (em.ref(v), j)
         else:
             name = em.fresh("x")
@@ -183,7 +183,7 @@ def _emit_loop_group(em, g):
                 out_views[y.id] = views[donor.id][0]
                 continue
             name = em.alloc(y)
-            if tuple(sizes) != tuple(y.aval.shape):
+            if not same_shape(tuple(sizes), tuple(y.aval.shape)):
                 view = em.fresh("o")
                 em.line(f"{view} = {name}.reshape({shape_lit(sizes)})")
                 name = view

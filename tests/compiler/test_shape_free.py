@@ -23,6 +23,7 @@ from tapeflow.ir.opdef import OPS, AVal
 from tapeflow.ir import dtypes as D
 from tapeflow.runtime.interpret import run_graph
 from tapeflow.tracer.backend import optimize
+from tapeflow.tracer.concrete import specialize
 
 SIZES = (3, 5, 128, 1, 0)
 
@@ -65,16 +66,42 @@ def mlp_programs(cache_dir):
 
 
 def test_sizes_share_one_source_and_one_compile(mlp_programs):
-    nonzero = [n for n in SIZES if n]
-    sources = {mlp_programs[n][1].source for n in nonzero}
+    # an empty batch too: its folded constants are empty and its sizes all compare equal to
+    # 0, yet it is the same program
+    sources = {mlp_programs[n][1].source for n in SIZES}
     assert len(sources) == 1, "traces differing only in the batch size generated different source"
-    progs = [mlp_programs[n][1] for n in nonzero]
+    progs = [mlp_programs[n][1] for n in SIZES]
     assert len({p.cache_path for p in progs}) == 1
     # the programs share Numba's dispatchers: one compile (or one disk-cache load) in all
     assert all(p.kernels == progs[0].kernels for p in progs)
     stats = progs[0].stats()
     assert stats["cache_misses"] + stats["cache_hits"] == len(progs[0].kernels)
     assert "128" not in progs[0].source.split("import math")[1]      # no batch size literal
+
+
+def test_an_empty_batch_is_the_same_program(cache_dir):
+    """A None-dim step specialised at 0 rows: its mean's folded gradient seed is an empty
+    constant (no value to read) and every size compares equal to 0, yet neither may decide
+    the source (they made a program of its own)."""
+    w = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+    def step(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_mean(tf.tanh(x @ w))
+        return y, tape.gradient(y, x)
+    graph = step.get_concrete_function().graph
+    progs = {}
+    for n in (5, 0, 2):
+        special = optimize(specialize(graph, [AVal((n, 4), D.float32)]))
+        progs[n] = (special, compile_graph(special, "empty_batch", cache_dir))
+    assert len({p.source for _, p in progs.values()}) == 1
+    for n, (special, prog) in progs.items():
+        x = np.full((n, 4), 0.5, np.float32)
+        for got, want in zip(prog(x), run_graph(special, x), strict=True):
+            assert np.shape(got) == np.shape(want)
+            np.testing.assert_allclose(got, want, rtol=2e-6)
 
 
 @pytest.mark.parametrize("n", SIZES)
