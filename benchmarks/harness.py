@@ -303,6 +303,8 @@ def run_standard(mod, opts, tol):
     ref = mod.reference(inp) if hasattr(mod, "reference") else mod.numpy_grads(as_float64(inp))
     ref = [np.asarray(r, np.float64) for r in ref]
     contenders, skipped = standard_contenders(mod, inp, opts)
+    if hasattr(mod, "extra_contenders"):      # other forms of the same code (W8's TensorArray)
+        contenders += mod.extra_contenders(inp, opts)
     w = Workload(mod.ID, mod.TITLE, mod.STRESSES, p, ref, contenders, tol=tol, skipped=skipped)
     return measure(w, opts)
 

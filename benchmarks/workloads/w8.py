@@ -4,7 +4,9 @@ loss = sum(h_T^2) + sum_t mean(h_t); gradients wrt W [H,H] and U [D,H].
 Stresses loop gradients: the per-iteration values the backward needs must be kept (or
 recomputed) so the cost stays linear in T. Written as TensorFlow users write it, with
 ``for t in tf.range(T)`` over a tensor bound, reading ``x[t]`` as ``tf.gather(x, t)`` and
-carrying sum_t mean(h_t) as a loop variable (no TensorArray yet). The scaling run times the
+carrying sum_t mean(h_t) as a loop variable (the peers run this form); `tf_code_tensor_array`
+is the same gradient written with ``x[t]`` and a TensorArray, timed as a second tapeflow
+contender. The scaling run times the
 compiled tapeflow gradient and hand NumPy BPTT at T = 100, 200, 400, 800 in the same process;
 the memory run gives the peak bytes of one gradient with the loop's stacks and with its
 checkpointing (``tapeflow.config.loop_memory(0)``) at each T, and the checkpointed compiled
@@ -46,6 +48,36 @@ def tf_code(tf):
             loss = tf.reduce_sum(h * h) + acc
         return tape.gradient(loss, [W, U])
     return w8_grads
+
+
+def tf_code_tensor_array(tf):
+    """The same gradient as the issue writes it: ``x[t]`` read by index and every h_t
+    collected in a TensorArray, the mean term taken from its stack after the loop."""
+    def w8_grads(x, W, U):
+        with tf.GradientTape() as tape:
+            tape.watch([W, U])
+            h = tf.zeros((x.shape[1], W.shape[0]), dtype=x.dtype)
+            hs = tf.TensorArray(x.dtype, size=tf.shape(x)[0])
+            for t in tf.range(tf.shape(x)[0]):
+                h = tf.tanh(h @ W + x[t] @ U)
+                hs = hs.write(t, h)
+            loss = tf.reduce_sum(h * h) + tf.reduce_sum(tf.reduce_mean(hs.stack(), axis=[1, 2]))
+        return tape.gradient(loss, [W, U])
+    return w8_grads
+
+
+def extra_contenders(inp, opts):
+    """tapeflow compiled on the TensorArray form (``tf_code_tensor_array``)."""
+    if not opts.tapeflow:
+        return []
+
+    def compiled():
+        import tapeflow
+        fn = tapeflow.function(tf_code_tensor_array(tapeflow), jit_compile=True)
+        args = tf_args(tapeflow, inp)
+        fn(*args)
+        return lambda: fn(*args)
+    return [harness.Contender("tapeflow compiled (TensorArray)", compiled, compiled=True)]
 
 
 def tf_args(tf, inp):

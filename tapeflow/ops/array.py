@@ -282,8 +282,38 @@ def strided_slice_grad(g, spec, shape):
 
 
 def getitem(x, key):
-    """``x[key]`` for ints, slices, Ellipsis, newaxis and int scalar tensors (Tensor.__getitem__)."""
-    return strided_slice(x, slice_spec(key))
+    """``x[key]`` for ints, slices, Ellipsis, newaxis and int scalar tensors (Tensor.__getitem__).
+
+    A scalar int tensor known only when the program runs (``x[t]`` in ``for t in
+    tf.range(n)``) is taken by a gather after the static part of the key, as TensorFlow's
+    strided slice with a tensor ``begin``: a negative index counts from the end, one out of
+    range raises ``InvalidArgumentError``."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if not any(_dims.is_symbolic(k) for k in keys):
+        return strided_slice(x, slice_spec(key))
+    x = _tensor(x)
+    consumed = sum(k is not None and k is not Ellipsis for k in keys)
+    static, gathers, axis = [], [], 0      # axis: of the static slice's result
+    for k in keys:
+        if _dims.is_symbolic(k):
+            if len(k.shape) != 0 or not D.as_dtype(k.dtype).is_integer:
+                raise TypeError(_BAD_INDEX.format(k))
+            gathers.append((axis, k))
+            k = builtins.slice(None)
+        static.append(k)
+        if k is Ellipsis:
+            axis += len(x.shape) - consumed
+        elif k is None or isinstance(k, builtins.slice):
+            axis += 1
+    y = strided_slice(x, slice_spec(tuple(static)))
+    for axis, k in reversed(gathers):      # the last first: a gather drops its axis
+        k = _dims._int32(k)
+        size = _dims._int32(_dims.dim(_dims.shape_of(y), axis)) if y.shape[axis] is None \
+            else wrap(np.asarray(y.shape[axis], np.int32))
+        negative = apply("Less", [k, wrap(np.asarray(0, np.int32))])
+        k = apply("SelectV2", [negative, apply("Add", [k, size]), k])
+        y = apply("GatherV2", [y, k], {"axis": axis, "batch_dims": 0})
+    return y
 
 
 def slice(input_, begin, size, name=None) -> Tensor:
