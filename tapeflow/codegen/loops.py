@@ -20,8 +20,9 @@ cannot raise.
 import re
 
 from ..ir.shapes import normalize_axes, num_elements
-from .emitter import cast, index, np_type, parallel_worth, shape_lit
-from .symbolic import Dim, value
+from .emitter import cast, index, np_type, parallel_condition, shape_lit
+from .sizeclass import choose
+from .symbolic import Dim
 from .templates import CODEGEN
 from ..ir.opdef import OPS
 
@@ -211,22 +212,30 @@ def _emit_loop_group(em, g):
                     em.line(f"{out_views[y.id]}[{index(idx)}] = {temps[y.id]}")
         return [read(r.inputs[0]) for r in reds]
 
+    kept = [d for d in dims if not d.red]
+    trailing = all(not d.red for d in dims[:len(kept)])
     work = num_elements(shape) * (sum(CODEGEN[n.op].cost for n in g.members) + 1 + len(arrays))
     raises = any(CODEGEN[n.op].may_raise and n.inputs[0].aval.dtype.is_integer for n in g.members)
-    # speed only: decided on this call's sizes, nothing recorded (symbolic.py)
-    par = not raises and parallel_worth(value(work)) and value(sizes[0]) > 1
+    if not reds:
+        can = True
+    elif trailing and not kept:
+        can = all(CODEGEN[r.op].reduce.parallel_ok for r in reds)
+    else:
+        can = trailing or not dims[0].red
+    # speed only: a size class, no guard (sizeclass.py)
+    par = not raises and can and choose(
+        lambda: _group_note(g), [parallel_condition(work),
+                                 ("outer size", sizes[0], ">", 1, None)], "parallel", "serial")
     if not reds:
         with em.loops(sizes, parallel=par) as idx:
             body(idx)
         return
-    kept = [d for d in dims if not d.red]
-    trailing = all(not d.red for d in dims[:len(kept)])
     if trailing and not kept:
         _full_reduction(em, reds, dims, body, par)
     elif trailing:
         _row_reduction(em, reds, dims, kept, body, par)
     else:
-        _column_reduction(em, reds, dims, kept, body, par and not dims[0].red)
+        _column_reduction(em, reds, dims, kept, body, par)
 
 
 def _reduced_count(red):

@@ -21,8 +21,11 @@ equal source means equal guards. Equal dimensions are unified: the source writes
 expression for all of them (the first input's), checked equal on entry.
 
 Decisions that only change speed, not results (parallel loops, where a program is cut into
-parts, huge pages) read ``value(d)`` and record nothing: different sizes may then generate
-different source (a size class), each correct.
+parts, huge pages) record no guard: they are taken through ``sizeclass.choose``, which reads
+the traced sizes and records the choice in the scope's ``decisions``, with the size
+expression and the threshold. Sizes on the other side of such a threshold generate another
+source (another size class), each correct; ``Program.size_classes`` and ``tapeflow dump
+--stage sizes`` say which sizes those are.
 """
 import re
 import threading
@@ -52,6 +55,8 @@ class _Scope:
         self.bound = {}        # id(graph) -> graph: nested graphs whose inputs took Dims
         self.small = set()     # ids of values generated smaller than traced (_broadcast_only)
         self.display = False   # Dims print as ``?`` (``display``)
+        self.decisions = []    # speed-only choices taken on sizes (sizeclass.choose)
+        self.sizes = {}        # expression reading an input size -> its traced value
 
     def find(self, e):
         while self.parent.get(e, e) != e:
@@ -98,6 +103,12 @@ def _scope():
 def value(d):
     """The plain int of a size (a Dim's traced value), recording nothing."""
     return int.__add__(d, 0) if isinstance(d, Dim) else d
+
+
+def code(x):
+    """The code of size ``x`` (a Dim or an int) within the current generation: what the
+    source writes for it (a literal if it is fixed)."""
+    return _expr(x)
 
 
 def _expr(x):
@@ -415,6 +426,7 @@ def _read_sizes(v, name, saved):
         saved.append((v, v.aval))
         v.aval = AVal(tuple(Dim(value(d), f"{name}.shape[{j}]") for j, d in enumerate(v.aval.shape)),
                       v.aval.dtype)
+        _scope().sizes.update((d.expr, value(d)) for d in v.aval.shape)
 
 
 def _reinfer(graph, scope, saved):
@@ -563,7 +575,8 @@ def display():
 
 
 def quiet():
-    """Within: Dim decisions are not recorded (speed-only decisions; see the module docstring)."""
+    """Within: Dim decisions record no guard (speed-only decisions, which ``sizeclass.choose``
+    records as size classes; see the module docstring)."""
     return _scope_flag("recording", False)
 
 
