@@ -22,7 +22,7 @@ import re
 from ..ir.shapes import normalize_axes, num_elements
 from .emitter import cast, index, np_type, parallel_condition, shape_lit
 from .sizeclass import choose
-from .symbolic import Dim
+from .symbolic import Dim, same_shape
 from .templates import CODEGEN
 from ..ir.opdef import OPS
 
@@ -123,7 +123,7 @@ def _take_donor(donors, g, node):
     y = node.outputs[0]
     pos = g.members.index(node)
     for v in donors:
-        if v.aval.shape != y.aval.shape or v.aval.dtype != y.aval.dtype:
+        if not same_shape(v.aval.shape, y.aval.shape) or v.aval.dtype != y.aval.dtype:
             continue
         if all(g.members.index(m) <= pos for m in g.members if v in m.inputs):
             donors.remove(v)
@@ -161,7 +161,7 @@ def _emit_loop_group(em, g):
     views = {}
     for j, v in enumerate(arrays):
         vshape = tuple(d.size if d.full[j] else 1 for d in dims)
-        if vshape == tuple(v.aval.shape):
+        if same_shape(vshape, v.aval.shape):
             views[v.id] = (em.ref(v), j)
         else:
             name = em.fresh("x")
@@ -184,7 +184,7 @@ def _emit_loop_group(em, g):
                 out_views[y.id] = views[donor.id][0]
                 continue
             name = em.alloc(y)
-            if tuple(sizes) != tuple(y.aval.shape):
+            if not same_shape(sizes, y.aval.shape):
                 view = em.fresh("o")
                 em.line(f"{view} = {name}.reshape({shape_lit(sizes)})")
                 name = view
@@ -301,7 +301,7 @@ def _full_reduction(em, reds, dims, body, par):
 def _out_view(em, y, kept):
     out = em.alloc(y)
     ksizes = tuple(d.size for d in kept)
-    if ksizes == tuple(y.aval.shape):
+    if same_shape(ksizes, y.aval.shape):
         return out
     view = em.fresh("r")
     em.line(f"{view} = {out}.reshape({shape_lit(ksizes)})")

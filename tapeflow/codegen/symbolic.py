@@ -267,6 +267,16 @@ def same_shape(a, b):
     return True
 
 
+def broadcasts(d, full):
+    """Whether an operand's dimension ``d`` is broadcast along a result dimension ``full``:
+    never when both are the same size read from the inputs (a size of 1 then reads index 0
+    either way: no decision, so a batch of one gets the same program), else ``d == 1`` (a
+    guard when ``d`` is read from the inputs)."""
+    if isinstance(d, Dim) and isinstance(full, Dim) and _expr(d) == _expr(full):
+        return False
+    return d == 1
+
+
 def plain_aval(aval):
     """``aval`` with plain int sizes."""
     return AVal(tuple(value(d) if d is not None else None for d in aval.shape), aval.dtype)
