@@ -39,8 +39,8 @@ from .emitter import Emitter, Unsupported, lit, value_names
 from .fusion import Group, is_fusable, is_reduction, plan
 from .loops import emit_group
 from .nested import GraphKeys, call, emit_function, header_text
-from .sizeclass import SizeClasses, choose
 from .nested import render as render_function
+from .sizeclass import SizeClasses, choose
 from .symbolic import NESTED_INPUTS, current, display, plain_aval, quiet, symbolic, uniform
 from .templates import CODEGEN
 

@@ -14,6 +14,7 @@ The choices on the large side of a threshold (parallel, huge pages, no cut) are 
 specialisations: a program that took none is shape-generic below its thresholds.
 """
 import ast
+import functools
 import operator
 import re
 from dataclasses import dataclass
@@ -201,7 +202,12 @@ def _evaluate(text, env):
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
             return -ev(n.operand)
         return env[ast.unparse(n)]
-    return ev(ast.parse(text, mode="eval").body)
+    return ev(_parsed(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(text):
+    return ast.parse(text, mode="eval").body     # bisection evaluates one text many times
 
 
 _ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,

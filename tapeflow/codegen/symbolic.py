@@ -21,11 +21,9 @@ equal source means equal guards. Equal dimensions are unified: the source writes
 expression for all of them (the first input's), checked equal on entry.
 
 Decisions that only change speed, not results (parallel loops, where a program is cut into
-parts, huge pages) record no guard: they are taken through ``sizeclass.choose``, which reads
-the traced sizes and records the choice in the scope's ``decisions``, with the size
-expression and the threshold. Sizes on the other side of such a threshold generate another
-source (another size class), each correct; ``Program.size_classes`` and ``tapeflow dump
---stage sizes`` say which sizes those are.
+parts, huge pages) record no guard but a size class (``sizeclass.choose``, in ``decisions``):
+sizes across such a threshold generate another source, each correct, and
+``Program.size_classes`` says which sizes those are.
 """
 import re
 import threading
@@ -106,8 +104,7 @@ def value(d):
 
 
 def code(x):
-    """The code of size ``x`` (a Dim or an int) within the current generation: what the
-    source writes for it (a literal if it is fixed)."""
+    """The code of size ``x`` (a Dim or an int) in the current generation (sizeclass.py)."""
     return _expr(x)
 
 
@@ -269,9 +266,8 @@ def same_shape(a, b):
 
 def broadcasts(d, full):
     """Whether an operand's dimension ``d`` is broadcast along a result dimension ``full``:
-    never when both are the same size read from the inputs (a size of 1 then reads index 0
-    either way: no decision, so a batch of one gets the same program), else ``d == 1`` (a
-    guard when ``d`` is read from the inputs)."""
+    never when both are one size read from the inputs (no decision: a batch of one gets the
+    same program), else ``d == 1`` (a guard when ``d`` is read from the inputs)."""
     if isinstance(d, Dim) and isinstance(full, Dim) and _expr(d) == _expr(full):
         return False
     return d == 1
@@ -585,8 +581,7 @@ def display():
 
 
 def quiet():
-    """Within: Dim decisions record no guard (speed-only decisions, which ``sizeclass.choose``
-    records as size classes; see the module docstring)."""
+    """Within: Dim decisions record no guard (speed-only ones; see the module docstring)."""
     return _scope_flag("recording", False)
 
 
