@@ -37,3 +37,8 @@ def loop_gradient(x, w):
             h = tf.tanh(h * w)
         loss = tf.reduce_sum(h * h)
     return tape.gradient(loss, w)
+
+
+def scaled_exp(x):
+    """One fused loop, parallel from about 25M work units (tests/codegen/test_size_classes.py)."""
+    return tf.exp(x) * 2.0

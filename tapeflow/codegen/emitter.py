@@ -13,9 +13,10 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..ir import dtypes as D
-from ..ir.graph import _names, node_line
+from ..ir.graph import _names, aval_str, node_line
 from ..ir.shapes import num_elements
-from .symbolic import Dim, display, value
+from .sizeclass import choose
+from .symbolic import Dim, display
 
 
 class Note:
@@ -60,9 +61,10 @@ HUGEPAGE_BYTES = (4 << 20) if sys.platform.startswith("linux") else None
 PARALLEL_WORK = 25_000_000
 
 
-def parallel_worth(work):
-    """Whether a loop nest of estimated ``work`` (see ``PARALLEL_WORK``) should run in parallel."""
-    return work >= PARALLEL_WORK
+def parallel_condition(work):
+    """The condition (for ``sizeclass.choose``) on which a loop nest of estimated ``work``
+    runs in parallel: ``work >= PARALLEL_WORK``, read when called (tests lower it)."""
+    return ("work", work, ">=", PARALLEL_WORK, "PARALLEL_WORK")
 
 
 def lit(value, dtype):
@@ -217,18 +219,26 @@ class Emitter:
         name = name or self.bind(v)
         self.owned.add(name)
         shape, dt = shape_lit(v.aval.shape), np_type(v.aval.dtype)
-        nbytes = v.aval.dtype.size * num_elements(v.aval.shape)
-        # a size read at run time: asked for from a sixteenth, rt.hugepages checks the size
-        # itself (a speed decision: nothing recorded, see symbolic.py)
-        floor = HUGEPAGE_BYTES if isinstance(nbytes, int) and not isinstance(nbytes, Dim) else (HUGEPAGE_BYTES or 0) // 16
-        big = HUGEPAGE_BYTES is not None and value(nbytes) >= floor
         if fill is None:
             self.line(f"{name} = np.empty({shape}, dtype={dt})")
-            if big:       # before the first write: its pages fault in 2 MB at a time
+            if self._hugepages(v, name):    # before the first write: its pages fault in 2 MB at a time
                 self.line(f"rt.hugepages({name})")
         else:
             self.line(f"{name} = np.full({shape}, {fill}, dtype={dt})")
         return name
+
+    def _hugepages(self, v, name):
+        """Whether a fresh array ``name`` for ``v`` asks for huge pages: from ``HUGEPAGE_BYTES``,
+        or for a size read at run time from a sixteenth of it, since ``rt.hugepages`` checks
+        the size itself (a speed choice: a size class, no guard; sizeclass.py)."""
+        if HUGEPAGE_BYTES is None:
+            return False
+        nbytes = v.aval.dtype.size * num_elements(v.aval.shape)
+        if not isinstance(nbytes, Dim):
+            return nbytes >= HUGEPAGE_BYTES
+        return choose(lambda: f"new array {self.names.get(v.id, name)}: {aval_str(v.aval)}",
+                      [("bytes", nbytes, ">=", HUGEPAGE_BYTES // 16, "HUGEPAGE_BYTES/16", "B")],
+                      "asks for huge pages", "no huge pages")
 
     def read(self, v, idx):
         """``v`` at index expressions ``idx`` (a scalar value is read as itself)."""

@@ -40,6 +40,7 @@ from .fusion import Group, is_fusable, is_reduction, plan
 from .loops import emit_group
 from .nested import GraphKeys, call, emit_function, header_text
 from .nested import render as render_function
+from .sizeclass import SizeClasses, choose
 from .symbolic import NESTED_INPUTS, current, display, plain_aval, quiet, symbolic, uniform
 from .templates import CODEGEN
 
@@ -97,6 +98,7 @@ class Generated:
     line_nodes: dict        # source line number -> IR node
     func_name: str
     shared: set             # indices of outputs that are (views of) constants: copied per call
+    size_classes: SizeClasses = None    # the speed choices taken on sizes (sizeclass.py)
 
 
 # Names the generated module and its ``make_call`` define themselves: a program may not take them.
@@ -298,6 +300,7 @@ def generate(graph, name="program"):
     names = value_names(graph)
     with symbolic(graph, ["v" + names[v.id] for v in graph.inputs], _array_consts(graph, names)) as scope:
         gen = _generate(graph, name, scope)
+        gen.size_classes = SizeClasses(scope.decisions, scope.guards)
     gen.param_avals = [plain_aval(a) for a in gen.param_avals]
     gen.out_avals = [plain_aval(a) for a in gen.out_avals]
     return gen
@@ -316,7 +319,7 @@ def _generate(graph, name, scope):
         text, own = render_function(em, fn, len(lines) + 1, _decorator(fn.lines))
         lines.extend(text)
         owners.update(own)
-    with quiet():       # where to cut changes speed, not results (symbolic.py)
+    with quiet():       # where to cut changes speed, not results: no guard (sizeclass.py)
         regions = partition(spans, MAX_LINES, _crossing_bytes(em, graph, spans, params, outs))
     checks = _entry_check(scope.guards, em)
     later = [_names(em, b, e) for b, e in regions] + [set(_names_in(" ".join(outs)))]
@@ -423,12 +426,20 @@ def partition(spans, limit, crossing=None):
     for k, (b, e) in enumerate(spans):
         if regions:
             size = e - regions[-1][0]
-            cheap = crossing is None or crossing[k] <= CUT_BYTES
-            if size <= limit or (not cheap and size <= HARD_LIMIT_FACTOR * limit):
+            if size <= limit or (limit < size <= HARD_LIMIT_FACTOR * limit and crossing is not None
+                                 and _holds_big(crossing[k], k, len(spans))):
                 regions[-1] = (regions[-1][0], e)
                 continue
         regions.append((b, e))
     return regions or [(0, 0)]
+
+
+def _holds_big(nbytes, k, n):
+    """Whether a cut before step ``k`` (of ``n``) would hold ``nbytes`` of intermediates,
+    over ``CUT_BYTES`` (speed only: a size class, no guard; sizeclass.py)."""
+    return choose(f"where the program is cut: before step {k + 1} of {n}",
+                  [("bytes crossing", nbytes, ">", CUT_BYTES, "CUT_BYTES", "B")],
+                  "no cut there", "cut there")
 
 
 def _crossing_bytes(em, graph, spans, params, outs):

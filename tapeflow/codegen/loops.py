@@ -20,8 +20,9 @@ cannot raise.
 import re
 
 from ..ir.shapes import normalize_axes, num_elements
-from .emitter import cast, index, np_type, parallel_worth, shape_lit
-from .symbolic import Dim, same_shape, value
+from .emitter import cast, index, np_type, parallel_condition, shape_lit
+from .sizeclass import choose
+from .symbolic import Dim, same_shape
 from .templates import CODEGEN
 from ..ir.opdef import OPS
 
@@ -122,7 +123,7 @@ def _take_donor(donors, g, node):
     y = node.outputs[0]
     pos = g.members.index(node)
     for v in donors:
-        if v.aval.shape != y.aval.shape or v.aval.dtype != y.aval.dtype:
+        if not same_shape(v.aval.shape, y.aval.shape) or v.aval.dtype != y.aval.dtype:
             continue
         if all(g.members.index(m) <= pos for m in g.members if v in m.inputs):
             donors.remove(v)
@@ -160,7 +161,7 @@ def _emit_loop_group(em, g):
     views = {}
     for j, v in enumerate(arrays):
         vshape = tuple(d.size if d.full[j] else 1 for d in dims)
-        if same_shape(vshape, tuple(v.aval.shape)):   # no guard: a reshape is always right
+        if same_shape(vshape, v.aval.shape):
             views[v.id] = (em.ref(v), j)
         else:
             name = em.fresh("x")
@@ -183,7 +184,7 @@ def _emit_loop_group(em, g):
                 out_views[y.id] = views[donor.id][0]
                 continue
             name = em.alloc(y)
-            if not same_shape(tuple(sizes), tuple(y.aval.shape)):
+            if not same_shape(sizes, y.aval.shape):
                 view = em.fresh("o")
                 em.line(f"{view} = {name}.reshape({shape_lit(sizes)})")
                 name = view
@@ -211,22 +212,30 @@ def _emit_loop_group(em, g):
                     em.line(f"{out_views[y.id]}[{index(idx)}] = {temps[y.id]}")
         return [read(r.inputs[0]) for r in reds]
 
+    kept = [d for d in dims if not d.red]
+    trailing = all(not d.red for d in dims[:len(kept)])
     work = num_elements(shape) * (sum(CODEGEN[n.op].cost for n in g.members) + 1 + len(arrays))
     raises = any(CODEGEN[n.op].may_raise and n.inputs[0].aval.dtype.is_integer for n in g.members)
-    # speed only: decided on this call's sizes, nothing recorded (symbolic.py)
-    par = not raises and parallel_worth(value(work)) and value(sizes[0]) > 1
+    if not reds:
+        can = True
+    elif trailing and not kept:
+        can = all(CODEGEN[r.op].reduce.parallel_ok for r in reds)
+    else:
+        can = trailing or not dims[0].red
+    # speed only: a size class, no guard (sizeclass.py)
+    par = not raises and can and choose(
+        lambda: _group_note(g), [parallel_condition(work),
+                                 ("outer size", sizes[0], ">", 1, None)], "parallel", "serial")
     if not reds:
         with em.loops(sizes, parallel=par) as idx:
             body(idx)
         return
-    kept = [d for d in dims if not d.red]
-    trailing = all(not d.red for d in dims[:len(kept)])
     if trailing and not kept:
         _full_reduction(em, reds, dims, body, par)
     elif trailing:
         _row_reduction(em, reds, dims, kept, body, par)
     else:
-        _column_reduction(em, reds, dims, kept, body, par and not dims[0].red)
+        _column_reduction(em, reds, dims, kept, body, par)
 
 
 def _reduced_count(red):
@@ -292,7 +301,7 @@ def _full_reduction(em, reds, dims, body, par):
 def _out_view(em, y, kept):
     out = em.alloc(y)
     ksizes = tuple(d.size for d in kept)
-    if ksizes == tuple(y.aval.shape):
+    if same_shape(ksizes, y.aval.shape):
         return out
     view = em.fresh("r")
     em.line(f"{view} = {out}.reshape({shape_lit(ksizes)})")

@@ -62,7 +62,9 @@ class Program:
 
     ``source``: the generated module; ``cache_path``: its file; ``kernels``: the jitted
     function(s); ``fallback``: None, or why this graph runs in the interpreter; ``stats()``:
-    Numba's cache hits and misses (a hit is machine code loaded from disk, a miss a compile).
+    Numba's cache hits and misses (a hit is machine code loaded from disk, a miss a compile);
+    ``size_classes``: the speed choices generation took on input sizes, which other sizes
+    would make another program (``sizeclass.SizeClasses``; None on the interpreter).
     """
 
     def __init__(self, graph, name, source=None, cache_path=None, kernels=(), call=None,
@@ -71,6 +73,7 @@ class Program:
         self.source, self.cache_path = source, cache_path
         self.kernels, self.fallback = list(kernels), fallback
         self._call = call
+        self.size_classes = None
         # for callers that pin argument types themselves (tracer/fastcall.py): the single kernel's
         # compiled entry point taking (inputs..., consts...), or None; what each output is
         self.entry, self.consts, self.out_kinds = None, [], None
@@ -120,6 +123,7 @@ def compile_graph(graph, name="program", cache_dir=None):
     convert = [scalar_converter(a) for a in gen.out_avals if not a.shape]
     call = mod.make_call(kernels, gen.consts, _normalizer(gen, graph), convert, failure_handler(graph, name))
     prog = Program(graph, name, gen.source, path, kernels, call)
+    prog.size_classes = gen.size_classes
     if len(kernels) == 1:
         prog.entry = kernels[0].overloads[_numba_types(gen.param_avals)].entry_point
     prog.consts = gen.consts
@@ -247,4 +251,5 @@ class _ShapeSpecialized(Program):
             self._by_shape[key] = prog
             self.source, self.cache_path = prog.source, prog.cache_path
             self.kernels, self.fallback = prog.kernels, prog.fallback
+            self.size_classes = prog.size_classes
         return prog(*args)

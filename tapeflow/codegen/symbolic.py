@@ -21,8 +21,9 @@ equal source means equal guards. Equal dimensions are unified: the source writes
 expression for all of them (the first input's), checked equal on entry.
 
 Decisions that only change speed, not results (parallel loops, where a program is cut into
-parts, huge pages) read ``value(d)`` and record nothing: different sizes may then generate
-different source (a size class), each correct.
+parts, huge pages) record no guard but a size class (``sizeclass.choose``, in ``decisions``):
+sizes across such a threshold generate another source, each correct, and
+``Program.size_classes`` says which sizes those are.
 """
 import re
 import threading
@@ -52,6 +53,8 @@ class _Scope:
         self.bound = {}        # id(graph) -> graph: nested graphs whose inputs took Dims
         self.small = set()     # ids of values generated smaller than traced (_broadcast_only)
         self.display = False   # Dims print as ``?`` (``display``)
+        self.decisions = []    # speed-only choices taken on sizes (sizeclass.choose)
+        self.sizes = {}        # expression reading an input size -> its traced value
 
     def find(self, e):
         while self.parent.get(e, e) != e:
@@ -98,6 +101,11 @@ def _scope():
 def value(d):
     """The plain int of a size (a Dim's traced value), recording nothing."""
     return int.__add__(d, 0) if isinstance(d, Dim) else d
+
+
+def code(x):
+    """The code of size ``x`` (a Dim or an int) in the current generation (sizeclass.py)."""
+    return _expr(x)
 
 
 def _expr(x):
@@ -254,6 +262,15 @@ def same_shape(a, b):
         elif x != y:
             return False
     return True
+
+
+def broadcasts(d, full):
+    """Whether an operand's dimension ``d`` is broadcast along a result dimension ``full``:
+    never when both are one size read from the inputs (no decision: a batch of one gets the
+    same program), else ``d == 1`` (a guard when ``d`` is read from the inputs)."""
+    if isinstance(d, Dim) and isinstance(full, Dim) and _expr(d) == _expr(full):
+        return False
+    return d == 1
 
 
 def plain_aval(aval):
@@ -415,6 +432,7 @@ def _read_sizes(v, name, saved):
         saved.append((v, v.aval))
         v.aval = AVal(tuple(Dim(value(d), f"{name}.shape[{j}]") for j, d in enumerate(v.aval.shape)),
                       v.aval.dtype)
+        _scope().sizes.update((d.expr, value(d)) for d in v.aval.shape)
 
 
 def _reinfer(graph, scope, saved):
@@ -563,7 +581,7 @@ def display():
 
 
 def quiet():
-    """Within: Dim decisions are not recorded (speed-only decisions; see the module docstring)."""
+    """Within: Dim decisions record no guard (speed-only ones; see the module docstring)."""
     return _scope_flag("recording", False)
 
 

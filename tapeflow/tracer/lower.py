@@ -11,11 +11,13 @@ Graphviz text and ``tracer/picture.py`` as an HTML page.
 """
 import difflib
 import functools
+import warnings
 from dataclasses import dataclass, field
 
 from ..codegen.emitter import Unsupported
 from ..codegen.fusion import Group, plan
-from ..codegen.generate import generate
+from ..codegen.concrete import concretize
+from ..codegen.generate import InterpreterFallbackWarning, generate
 from ..ir.dot import INPUT, RESIDUAL, cluster, document, link, statements
 from ..ir.graph import Graph, aval_str, line_str, print_graph
 from ..ir.shapes import num_elements
@@ -47,11 +49,12 @@ STAGES = {
     "forward": "what runs under a tape: outputs and residuals (after the final passes)",
     "backward": "what runs for the gradient: residuals and cotangents in (after the final passes)",
     "loops": "how each loop gradient of the programs that run keeps its values, per iteration",
+    "sizes": "the size classes of each program that runs: which input sizes make another program",
     "source": "the generated Numba source of each program that runs",
 }
 DEFAULT_STAGES = ("traced", "jacobians", "forward", "backward", "loops")
 LOOP_GRADIENTS = ("WhileGrad", "WhileWithGrad", "WhileGradGrad")   # the "loops" stage's ops
-# the stages that are graphs (the others are text only: the passes, jacobians, the source)
+# the stages that are graphs (the others are text only: the passes, jacobians, sizes, source)
 GRAPH_STAGES = ("traced", "program", "joint", "min-cut", "forward", "backward")
 
 
@@ -286,9 +289,10 @@ class Lowered:
         return out
 
     def as_text(self, passes=False, source=False, stages=None, diff=False, lines=False):
-        """The stages as one text: the default ones, plus the passes and the source if asked."""
+        """The stages as one text: the default ones, plus the passes and the source (with the
+        size classes) if asked."""
         if stages is None:
-            stages = DEFAULT_STAGES + (("passes",) if passes else ()) + (("source",) if source else ())
+            stages = DEFAULT_STAGES + (("passes",) if passes else ()) + (("sizes", "source") if source else ())
         return "\n".join(f"== {heading}\n{text}" if text else f"== {heading}"
                          for heading, text in self.stages(stages, diff, lines))
 
@@ -367,6 +371,15 @@ class Lowered:
                             "\n".join(_loop_text(n) for n in loops)))
         return out
 
+    def _stage_sizes(self, diff, lines):
+        out = [(f"size classes: {self.concrete.name} (a plain call)",
+                _size_classes(self.concrete.graph, self.concrete.name))]
+        if not self._no_gradient():
+            fwd, bwd, _ = self.concrete.tape_pair()
+            for what, fn in (("forward", fwd), ("backward", bwd)):
+                out.append((f"size classes: {what}", _size_classes(fn.graph, fn.name)))
+        return out
+
     def _stage_source(self, diff, lines):
         out = [(f"generated source: {self.concrete.name} (a plain call)", self.source())]
         if not self._no_gradient():
@@ -404,6 +417,12 @@ def _all_nodes(graph):
                 yield from _all_nodes(attr)
 
 
+def _all_values(graph):
+    yield from graph.inputs
+    for node in graph.nodes:
+        yield from node.outputs
+
+
 def _loop_text(node):
     title, *rest = loops_describe(node)
     where = f" ({line_str(node)})" if node.line else ""
@@ -412,6 +431,24 @@ def _loop_text(node):
 
 def _node_outputs(node):
     return f"{node.op} -> " + ", ".join(aval_str(v.aval) for v in node.outputs)
+
+
+def _size_classes(graph, name):
+    """The size classes of the program the Numba backend generates for ``graph`` (generated,
+    not compiled: ``codegen/sizeclass.py``); unknown dims are generated at 1."""
+    if backend.get_backend() != "numba":
+        return "   (NumPy interpreter backend: no generated program)"
+    graph, note = backend.optimize(graph), ""
+    shapes = [tuple(1 if d is None else d for d in v.aval.shape) for v in graph.inputs]
+    if any(None in v.aval.shape for v in _all_values(graph)):     # as compile_graph decides
+        graph, note = concretize(graph, shapes), "   (unknown dims generated at 1: each call generates for its sizes)\n"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InterpreterFallbackWarning)   # said below
+            generated = generate(graph, name)
+    except Unsupported as e:
+        return f"   not generated: {e} (a graph the Numba backend cannot generate runs on the interpreter)"
+    return note + generated.size_classes.text()
 
 
 def _source(program):

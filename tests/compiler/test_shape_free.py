@@ -66,8 +66,7 @@ def mlp_programs(cache_dir):
 
 
 def test_sizes_share_one_source_and_one_compile(mlp_programs):
-    # an empty batch too: its folded constants are empty and its sizes all compare equal to
-    # 0, yet it is the same program
+    # an empty batch too: no choice compares a size with another by chance (size classes)
     sources = {mlp_programs[n][1].source for n in SIZES}
     assert len(sources) == 1, "traces differing only in the batch size generated different source"
     progs = [mlp_programs[n][1] for n in SIZES]

@@ -8,6 +8,7 @@ asking for its layout. Shapes are static, so slices and index maps are literal a
 from ...ir.defs.array import expand_spec, split_sizes
 from ...ir.shapes import num_elements
 from ..emitter import Unsupported, index, lit, np_type, shape_lit
+from ..symbolic import same_shape
 from .registry import stmt_op
 
 
@@ -18,7 +19,7 @@ def _reshape(em, node, **attrs):
         em.define(y, em.scalar_of(x))
     elif not x.aval.shape:
         em.define(y, f"np.full({shape_lit(y.aval.shape)}, {em.ref(x)}, dtype={np_type(y.aval.dtype)})")
-    elif tuple(x.aval.shape) == tuple(y.aval.shape):
+    elif same_shape(x.aval.shape, y.aval.shape):     # else a view: no decision on sizes
         em.bind(y, em.ref(x))
     else:
         em.define(y, f"{em.ref(x)}.reshape({shape_lit(y.aval.shape)})")

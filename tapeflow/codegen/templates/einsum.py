@@ -10,6 +10,7 @@ accumulating ``out[kept] += a[...] * b[...]``, which is what einsum means.
 from ...ir.defs.linalg import parse_einsum
 from ...ir.shapes import num_elements
 from ..emitter import cast, index, lit, np_type, shape_lit
+from ..symbolic import Dim
 
 
 def _unique(labels):
@@ -77,7 +78,7 @@ def _dot_contract(em, a, b, keep, sizes, dt):
     labels = "".join(batch + left + right)
     shape = shape_lit([sizes[c] for c in labels]) if labels else None
     res = em.fresh("ed")
-    if nb == 1:
+    if not isinstance(nb, Dim) and nb == 1:     # a batch read from the inputs: the loop, no decision
         prod = em.fresh("ed")
         em.line(f"{prod} = rt.dot({pa}.reshape({shape_lit((m, k))}), {pb}.reshape({shape_lit((k, n))}))")
         em.line(f"{res} = {prod}.reshape({shape})" if labels else f"{res} = {prod}[0, 0]")

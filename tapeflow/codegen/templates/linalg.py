@@ -8,6 +8,7 @@ matrix is a single GEMM on the flattened batch. Integer products use explicit lo
 """
 from ...ir.shapes import num_elements
 from ..emitter import cast, shape_lit
+from ..symbolic import broadcasts
 from .registry import stmt_op
 from .einsum import emit_einsum
 
@@ -16,8 +17,8 @@ def _batch_index(em, idx, batch, own):
     """Flat index into an operand whose batch dims ``own`` broadcast against ``batch``."""
     own = (1,) * (len(batch) - len(own)) + tuple(own)
     terms, stride = [], 1
-    for i, d in reversed(list(zip(idx, own))):
-        if d != 1:
+    for i, d, full in reversed(list(zip(idx, own, batch))):
+        if not broadcasts(d, full):
             terms.append(i if stride == 1 else f"{i} * {stride}")
         stride *= d
     return " + ".join(reversed(terms)) or "0"

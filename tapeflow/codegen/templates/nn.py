@@ -6,8 +6,8 @@ accumulated in float64, then the row is written; the kernel's expression order i
 The activations (Relu, Elu, ...) are elementwise and live in ``elementwise.py``.
 """
 from ...ir.shapes import num_elements
-from ..emitter import cast, lit, parallel_worth, shape_lit
-from ..symbolic import value
+from ..emitter import cast, lit, parallel_condition, shape_lit
+from ..sizeclass import choose
 from .elementwise import TRANSCENDENTAL
 from .registry import stmt_op
 
@@ -28,8 +28,11 @@ def _softmax(em, node, axis=-1):
     out = em.alloc(y)
     em.line(f"{xv} = {em.ref(x)}.reshape({shape_lit((pre, n, post))})")
     em.line(f"{yv} = {out}.reshape({shape_lit((pre, n, post))})")
-    # speed only: decided on this call's sizes, nothing recorded (symbolic.py)
-    par = value(pre) > 1 and parallel_worth(value(pre * n * post * 2 * TRANSCENDENTAL))
+    # speed only: a size class, no guard (sizeclass.py)
+    par = choose(lambda: f"{node.op} over {list(x.aval.shape)}",
+                 [("rows", pre, ">", 1, None),
+                  parallel_condition(pre * n * post * 2 * TRANSCENDENTAL)],
+                 "parallel", "serial")
     m, s = em.fresh("mx"), em.fresh("sm")
     with em.loops((pre, post), parallel=par) as (p, q):
         em.line(f"{m} = {lit(float('-inf'), dt)}")
