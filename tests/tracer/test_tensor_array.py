@@ -493,3 +493,17 @@ def test_the_jacobian_of_a_tensor_array_loop_is_one_batched_loop():
         y = rnn(x, tf.constant(3))
     np.testing.assert_allclose(inside(x, tf.constant(3)).numpy(), t.jacobian(y, x).numpy(),
                                rtol=1e-10)
+
+
+@pytest.mark.xfail(strict=True, raises=TracingError, reason="a traced TensorArray has a static "
+                   "size: it cannot grow in a loop whose trip count is known only at run time")
+def test_dynamic_size_grows_in_a_loop_of_run_time_length():
+    """TensorFlow 2.21: [[0, 0, 0, 0], [1, 2, 3, 4], [2, 4, 6, 8]] and size 3."""
+    @tf.function
+    def grow(x, n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i, x * tf.cast(i, tf.float32))
+        return ta.stack(), ta.size()
+    stacked, size = grow(X4, tf.constant(3))
+    assert stacked.numpy().tolist() == [[0, 0, 0, 0], [1, 2, 3, 4], [2, 4, 6, 8]] and int(size) == 3
