@@ -507,3 +507,20 @@ def test_dynamic_size_grows_in_a_loop_of_run_time_length():
         return ta.stack(), ta.size()
     stacked, size = grow(X4, tf.constant(3))
     assert stacked.numpy().tolist() == [[0, 0, 0, 0], [1, 2, 3, 4], [2, 4, 6, 8]] and int(size) == 3
+
+
+def test_enumerate_and_zip_over_a_tensor_array_in_a_function():
+    """Beyond TensorFlow (its TensorArray is not iterable): each loop is one While node."""
+    def f(x, n):
+        ta = tf.TensorArray(tf.float64, size=3, element_shape=[2]).unstack(x)
+        s = tf.zeros([2], tf.float64)
+        for k, e in enumerate(ta, start=1):
+            s = s + e * tf.cast(k, tf.float64)
+        for i, e in zip(tf.range(n), ta):
+            s = s - e * tf.cast(i, tf.float64)
+        return s
+    x = tf.constant(np.arange(6.0).reshape(3, 2))
+    for n in (0, 2, 5):
+        np.testing.assert_array_equal(tf.function(f)(x, tf.constant(n)).numpy(),
+                                      f(x, tf.constant(n)).numpy())
+    assert ops_of(tf.function(f), x, tf.constant(2)).count("While") == 2
