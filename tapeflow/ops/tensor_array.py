@@ -116,7 +116,9 @@ class TensorArray:
 
     @property
     def element_shape(self):
-        return TensorShape(self._shape)
+        # infer_shape=False: unknown, as TensorFlow's (a traced one still keeps the shape of
+        # its dense tensor's rows in _shape)
+        return TensorShape(self._shape if self._infer_shape else None)
 
     def __repr__(self):
         kind = "traced" if self._graph else "eager"
@@ -140,11 +142,22 @@ class TensorArray:
     def _check_shape(self, value):
         shape = tuple(value.shape)
         if self._shape is None:
-            if self._infer_shape:
+            if self._infer_shape or self._graph:    # traced: one dense tensor, one row shape
                 self._shape = shape
-        elif self._infer_shape and shape != self._shape:
-            raise ValueError(f"Incompatible shape for value ({shape}), expected ({self._shape}) "
+        elif shape == self._shape:
+            pass
+        elif not self._graph:
+            if self._infer_shape:
+                raise ValueError(f"Incompatible shape for value ({shape}), expected "
+                                 f"({self._shape}) (at {user_line()})")
+        elif self._infer_shape:                     # TensorFlow's text in a function
+            raise ValueError(f"Inconsistent shapes: saw {shape} but expected {self._shape} "
                              f"(at {user_line()})")
+        else:
+            raise ValueError(f"a TensorArray with infer_shape=False written with elements of "
+                             f"shapes {self._shape} and {shape} inside a function (at "
+                             f"{user_line()}): here a traced TensorArray is one dense tensor, "
+                             f"so its elements share one shape")
 
     def _zeros(self, n):
         if self._shape is None:

@@ -30,6 +30,11 @@ class ConditionError(TracingError, ValueError):
     """A condition that is not a scalar (TensorFlow raises ValueError)."""
 
 
+class LoopError(TracingError, ValueError):
+    """A loop TensorFlow rejects with ValueError: a loop variable whose shape changes across
+    iterations or that has no value before the loop, a `for` over a scalar tensor."""
+
+
 def as_tensor(x):
     """``x`` as a tensor of the current trace or eager code (a Variable is read)."""
     if isinstance(x, (Tensor, SymbolicTensor)):

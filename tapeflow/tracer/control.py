@@ -33,7 +33,7 @@ from ..ops import creation, math
 from ..runtime.dispatch import apply
 from ..runtime.interpret import apply_node
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
-from .context import TraceContext, as_tensor, current, predicate
+from .context import LoopError, TraceContext, as_tensor, current, predicate
 from .symbolic import SymbolicTensor, TracingError
 
 MAX_PATHS = 64     # paths one trace may explore for Python `if`s on tensors
@@ -205,6 +205,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
       cond: a function of the loop variables returning a scalar boolean tensor.
       body: a function of the loop variables returning their new values (same structure).
       loop_vars: the initial values (a tuple or list).
+      shape_invariants: accepted, but a loop variable's shape cannot change here (every
+        value of a tapeflow program has one shape): a body changing it raises ValueError.
       maximum_iterations: stop after this many iterations at most.
 
     Returns:
@@ -215,12 +217,14 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
     >>> int(i), int(total)
     (5, 10)
     """
-    return loop(cond, body, loop_vars, maximum_iterations)
+    return loop(cond, body, loop_vars, maximum_iterations,
+                shape_invariants=shape_invariants is not None)
 
 
-def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None):
+def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_invariants=False):
     """``while_loop``; ``var_names`` (one per flat loop variable) name the variables in errors,
-    for loops converted from a Python ``while`` (tracer.pywhile)."""
+    for loops converted from a Python ``while`` (tracer.pywhile); ``shape_invariants``: the
+    caller passed some (they can only be met by shapes that do not change)."""
     single = not isinstance(loop_vars, (list, tuple))
     structure = [loop_vars] if single else loop_vars
 
@@ -262,9 +266,14 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None):
             if x.aval != old.aval:
                 what = (f"while_loop body changes loop variable {k}" if var_names is None
                         else f"the body of the `while` changes {var_names[k]!r}")
-                raise TracingError(f"{what} from "
-                                   f"{_aval(old.aval)} to {_aval(x.aval)} (at {user_line()}); "
-                                   f"loop variables keep their shape and dtype")
+                # TensorFlow: TypeError for a dtype, ValueError for a shape
+                error = TracingError if x.dtype != old.dtype else LoopError
+                note = ("" if not shape_invariants or error is TracingError else
+                        "; shape_invariants cannot relax this: every value of a tapeflow "
+                        "program has one shape")
+                raise error(f"{what} from "
+                            f"{_aval(old.aval)} to {_aval(x.aval)} (at {user_line()}); "
+                            f"loop variables keep their shape and dtype{note}")
         return ([math.add(xs[0], 1)] if counted else []) + new + [current().variable_value(v)
                                                                   for v in carried]
 

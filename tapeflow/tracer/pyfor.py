@@ -18,10 +18,11 @@ loop variables include the counter.
 """
 import builtins
 
+from ..errors import user_line
 from ..ops import array, creation, math
 from ..ops.tensor_array import TensorArray
 from ..runtime.tensor import Tensor, convert_to_tensor
-from .context import current
+from .context import LoopError, current
 from .pywhile import note_trip_count
 from .symbolic import SymbolicTensor, TracingError
 
@@ -94,7 +95,7 @@ def _range_iter(args, kw):
 
 def _rows_iter(x):
     if not x.shape:
-        raise TracingError("iterating over a scalar tensor is not allowed")
+        raise LoopError(f"iterating over a scalar tensor is not allowed (at {user_line()})")
     n = x.shape[0] if x.shape[0] is not None else array.shape(x)[0]
     return TensorIter(convert_to_tensor(n, dtype="int32") if isinstance(n, int) else n,
                       lambda k: array.gather(x, k))

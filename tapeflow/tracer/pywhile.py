@@ -24,7 +24,7 @@ from .. import _nest
 from ..ops import math
 from ..ops.tensor_array import TensorArray
 from ..runtime.tensor import Tensor, Variable
-from .context import DecisionLimitError, current, predicate
+from .context import DecisionLimitError, LoopError, current, predicate
 from .control import loop
 from .symbolic import SymbolicTensor, TracingError
 
@@ -54,8 +54,8 @@ def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=(), return
     except NameError as e:
         if ctx is None or _name_of(e) not in names:
             raise
-        raise TracingError(f"{_name_of(e)!r} must be defined before the loop: the test of the "
-                           f"`while` at {_where(caller, lineno)} reads it") from e
+        raise _UnboundInTest(f"{_name_of(e)!r} must be defined before the loop: the test of "
+                             f"the `while` at {_where(caller, lineno)} reads it") from e
     finally:
         trips = _trips.pop()
     if not isinstance(first, SymbolicTensor):
@@ -327,7 +327,7 @@ def _name_error(e, undefined, where):
         return inner
     name = _name_of(e)
     if name in undefined:
-        return TracingError(
+        return LoopError(
             f"{name!r} must be defined before the loop: the `while` on a tensor at {where} reads "
             f"it before assigning it in an iteration, so it is a loop variable, and a While node "
             f"needs the value of every loop variable before its first iteration")
@@ -353,10 +353,14 @@ def undefined_after_loop(e):
     where = _undefined_after.get(tb.tb_frame.f_code, {}).get(_name_of(e))
     if where is None:
         return None
-    return TracingError(
+    return LoopError(
         f"{_name_of(e)!r} must be defined before the loop: it is assigned only inside the `while` "
         f"on a tensor at {where}, which may run zero times, so it has no value after the loop "
         f"(read at {_where(tb.tb_frame.f_code, tb.tb_lineno)})")
+
+
+class _UnboundInTest(TracingError, UnboundLocalError):
+    """A loop's first test reads a name with no value yet (TensorFlow: UnboundLocalError)."""
 
 
 def _where(code, lineno):

@@ -94,3 +94,52 @@ def test_compiled_jacobians_of_a_loop_equal_the_interpreter():
         tf.set_backend(old)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def tensor_array_loop(x, n):
+    """A recurrence over ``for t in tf.range(n)`` collecting its states in a TensorArray."""
+    h = tf.zeros([3], tf.float64)
+    ta = tf.TensorArray(tf.float64, size=4, element_shape=[3])
+    for t in tf.range(n):
+        h = tf.tanh(tf.linalg.matvec(tf.constant(M), h) + x * tf.cast(t + 1, tf.float64))
+        ta = ta.write(t, h)
+    return ta.stack()
+
+
+def test_eager_tapes_over_a_loop_compile_from_their_record(monkeypatch):
+    """Fresh eager tapes over a function whose loop writes a TensorArray: from the third call
+    the tape's jacobian, and a persistent tape's gradient, run as one Numba program built from
+    the record (a loop in it: WhileGrad), equal to the eager Python loop's."""
+    from tapeflow.codegen.program import Program
+    from tapeflow.tracer import backend
+    from tapeflow.tracer import jacobian as jac
+    monkeypatch.setenv("TAPEFLOW_COMPILE_TAPE_AFTER", "3")
+    old = backend.get_backend()
+    tf.set_backend("numba")
+    try:
+        jac._PROGRAMS.clear()
+        jac._GRADS.clear()
+        jac._GRAD_HITS.clear()
+        f = tf.function(tensor_array_loop)
+        for k in range(4):
+            x = tf.constant(np.array([0.3, -0.2, 0.5]) + 0.1 * k)
+            got = []
+            for fn in (f, tensor_array_loop):
+                with tf.GradientTape(persistent=True) as tape:
+                    tape.watch(x)
+                    y = fn(x, tf.constant(3))
+                    loss = tf.reduce_sum(y * y)
+                got.append((tape.jacobian(y, x).numpy(), tape.gradient(loss, x).numpy()))
+                if fn is f:
+                    assert [v.report().split(": ")[-1] for v in jac.LAST] == [
+                        "every op has a batching rule"]
+            for a, b in zip(*got, strict=True):
+                np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+        # forward mode here (3 source elements, 12 target ones): the transposed WhileGrad
+        (compiled,) = [c for c in jac._PROGRAMS.values()
+                       if "WhileGradGrad" in [n.op for n in c.vec.graph.nodes]]
+        assert compiled.hits == 3 and isinstance(compiled.program, Program)
+        assert any(isinstance(p, Program) and "WhileGrad" in [n.op for n in rg.graph.nodes]
+                   for rg, p in jac._GRADS.values())
+    finally:
+        tf.set_backend(old)

@@ -72,3 +72,32 @@ def test_compiled_second_order_equals_the_interpreter(dtype):
     for g, e in zip(got, want, strict=True):
         assert g.dtype == e.dtype
         np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=tol, atol=tol)
+
+
+def third(fn, x, w):
+    """d/dx of the sum of d/dx of the sum of dy/dx (nested tapes), y = fn(x, w)."""
+    x, w = tf.constant(x), tf.constant(w)
+    with tf.GradientTape() as t3:
+        t3.watch(x)
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t1:
+                t1.watch(x)
+                y = fn(x, w)
+            g1 = tf.reduce_sum(t1.gradient(y, x))
+        g2 = tf.reduce_sum(t2.gradient(g1, x))
+    return t3.gradient(g2, x)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_third_order_through_and_inside_a_function_equals_the_eager_loop(n):
+    """Third order differentiates WhileGradGrad's expansion (plain While ops: O(n^2), any
+    order): through a function under three tapes, and with the tapes inside it."""
+    want = third(lambda a, b: loss(a, b, n), X, W).numpy()
+    got = third(tf.function(lambda a, b: loss(a, b, tf.constant(n))), X, W).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    inside = tf.function(lambda a, b: third(lambda p, q: loss(p, q, tf.constant(n)), a, b))
+    np.testing.assert_allclose(inside(tf.constant(X), tf.constant(W)).numpy(), want,
+                               rtol=1e-10, atol=1e-12)
+    if n:
+        assert np.any(want != 0)

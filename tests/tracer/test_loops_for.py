@@ -1,10 +1,13 @@
 """Python ``for`` inside tapeflow.function: over tf.range (tensor or Python bounds, negative
 steps), a tensor's rows, enumerate/zip of those -> one While node; Python iterables unrolled.
 Each function is checked against the same code run eagerly."""
+import inspect
+
 import numpy as np
 import pytest
 
 import tapeflow as tf
+from tapeflow.tracer.context import DecisionLimitError
 
 
 def ops_of(fn, *args):
@@ -63,6 +66,7 @@ def test_for_over_tf_range_with_tensor_bounds_and_negative_steps(start, limit, d
         want = want * 10 + i
     assert int(tf.function(f)(*args)) == want * 100 + len(range(start, limit, delta))
     assert int(f(*args)) == want * 100 + len(range(start, limit, delta))
+    assert ops_of(tf.function(f), *args).count("While") == 1     # one trace for every bound
 
 
 def test_python_bounds_of_tf_range_make_a_while_too_and_builtin_range_of_a_tensor():
@@ -147,3 +151,246 @@ def test_gradient_of_a_for_loop_matches_the_eager_loop_second_order_too():
         return g + outer.gradient(s, [x, w])
     for got, want in zip(grads(tf.function(f)), grads(f), strict=True):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
+
+
+# -- errors, and what TensorFlow 2.21 answers (asked of TensorFlow, written here as facts) -------
+
+def line_of(fn, text):
+    """'file:line' of the first line of ``fn``'s source containing ``text``."""
+    lines, first = inspect.getsourcelines(fn)
+    return f"{__file__}:{first + next(k for k, s in enumerate(lines) if text in s)}"
+
+
+def dtype_change(x, n):
+    s = tf.constant(0)
+    for i in tf.range(n):
+        s = tf.cast(s, tf.float32) + x
+    return s
+
+
+def shape_change(x, n):
+    s = x
+    for i in tf.range(n):
+        s = tf.concat([s, [1.0]], 0)
+    return s
+
+
+def rank_change(x, n):
+    s = x
+    for i in tf.range(n):
+        s = tf.expand_dims(s, 0)
+    return s
+
+
+def while_shape_change(x, n):
+    i = 0
+    while i < n:
+        x = tf.concat([x, x], 0)
+        i += 1
+    return x
+
+
+def while_loop_shape_change(x, n):
+    def grow(i, s):
+        return i + 1, tf.concat([s, [1.0]], 0)
+    return tf.while_loop(lambda i, s: i < n, grow, (0, x))[1]
+
+
+def while_loop_dtype_change(x, n):
+    def widen(i, s):
+        return i + 1, tf.cast(s, tf.float64)
+    return tf.while_loop(lambda i, s: i < n, widen, (0, x))[1]
+
+
+def defined_on_one_path(x, n):
+    s = x
+    for i in tf.range(n):
+        if tf.reduce_sum(s) > 0:
+            t = s * 2.0
+        s = s + t                                  # noqa: F821
+    return s
+
+
+def read_before_assigned(x, n):
+    for i in tf.range(n):
+        x = x + prev                               # noqa: F821
+        prev = x                                   # noqa: F841
+    return x
+
+
+def undefined_in_the_test(x, n):
+    while tf.reduce_sum(y) < 10.0:                 # noqa: F821
+        y = x * 2.0
+        x = y
+    return x
+
+
+def over_a_scalar(x, n):
+    s = x
+    for r in tf.reduce_sum(x):
+        s = s + r
+    return s
+
+
+# (function, TensorFlow 2.21's exception type, text of the line the message names, and what
+# the message says); TF's own texts: "'s' has dtype int32 before the loop, but dtype float32
+# after one iteration" (TypeError), "'s' has shape (2,) before the loop, but shape (3,) after
+# one iteration" (ValueError), tf.while_loop's "enters the loop with shape (2,), but has shape
+# (3,)" (ValueError) and "... type should remain constant" (TypeError), "'t' must be defined
+# before the loop" (ValueError), "'y' is used before assignment" (UnboundLocalError), "len
+# requires a non-scalar tensor" (ValueError)
+LOOP_ERRORS = [
+    (dtype_change, TypeError, "for i in tf.range(n)", "'s' from int32[] to float32[2]"),
+    (shape_change, ValueError, "for i in tf.range(n)", "'s' from float32[2] to float32[3]"),
+    (rank_change, ValueError, "for i in tf.range(n)", "'s' from float32[2] to float32[1, 2]"),
+    (while_shape_change, ValueError, "while i < n", "'x' from float32[2] to float32[4]"),
+    (while_loop_shape_change, ValueError, "return tf.while_loop", "from float32[2] to float32[3]"),
+    (while_loop_dtype_change, TypeError, "return tf.while_loop", "from float32[2] to float64[2]"),
+    (defined_on_one_path, ValueError, "for i in tf.range(n)", "'t' must be defined before"),
+    (read_before_assigned, ValueError, "for i in tf.range(n)", "'prev' must be defined before"),
+    (undefined_in_the_test, UnboundLocalError, "while tf.reduce_sum(y)", "'y' must be defined"),
+    (over_a_scalar, ValueError, "for r in tf.reduce_sum(x)", "scalar tensor"),
+]
+
+
+@pytest.mark.parametrize("fn,error,line,says", LOOP_ERRORS, ids=[c[0].__name__ for c in LOOP_ERRORS])
+def test_loop_errors_have_tensorflows_types_and_name_the_users_line(fn, error, line, says):
+    with pytest.raises(error) as e:
+        tf.function(fn)(tf.constant([1.0, 2.0]), tf.constant(3))
+    assert line_of(fn, line) in str(e.value) and says in str(e.value)
+
+
+def test_shape_invariants_that_hold_are_accepted_and_ones_that_would_relax_say_so():
+    def keeps(x, n):
+        return tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s * 2.0), (0, x),
+                             shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))[1]
+
+    def grows(x, n):
+        return tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, tf.concat([s, [1.0]], 0)),
+                             (0, x), shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))[1]
+    x = tf.constant([1.0, 2.0])
+    np.testing.assert_array_equal(tf.function(keeps)(x, tf.constant(3)).numpy(), [8.0, 16.0])
+    with pytest.raises(ValueError, match="shape_invariants cannot relax this"):
+        tf.function(grows)(x, tf.constant(3))
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="a loop variable's shape cannot change "
+                   "in tapeflow (static shapes in While, WhileGrad's stacks and Numba buffers)")
+def test_shape_invariants_let_a_loop_variable_grow():
+    """TensorFlow 2.21: [0, 0, 1, 1, 1] (tf.while_loop with shape_invariants [None])."""
+    def grows(n):
+        return tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, tf.concat([s, [1.0]], 0)),
+                             (0, tf.zeros([2])),
+                             shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))[1]
+    np.testing.assert_array_equal(tf.function(grows)(tf.constant(3)).numpy(), [0, 0, 1, 1, 1])
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="AutoGraph's undefined loop variables "
+                   "(a zeros placeholder and a run-time Assert on the trip count) are not built: "
+                   "tapeflow has no Assert op")
+def test_a_name_assigned_only_inside_the_loop_is_its_last_value_after_it():
+    """TensorFlow 2.21 defines ``t`` after the loop as its last value (it stages the body once
+    to learn its type) and, when the loop runs zero times, raises InvalidArgumentError
+    "loop must iterate at least once to initialize t" when the function runs."""
+    def last(x, n):
+        for i in tf.range(n):
+            t = x * 2.0
+        return t                                   # noqa: F821
+    f = tf.function(last)
+    np.testing.assert_array_equal(f(tf.constant([1.0]), tf.constant(3)).numpy(), [2.0])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="loop must iterate at least once to initialize t"):
+        f(tf.constant([1.0]), tf.constant(0))
+
+
+def test_return_inside_a_for_over_tf_range_runs_per_path_as_the_readme_says():
+    """TensorFlow 2.21 raises NotImplementedError ("a return statement cannot be placed inside
+    this TensorFlow loop") for both; here a loop returning in its first iteration traces per
+    path, and one that may run on past the decision limit raises naming the line and why."""
+    def once(x, n):
+        for i in tf.range(n):
+            return x * 2.0
+        return x
+
+    def first_positive(x, n):
+        for i in tf.range(n):
+            if tf.gather(x, i) > 0:
+                return tf.gather(x, i)
+        return tf.constant(-1.0)
+    f = tf.function(once)
+    for n in (0, 1, 3):
+        assert float(f(tf.constant(1.5), tf.constant(n))) == float(once(tf.constant(1.5),
+                                                                        tf.constant(n)))
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(DecisionLimitError, match="has a `return`.*cannot be placed inside this "
+                                                 "TensorFlow loop") as e:
+        tf.function(first_positive)(tf.constant([-1.0, 3.0]), tf.constant(2))
+    assert line_of(first_positive, "for i in tf.range(n)") in str(e.value)
+
+
+def none_or_zeros(x, u, z, n):
+    """``u`` is read only in the loop body, ``z`` nowhere."""
+    h = x
+    ta = tf.TensorArray(tf.float64, size=3, element_shape=[2])
+    for i in tf.range(n):
+        h = h * 0.5 + u
+        ta = ta.write(i, h)
+    return tf.reduce_sum(ta.stack()) + tf.reduce_sum(h)
+
+
+def _first(fn, n):
+    x, u, z = (tf.constant(v, tf.float64) for v in ([0.5, -1.0], [0.2, 0.3], [1.0, 2.0]))
+    with tf.GradientTape() as t:
+        t.watch([x, u, z])
+        y = fn(x, u, z, tf.constant(n))
+    return [None if g is None else g.numpy().tolist() for g in t.gradient(y, [x, u, z])]
+
+
+def _second(fn, n):
+    """d/d(x, u, z) of sum((dy/du)^2), y taken at (x*x, u*u, z); "g None" if dy/du is None."""
+    x, u, z = (tf.constant(v, tf.float64) for v in ([0.5, -1.0], [0.2, 0.3], [1.0, 2.0]))
+    with tf.GradientTape() as t2:
+        t2.watch([x, u, z])
+        with tf.GradientTape() as t1:
+            t1.watch([x, u, z])
+            y = fn(x * x, u * u, z, tf.constant(n))
+        g = t1.gradient(y, u)
+        if g is None:
+            return "g None"
+        s = tf.reduce_sum(g * g)
+    return [None if v is None else v.numpy().tolist() for v in t2.gradient(s, [x, u, z])]
+
+
+@tf.function
+def _inside(n):
+    return [tf.constant(-99.0, tf.float64) if g is None else g    # -99: None inside
+            for g in _inside_grads(n)]
+
+
+def _inside_grads(n):
+    x, u, z = (tf.constant(v, tf.float64) for v in ([0.5, -1.0], [0.2, 0.3], [1.0, 2.0]))
+    with tf.GradientTape() as t:
+        t.watch([x, u, z])
+        y = none_or_zeros(x, u, z, n)
+    return t.gradient(y, [x, u, z])
+
+
+def test_none_versus_zeros_through_a_loop_are_tensorflows():
+    """TensorFlow 2.21's answers: eagerly a loop that runs zero times leaves ``u`` unconnected
+    (None); through and inside a function the While connects it (zeros); ``z`` is None
+    everywhere. At second order through the function, x gets zeros where eager has None."""
+    f = tf.function(none_or_zeros)
+    assert _first(none_or_zeros, 0) == [[1.0, 1.0], None, None]
+    assert _first(f, 0) == [[1.0, 1.0], [0.0, 0.0], None]
+    assert [g.numpy().tolist() for g in _inside(tf.constant(0))] == [[1.0, 1.0], [0.0, 0.0], -99.0]
+    assert _first(none_or_zeros, 2) == _first(f, 2) == [[1.0, 1.0], [4.0, 4.0], None]
+    assert [g.numpy().tolist() for g in _inside(tf.constant(2))] == [[1.0, 1.0], [4.0, 4.0], -99.0]
+    assert _second(none_or_zeros, 0) == "g None"
+    assert _second(f, 0) == [[0.0, 0.0], [0.0, 0.0], None]
+    want = [[0.0, 0.0], [25.6, 38.4], None]
+    got = _second(f, 2)
+    assert got[0] == want[0] and got[2] is None
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    got = _second(none_or_zeros, 2)
+    assert got[0] is None and got[2] is None
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)

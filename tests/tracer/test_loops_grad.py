@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
+from tapeflow.runtime.registry import KERNELS
 
 from test_control_flow import grads, numeric
 
@@ -94,3 +95,39 @@ def test_loop_gradient_inside_a_function_is_one_while_grad_node():
         tf.constant(np.zeros(3)), tf.constant(np.zeros(3)), tf.constant(3)).graph
     ops = [node.op for node in graph.nodes]
     assert ops.count("WhileGrad") == 1 and ops.count("While") == 1
+
+
+@pytest.mark.parametrize("n", [5, 10, 40])
+def test_a_tape_across_the_function_boundary_runs_the_body_twice_forward_once_backward(n):
+    """Through a function (the tape outside) the forward program runs the loop (n bodies) and
+    the backward program's WhileGrad runs its own forward for the stacks (n more: it cannot
+    read stacks the forward program would have to return) then n body gradients: linear,
+    2n forward bodies, never a body per backward step. Counted per kernel: the body is one Sin,
+    its gradient one Cos. (Inside one function the two loops share one forward: the test
+    above.)"""
+    counts = {"Sin": 0, "Cos": 0}
+    kernels = {op: KERNELS[op] for op in counts}
+
+    def counting(op):
+        def run(*args, **attrs):
+            counts[op] += 1
+            return kernels[op](*args, **attrs)
+        return run
+    x, w = tf.constant(np.linspace(-1, 1, 4)), tf.constant(np.full(4, 0.3))
+    f = tf.function(lambda a, b, k: tf.reduce_sum(sin_loop(a, b, k) ** 2))
+    with tf.GradientTape() as tape:                # trace outside the count
+        tape.watch([x, w])
+        y = f(x, w, tf.constant(n))
+    tape.gradient(y, [x, w])
+    try:
+        for op in counts:
+            KERNELS[op] = counting(op)
+        with tf.GradientTape() as tape:
+            tape.watch([x, w])
+            y = f(x, w, tf.constant(n))
+        forward = dict(counts)
+        tape.gradient(y, [x, w])
+    finally:
+        KERNELS.update(kernels)
+    assert forward == {"Sin": n, "Cos": 0}
+    assert counts == {"Sin": 2 * n, "Cos": n}

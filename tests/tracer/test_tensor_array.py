@@ -232,7 +232,8 @@ def test_function_errors():
     with pytest.raises(InvalidArgumentError,
                        match="Trying to modify element 2 in a list with 2 elements.*ta.write"):
         loop_oob(X, tf.constant(3))
-    with pytest.raises(ValueError, match=r"Incompatible shape.*\(\(3,\)\).*\(\(2,\)\).*ta.write\(1"):
+    with pytest.raises(ValueError, match=r"Inconsistent shapes: saw \(3,\) but expected \(2,\)"
+                                         r".*ta.write\(1"):     # TF 2.21's text in a function
         wrong_shape(X)
 
 
@@ -335,3 +336,191 @@ def test_tensor_array_as_a_tf_while_loop_variable_eagerly_and_in_a_function():
     want = [[0, 0], [1, 2], [2, 4]]
     np.testing.assert_array_equal(run(X).numpy(), want)
     np.testing.assert_array_equal(tf.function(run)(X).numpy(), want)
+
+
+# -- more of TensorFlow 2.21's answers (asked of TensorFlow, written here as facts) ------------
+
+X4 = tf.constant([1.0, 2.0, 3.0, 4.0])
+
+
+def split_second_order(x):
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        with tf.GradientTape() as t1:
+            t1.watch(x)
+            ta = tf.TensorArray(tf.float32, 2).split(x * x * x, [2, 2])
+            y = tf.reduce_sum(ta.read(0) * ta.read(1))
+        g = t1.gradient(y, x)
+    return g, t2.gradient(g, x)
+
+
+def scatter_concat_second_order(x):
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        with tf.GradientTape() as t1:
+            t1.watch(x)
+            ta = tf.TensorArray(tf.float32, 4, clear_after_read=False)
+            ta = ta.scatter([3, 0], tf.reshape(x * x, [2, 2]))
+            y = tf.reduce_sum(ta.stack() ** 3) + tf.reduce_sum(ta.concat())
+        g = t1.gradient(y, x)
+    return g, t2.gradient(g, x)
+
+
+def write_read_second_order(x):
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        with tf.GradientTape() as t1:
+            t1.watch(x)
+            y = tf.reduce_sum(tf.TensorArray(tf.float32, 3).write(1, x * x).read(1))
+        g = t1.gradient(y, x)
+    return g, t2.gradient(g, x)
+
+
+SECOND_ORDER = [  # TensorFlow 2.21's (first, second) order, eagerly and in tf.function alike
+    (split_second_order, [[81, 768, 27, 384], [243, 1344, 99, 768]]),
+    (scatter_concat_second_order, [[8, 196, 1464, 6152], [32, 482, 2432, 7682]]),
+    (write_read_second_order, [[2, 4, 6, 8], [2, 2, 2, 2]]),
+]
+
+
+@pytest.mark.parametrize("fn,want", SECOND_ORDER, ids=[c[0].__name__ for c in SECOND_ORDER])
+def test_second_order_of_methods_eagerly_and_in_a_function_are_tensorflows(fn, want):
+    for run in (fn, tf.function(fn)):
+        got = run(X4)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g.numpy(), w, rtol=1e-6)
+
+
+def test_split_size_and_gather_gradients_in_a_function():
+    @tf.function
+    def split(x):
+        ta = tf.TensorArray(tf.float32, 2).split(x, [2, 2])
+        return ta.read(1) * 2.0 + ta.read(0), ta.size(), ta.stack()
+
+    @tf.function
+    def gathered(x):
+        with tf.GradientTape(persistent=True) as t:
+            t.watch(x)
+            ta = tf.TensorArray(tf.float32, 4, element_shape=[]).unstack(x * x)
+            y = tf.reduce_sum(ta.gather([3, 1]) ** 2) + tf.reduce_sum(ta.stack())
+            r = ta.read(2)
+        return t.gradient(y, x), t.gradient(r, x)
+
+    first, size, stacked = split(X4)
+    assert first.numpy().tolist() == [7.0, 10.0] and int(size) == 2
+    assert stacked.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    g, r = gathered(X4)
+    assert g.numpy().tolist() == [2.0, 36.0, 6.0, 264.0] and r.numpy().tolist() == [0, 0, 6, 0]
+
+
+def test_infer_shape_false_in_a_function_with_elements_of_one_shape():
+    """TensorFlow 2.21: [1, 2, 3, 4]."""
+    @tf.function
+    def f(x):
+        ta = tf.TensorArray(tf.float32, 2, infer_shape=False).write(0, x[:2]).write(1, x[2:])
+        return ta.concat()
+    assert f(X4).numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="a traced TensorArray is one dense "
+                   "tensor: its elements share one shape (no ragged TensorList)")
+def test_infer_shape_false_in_a_function_with_elements_of_different_shapes():
+    """TensorFlow 2.21: [1, 2, 3, 4] (and the same for split(x, [1, 3]) then concat)."""
+    @tf.function
+    def f(x):
+        ta = tf.TensorArray(tf.float32, 2, infer_shape=False).write(0, x[:1]).write(1, x[1:])
+        return ta.concat()
+    assert f(X4).numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_errors_inside_a_loop_body_are_tensorflows_and_name_the_line():
+    """TensorFlow 2.21: ValueError "Inconsistent shapes: saw (4,) but expected (2,)" while
+    tracing; InvalidArgumentError when the program runs for a read past the end ("Trying to
+    access element 3 in a list with 3 elements.", or a later element: its iterations run in
+    parallel) and for a write of another dtype. The read's text here is GatherV2's."""
+    @tf.function
+    def wrong_shape(x, n):
+        ta = tf.TensorArray(tf.float32, 3, element_shape=[2])
+        for i in tf.range(n):
+            ta = ta.write(i, tf.concat([x, x], 0))
+        return ta.stack()
+
+    @tf.function
+    def read_past_the_end(x, n):
+        ta = tf.TensorArray(tf.float32, 3, element_shape=[2]).unstack(tf.stack([x, x, x]))
+        s = tf.zeros([2])
+        for i in tf.range(n):
+            s = s + ta.read(i)
+        return s
+
+    @tf.function
+    def wrong_dtype(x, n):
+        ta = tf.TensorArray(tf.float32, 3)
+        for i in tf.range(n):
+            ta = ta.write(i, tf.cast(x, tf.float64))
+        return ta.stack()
+
+    with pytest.raises(ValueError, match=r"Inconsistent shapes: saw \(4,\) but expected \(2,\).*"
+                                         r"ta = ta.write\(i, tf.concat"):
+        wrong_shape(X, tf.constant(2))
+    np.testing.assert_array_equal(read_past_the_end(X, tf.constant(3)).numpy(), [3.0, 6.0])
+    with pytest.raises(InvalidArgumentError, match=r"s = s \+ ta.read\(i\)"):
+        read_past_the_end(X, tf.constant(5))
+    with pytest.raises(InvalidArgumentError, match="TensorArray dtype is float32 but Op is trying "
+                                                   "to write dtype float64"):
+        wrong_dtype(X, tf.constant(2))
+
+
+def test_the_jacobian_of_a_tensor_array_loop_is_one_batched_loop():
+    from tapeflow.tracer import jacobian as jac
+    x = tf.constant(np.arange(6.0).reshape(3, 2) / 4)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.function(rnn)(x, tf.constant(3))
+    t.jacobian(y, x)
+    assert [v.report().split(": ")[-1] for v in jac.LAST] == ["every op has a batching rule"]
+
+    @tf.function
+    def inside(x, n):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = rnn(x, n)
+        return t.jacobian(y, x)
+    text = inside.lower(x, tf.constant(3)).as_text(stages=("jacobians",))
+    assert "every op has a batching rule" in text and "looped over the batch" not in text
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = rnn(x, tf.constant(3))
+    np.testing.assert_allclose(inside(x, tf.constant(3)).numpy(), t.jacobian(y, x).numpy(),
+                               rtol=1e-10)
+
+
+@pytest.mark.xfail(strict=True, raises=TracingError, reason="a traced TensorArray has a static "
+                   "size: it cannot grow in a loop whose trip count is known only at run time")
+def test_dynamic_size_grows_in_a_loop_of_run_time_length():
+    """TensorFlow 2.21: [[0, 0, 0, 0], [1, 2, 3, 4], [2, 4, 6, 8]] and size 3."""
+    @tf.function
+    def grow(x, n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i, x * tf.cast(i, tf.float32))
+        return ta.stack(), ta.size()
+    stacked, size = grow(X4, tf.constant(3))
+    assert stacked.numpy().tolist() == [[0, 0, 0, 0], [1, 2, 3, 4], [2, 4, 6, 8]] and int(size) == 3
+
+
+def test_enumerate_and_zip_over_a_tensor_array_in_a_function():
+    """Beyond TensorFlow (its TensorArray is not iterable): each loop is one While node."""
+    def f(x, n):
+        ta = tf.TensorArray(tf.float64, size=3, element_shape=[2]).unstack(x)
+        s = tf.zeros([2], tf.float64)
+        for k, e in enumerate(ta, start=1):
+            s = s + e * tf.cast(k, tf.float64)
+        for i, e in zip(tf.range(n), ta):
+            s = s - e * tf.cast(i, tf.float64)
+        return s
+    x = tf.constant(np.arange(6.0).reshape(3, 2))
+    for n in (0, 2, 5):
+        np.testing.assert_array_equal(tf.function(f)(x, tf.constant(n)).numpy(),
+                                      f(x, tf.constant(n)).numpy())
+    assert ops_of(tf.function(f), x, tf.constant(2)).count("While") == 2
