@@ -64,7 +64,8 @@ def test_every_contender_ran_and_matched_the_reference(quick_run, wid):
     stdout, report, _ = quick_run
     result = report["workloads"][wid]
     rows = {r["name"]: r for r in result["contenders"]}
-    assert set(rows) == TAPEFLOW_ROWS
+    extra = {"W8": {"tapeflow compiled (TensorArray)"}}.get(wid, set())   # other forms of the code
+    assert set(rows) == TAPEFLOW_ROWS | extra
     for r in rows.values():
         assert r["ok"] and r["error"] is None, r
         assert 0 <= r["max_rel_err"] <= result["tol"], r
