@@ -216,12 +216,15 @@ def test_random_loop_programs_with_every_statement_on_the_interpreter(tmp_path, 
 
 # Each compiled program holds a few kinds of statement: with all of them, the second-order
 # programs' generated functions pass MAX_FUNCTION_LINES (800) and run on the interpreter.
+# The default run compiles the first (the most kinds); the others, a minute of Numba each
+# from a cold cache, run under -m slow.
 COMPILED = [["affine", "if", "jump", "jump_i", "u", "read"], ["affine", "helper", "u"],
             ["nested_for", "jump"], ["nested_while", "u"]]
 
 
 @pytest.mark.filterwarnings("error::tapeflow.codegen.generate.InterpreterFallbackWarning")
-@pytest.mark.parametrize("kinds", COMPILED, ids=["-".join(k) for k in COMPILED])
+@pytest.mark.parametrize("kinds", [pytest.param(k, id="-".join(k), marks=[pytest.mark.slow] if i else [])
+                                   for i, k in enumerate(COMPILED)])
 def test_random_loop_programs_compiled(tmp_path, restore_backend, kinds):
     """Numba takes a minute or so per program (its forward, backward and second-order ones)."""
     @settings(max_examples=1, phases=[Phase.generate], **SETTINGS)   # no shrinking: compiles
