@@ -7,9 +7,13 @@ for unwritten elements), so gradients, None versus zeros included, are TensorFlo
 ones, and its errors are checked exactly (out of range, negative index, wrong dtype or
 shape, a second read after ``clear_after_read``).
 
-Inside a function, every IR value has a static shape, so a TensorArray is one tensor of
-shape ``[size, *element_shape]`` with a static size, and each method returns a new
-TensorArray (TensorFlow's graph-mode semantics: ``ta = ta.write(i, x)``). ``write`` at a
+Inside a function a TensorArray is one tensor of shape ``[size, *element_shape]``, and each
+method returns a new TensorArray (TensorFlow's graph-mode semantics: ``ta = ta.write(i,
+x)``). Its size is static, except for a dynamic-size one that a loop of unknown trip count
+assigns: its size becomes a run-time one (``_n`` None, the tensor's leading dim None, as
+TensorFlow's ``[None, ...]`` stack), and a write past the end appends zero rows up to the
+index (``_grown``) before writing. Such a graph has sizes that depend on the data, so it
+runs on the NumPy interpreter, not as a compiled program. ``write`` at a
 tensor index is ``TensorListSetItem``, ``read``/``gather`` are ``GatherV2``; as in
 TensorFlow's TensorList, unwritten elements read as zeros, writing twice overwrites, and
 ``clear_after_read`` is ignored. Until the element shape is known (``element_shape=`` or a
@@ -25,7 +29,7 @@ from ..ir import dtypes as D
 from ..runtime.dispatch import apply
 from ..runtime.recorder import STATE
 from ..runtime.tensor import Tensor, TensorShape, Variable, convert_to_tensor
-from . import array, creation
+from . import array, creation, dims, math
 
 
 def tensor_list_set_item(lst, index, item):
@@ -55,12 +59,13 @@ class TensorArray:
     TensorFlow's ``tf.TensorArray`` (see the module docstring for the two representations).
 
     A list of tensors of one dtype: eagerly, TensorFlow's eager list; inside a ``function``,
-    a loop variable (``ta = ta.write(i, x)``) that becomes one dense tensor.
+    a loop variable (``ta = ta.write(i, x)``) that becomes one dense tensor (of run-time
+    length when it is dynamic-size and the loop's trip count is data).
 
     Args:
       dtype: the elements' dtype.
-      size: the number of elements (needed inside a function unless the loop's trip count
-        is a constant).
+      size: the number of elements (inside a function, a dynamic-size one written in a loop
+        may start at 0).
       dynamic_size: allow writes past ``size``.
       element_shape: the elements' shape, if known.
 
@@ -94,7 +99,7 @@ class TensorArray:
                 f"TensorArray size is a tensor whose value is not known while tracing (at "
                 f"{user_line()}): inside tapeflow.function every tensor has a static shape, so "
                 f"the size must be a Python int or a constant (e.g. the static `x.shape[0]`), "
-                f"or use dynamic_size=True in a loop with a known trip count")
+                f"or use size=0, dynamic_size=True and write it in a loop")
         if n < 0:
             raise InvalidArgumentError(f"TensorArray size must be non-negative, got {n}")
         self._graph = bool(STATE.traces)
@@ -129,6 +134,8 @@ class TensorArray:
         return self._n if self._graph else len(self._items)
 
     def size(self, name=None) -> Tensor:
+        if self._graph and self._n is None:     # grown in a loop: the buffer's rows
+            return dims.dim(dims.shape_of(self._buf), 0)
         return convert_to_tensor(self._length(), dtype=D.int32)
 
     def _value(self, value):
@@ -186,7 +193,11 @@ class TensorArray:
         if not self._graph:
             return self._eager_write(i, value)
         out = self._copy()
-        if i is not None and i >= out._n:
+        if out._n is None:                      # run-time size: grow to the index first
+            if out._buf is None:
+                out._buf = out._zeros(0)
+            out._buf = _grown(out._buf, index if i is None else i)
+        elif i is not None and i >= out._n:
             if not out._dynamic_size:   # TensorFlow's TensorListSetItem, at trace time
                 raise InvalidArgumentError(f"Trying to modify element {i} in a list with "
                                            f"{out._n} elements. (at {user_line()})")
@@ -200,7 +211,7 @@ class TensorArray:
         i = self._index(index, "read")
         if not self._graph:
             return self._eager_read(i)
-        if i is not None and i >= self._n:     # TensorFlow's TensorListGetItem, at trace time
+        if i is not None and self._n is not None and i >= self._n:   # TensorListGetItem
             raise InvalidArgumentError(f"Trying to access element {i} in a list with {self._n} "
                                        f"elements. (at {user_line()})")
         return array.gather(self._graph_buf(), index if i is None else i)
@@ -241,7 +252,7 @@ class TensorArray:
         if not value.shape:
             raise ValueError(f"Cannot unstack a scalar into a TensorArray (at {user_line()})")
         k = value.shape[0]
-        if k > self._length() and not self._dynamic_size:
+        if not self._dynamic_size and k > self._length():
             raise ValueError(f"Cannot unstack {k} tensors into a TensorArray of static size "
                              f"{self._length()} ")
         return self.scatter(list(range(k)), value)
@@ -344,8 +355,8 @@ class TensorArray:
         self._n = n
 
     def _graph_buf(self):
-        if self._buf is None:
-            return self._zeros(self._n)
+        if self._buf is None:       # never written (run-time sized: no rows either)
+            return self._zeros(0 if self._n is None else self._n)
         return self._buf
 
     def _with_size(self, n):
@@ -354,11 +365,24 @@ class TensorArray:
         out._grow(n)
         return out
 
-    def _with_element_shape(self, shape):
-        """A traced TensorArray whose element shape is now known: its zeros buffer made."""
+    def _run_time_sized(self, zero):
+        """This dynamic-size TensorArray with its size known only when the program runs: its
+        tensor's leading dim None, so a While whose trip count the trace does not know can
+        grow it (a write past the end concatenates zero rows, ``_grown``). ``zero``: an int32
+        scalar of the trace, 0 when the program runs (see ``_unknown_rows``)."""
+        out = self._copy()
+        out._n = None
+        if out._buf is not None:
+            out._buf = _unknown_rows(out._buf, zero)
+        return out
+
+    def _with_element_shape(self, shape, zero):
+        """A traced TensorArray whose element shape is now known: its zeros buffer made
+        (``zero``: see ``_run_time_sized``)."""
         out = self._copy()
         out._shape = tuple(shape)
-        out._buf = out._zeros(out._n)
+        out._buf = out._zeros(out._n) if out._n is not None \
+            else _unknown_rows(out._zeros(0), zero)
         return out
 
     # -- nest protocol: a loop or branch variable is its tensor ---------------------------
@@ -379,6 +403,26 @@ class TensorArray:
         out._graph = True
         out._buf = components[0] if components else None
         return out
+
+
+def _unknown_rows(buf, zero):
+    """``buf`` with its leading dim None: ``zero`` more rows of zeros appended. ``zero`` is a
+    tensor of the trace (not a constant, which would give a static shape again when the
+    graph is replayed through dispatch: autodiff, specialisation), 0 when the program runs:
+    the initial value of a list that a loop of unknown trip count grows."""
+    pad = creation.zeros([zero] + list(buf.shape[1:]), buf.dtype)
+    return array.concat([buf, pad], 0)
+
+
+def _grown(buf, index):
+    """``buf`` [None, *e] with zero rows appended up to ``index + 1`` rows if it has fewer (a
+    dynamic-size write past the end, as TensorFlow's TensorListSetItem with
+    resize_if_index_out_of_bounds)."""
+    n = dims.dim(dims.shape_of(buf), 0)
+    index = convert_to_tensor(index, dtype=D.int32) if not _symbolic(index) else index
+    more = math.maximum(math.subtract(math.add(index, 1), n), 0)
+    pad = creation.zeros([more] + list(buf.shape[1:]), buf.dtype)
+    return array.concat([buf, pad], 0)
 
 
 __all__ = ["TensorArray", "tensor_list_set_item"]
