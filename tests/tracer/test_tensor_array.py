@@ -700,6 +700,40 @@ def test_dynamic_size_gradients_equal_the_eager_loop_and_finite_differences():
                                    rtol=1e-12)
 
 
+def _grown_rows(x, n):
+    ta = tf.TensorArray(x.dtype, size=0, dynamic_size=True)
+    h = tf.zeros_like(tf.gather(x, 0))
+    for i in tf.range(n):
+        h = tf.tanh(0.5 * h + x[i])
+        ta = ta.write(i, h)
+    return tf.reduce_sum(ta.stack(), 0)
+
+
+def test_the_jacobian_of_a_run_time_sized_tensor_array_loop():
+    """Through the function (its backward replayed with the forward's concrete values: the
+    While's graphs take the grown list as [None, 3]) and inside it: the eager loop's."""
+    from tapeflow.tracer import jacobian as jac
+    x = tf.constant(np.linspace(-1.0, 1.0, 12).reshape(4, 3))
+    n = tf.constant(3)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = _grown_rows(x, n)
+    want = t.jacobian(y, x).numpy()
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.function(_grown_rows)(x, n)
+    np.testing.assert_allclose(t.jacobian(y, x).numpy(), want, rtol=1e-12, atol=1e-15)
+    assert [v.report().split(": ")[-1] for v in jac.LAST] == ["every op has a batching rule"]
+
+    @tf.function
+    def inside(x, n):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = _grown_rows(x, n)
+        return t.jacobian(y, x)
+    np.testing.assert_allclose(inside(x, n).numpy(), want, rtol=1e-12, atol=1e-15)
+
+
 def test_enumerate_and_zip_over_a_tensor_array_in_a_function():
     """Beyond TensorFlow (its TensorArray is not iterable): each loop is one While node."""
     def f(x, n):
