@@ -22,10 +22,10 @@ import numpy as np
 
 from .. import _nest
 from ..ops import math
-from ..ops.tensor_array import TensorArray
 from ..runtime.tensor import Tensor, Variable
 from .context import DecisionLimitError, LoopError, current, predicate
 from .control import loop
+from .loop_lists import ListShapes, Zero, reshaped, shaped_lists, size_lists
 from .symbolic import SymbolicTensor, TracingError
 
 _UNDEFINED = object()
@@ -171,7 +171,7 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
     """The While node; ``trips``: its trip count if the trace knows it; ``pred``: its first
     test, a tensor of the trace (what a TensorArray it grows takes its run-time size from)."""
     where = _where(caller, lineno)
-    zero = _Zero(pred)
+    zero = Zero(lambda: pred)
     cells = _Cells(cells_fn)
     entry = {n: cells.get(n) for n in names}
     # a name the test assigns is the test's value in each iteration, not carried across
@@ -180,7 +180,7 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
     scratch = [n for n in names if n not in carried]
     undefined = {n for n in scratch if entry[n] is _UNDEFINED}
     init = [_check_value(n, entry[n], where, "before the loop") for n in carried]
-    init = [_size_lists(n, v, trips, zero) for n, v in zip(carried, init)]
+    init = [size_lists(v, trips, zero) for v in init]
 
     def bind(values):
         for n in scratch:           # each iteration starts with the temporaries as at entry
@@ -207,8 +207,8 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
             run(test)               # the body sees what the test assigned in its iteration
         run(body)
         new = [_check_value(n, cells.get(n), where, "after an iteration") for n in carried]
-        if _reshaped(init, new):
-            raise _ListShapes(new)
+        if reshaped(init, new):
+            raise ListShapes(new)
         return new
 
     try:
@@ -220,8 +220,8 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
             try:
                 outs = loop(cond_fn, body_fn, init, var_names=labels)
                 break
-            except _ListShapes as e:     # traced again, the TensorArrays' tensors made
-                init = _shaped_lists(carried, init, e.values, zero)   # here, not in the body
+            except ListShapes as e:      # traced again, the TensorArrays' tensors made
+                init = shaped_lists(init, e.values, zero)   # here, not in the body
     finally:
         for n in names:
             cells.set(n, entry[n])
@@ -231,108 +231,6 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
         test()                      # what the last, failing, test assigned
     if undefined:
         _undefined_after.setdefault(caller, {}).update({n: where for n in undefined})
-
-
-class _ListShapes(Exception):
-    """The body wrote the first element of a TensorArray loop variable (its element shape,
-    hence its tensor, is known only now), or made one run-time sized (a loop inside): the
-    loop is traced again with the tensor made. ``values``: the body's (read for their
-    element shapes and sizes only: they belong to the body's trace)."""
-
-    def __init__(self, values):
-        super().__init__("internal: a TensorArray's element shape became known")
-        self.values = values
-
-
-def _lists(value):
-    """The TensorArrays in a loop variable's value (in lists, tuples, dicts), in order."""
-    if isinstance(value, TensorArray):
-        return [value]
-    if isinstance(value, dict):
-        return [t for k in sorted(value, key=repr) for t in _lists(value[k])]
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in _lists(v)]
-    return []
-
-
-def _replace_lists(value, it):
-    if isinstance(value, TensorArray):
-        return next(it)
-    if isinstance(value, dict):
-        new = {k: _replace_lists(value[k], it) for k in sorted(value, key=repr)}
-        return type(value)((k, new[k]) for k in value) if type(value) is not dict \
-            else {k: new[k] for k in value}
-    if isinstance(value, (list, tuple)) and not hasattr(type(value), "_fields"):
-        return type(value)(_replace_lists(v, it) for v in value)
-    if isinstance(value, tuple):
-        return type(value)(*[_replace_lists(v, it) for v in value])
-    return value
-
-
-class _Zero:
-    """An int32 scalar of the trace that is 0 when the program runs, made from the loop's first
-    test when a TensorArray needs it (``TensorArray._run_time_sized``): a Python 0 would be a
-    constant, and its leading dim a static 0."""
-
-    def __init__(self, pred):
-        self.pred, self.value = pred, None
-
-    def __call__(self):
-        if self.value is None:
-            self.value = math.multiply(math.cast(self.pred, "int32"), 0)
-        return self.value
-
-
-def _size_lists(name, value, trips, zero):
-    """A traced dynamic-size TensorArray entering a loop: of a known trip count, it grows to it
-    before the loop (a static shape: compiled); of a trip count known only when the program
-    runs, its size becomes a run-time one (``_run_time_sized``: its leading dim None), and the
-    loop grows it."""
-    tas = _lists(value)
-    if not any(t._graph and t.dynamic_size and t._n is not None for t in tas):
-        return value
-
-    def sized(t):
-        if not (t._graph and t.dynamic_size and t._n is not None):
-            return t
-        if trips is None:
-            return t._run_time_sized(zero())
-        return t._with_size(trips) if t._n < trips else t
-    return _replace_lists(value, iter(sized(t) for t in tas))
-
-
-def _changed(old, now):
-    return old._graph and now._graph and (
-        (old._buf is None and now._buf is not None) or (old._n is not None and now._n is None))
-
-
-def _reshaped(init, new):
-    """Whether the body gave a TensorArray of ``init`` its tensor or a run-time size."""
-    for a, b in zip(init, new, strict=True):
-        olds, news = _lists(a), _lists(b)
-        if len(olds) == len(news) and any(_changed(o, n) for o, n in zip(olds, news)):
-            return True
-    return False
-
-
-def _shaped_lists(carried, init, new, zero):
-    """``init`` with each TensorArray that had no tensor and got one in the body made, and
-    each that the body made run-time sized (a loop inside) run-time sized."""
-    out = []
-    for name, a, b in zip(carried, init, new, strict=True):
-        olds, news = _lists(a), _lists(b)
-        if len(olds) != len(news) or not any(_changed(o, n) for o, n in zip(olds, news)):
-            out.append(a)
-            continue
-        made = []
-        for old, now in zip(olds, news):
-            if old._graph and now._graph and old._n is not None and now._n is None:
-                old = old._run_time_sized(zero())
-            if old._graph and old._buf is None and now._graph and now._buf is not None:
-                old = old._with_element_shape(now._shape, zero() if old._n is None else None)
-            made.append(old)
-        out.append(_replace_lists(a, iter(made)))
-    return out
 
 
 def _leaves(value):

@@ -700,6 +700,86 @@ def test_dynamic_size_gradients_equal_the_eager_loop_and_finite_differences():
                                    rtol=1e-12)
 
 
+def test_dynamic_size_with_break_beside_a_static_one_and_in_a_called_function():
+    """TensorFlow 2.21: the loop breaks after i=2 (the dynamic one has 3 rows, the size-4 one
+    keeps a zero row); a helper returning the TensorArray (converted, called from the
+    function) gives y 7.67448 and dy/dx [4.54649, -3.78401] for x = [1, 2], n = 3."""
+    @tf.function
+    def two(x, n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, element_shape=[2])
+        tb = tf.TensorArray(tf.float32, size=4)
+        for i in tf.range(n):
+            ta = ta.write(i, x * tf.cast(i, tf.float32))
+            tb = tb.write(i, x + 1.0)
+            if tf.reduce_sum(x * tf.cast(i, tf.float32)) > 5.0:
+                break
+        return ta.stack(), tb.stack()
+
+    def helper(x, n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i, tf.sin(x) * tf.cast(i, tf.float32))
+        return ta
+
+    @tf.function
+    def called(x, n):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.reduce_sum(helper(x, n).stack() ** 2)
+        return y, t.gradient(y, x)
+
+    a, b = two(X, tf.constant(4))
+    assert a.numpy().tolist() == [[0, 0], [1, 2], [2, 4]]
+    assert b.numpy().tolist() == [[2, 3], [2, 3], [2, 3], [0, 0]]
+    y, g = called(X, tf.constant(3))
+    np.testing.assert_allclose(y.numpy(), 7.67448, rtol=1e-5)
+    np.testing.assert_allclose(g.numpy(), [4.54649, -3.78401], rtol=1e-5)
+
+
+def test_dynamic_size_in_tf_while_loop_values_and_gradients():
+    """TensorFlow 2.21, tf.while_loop with the TensorArray among its loop variables: static
+    shape (None, 2), rows [[0, 0], [1, 2], [2, 4]] and size 3; with h = sin(h) * x written
+    each step (x = [0.5, -1]): n=3 gives y 1.799358, dy/dx [0.6566834, -7.3921065] and
+    d(sum dy/dx)/dx [4.640198, 19.217407]; n=0 gives 0 and zeros at both orders."""
+    shapes = []
+
+    @tf.function
+    def api(x, n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        _, ta = tf.while_loop(lambda i, ta: i < n,
+                              lambda i, ta: (i + 1, ta.write(i, x * tf.cast(i, tf.float32))),
+                              [tf.constant(0), ta])
+        shapes.append(tuple(ta.stack().shape))
+        return ta.stack(), ta.size()
+
+    @tf.function
+    def api_grad(x, n):
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t:
+                t.watch(x)
+                ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+
+                def body(i, h, ta):
+                    h = tf.sin(h) * x
+                    return i + 1, h, ta.write(i, h)
+                _, _, ta = tf.while_loop(lambda i, h, ta: i < n, body, [tf.constant(0), x, ta])
+                y = tf.reduce_sum(ta.stack() ** 2)
+            g = t.gradient(y, x)
+        return y, g, t2.gradient(g, x)
+
+    s, k = api(X, tf.constant(3))
+    assert s.numpy().tolist() == [[0, 0], [1, 2], [2, 4]] and int(k) == 3
+    assert shapes == [(None, 2)]
+    x = tf.constant([0.5, -1.0])
+    y, g, gg = api_grad(x, tf.constant(3))
+    np.testing.assert_allclose(y.numpy(), 1.799358, rtol=1e-5)
+    np.testing.assert_allclose(g.numpy(), [0.6566834, -7.3921065], rtol=1e-5)
+    np.testing.assert_allclose(gg.numpy(), [4.640198, 19.217407], rtol=1e-5)
+    y, g, gg = api_grad(x, tf.constant(0))
+    assert float(y) == 0.0 and g.numpy().tolist() == [0, 0] and gg.numpy().tolist() == [0, 0]
+
+
 def _grown_rows(x, n):
     ta = tf.TensorArray(x.dtype, size=0, dynamic_size=True)
     h = tf.zeros_like(tf.gather(x, 0))
