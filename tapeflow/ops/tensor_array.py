@@ -22,6 +22,8 @@ first write) there is no tensor yet. A loop variable flattens to its tensor thro
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..errors import InvalidArgumentError, OutOfRangeError, user_line
@@ -36,6 +38,23 @@ def tensor_list_set_item(lst, index, item):
     """``lst`` with element ``index`` replaced by ``item`` (TensorListSetItem)."""
     return apply("TensorListSetItem", [lst, convert_to_tensor(index, dtype=D.int32)
                                        if isinstance(index, (int, np.integer)) else index, item])
+
+
+_BOUNDS = {}    # id(symbolic int tensor) -> (weakref to it, lowest, highest value it takes)
+
+
+def note_index_bounds(t, lo, hi):
+    """``t``, a tensor of the trace, takes values in [lo, hi] only (the counter of a ``for``
+    over a ``tf.range`` of constant bounds: tracer/pyfor.py): a dynamic-size TensorArray of
+    more than ``hi`` elements written at ``t`` need not grow, so its shape stays static."""
+    key = id(t)
+    _BOUNDS[key] = (weakref.ref(t, lambda _, k=key: _BOUNDS.pop(k, None)), lo, hi)
+    return t
+
+
+def _in_range(index, n):
+    entry = _BOUNDS.get(id(index))
+    return entry is not None and entry[0]() is index and 0 <= entry[1] and entry[2] < n
 
 
 def _symbolic(x):
@@ -83,6 +102,8 @@ class TensorArray:
     >>> squares(4)
     <tf.Tensor: shape=(4,), dtype=float32, numpy=array([0., 1., 4., 9.], dtype=float32)>
     """
+
+    _start = 0      # run-time sized with no tensor yet: the rows it starts with
 
     def __init__(self, dtype: D.DType | str, size: int | Tensor | None = None,
                  dynamic_size: bool | None = None, clear_after_read=None, tensor_array_name=None,
@@ -193,9 +214,12 @@ class TensorArray:
         if not self._graph:
             return self._eager_write(i, value)
         out = self._copy()
+        if out._dynamic_size and out._n is not None and i is None and not _in_range(index, out._n):
+            # a tensor index the trace cannot bound: TensorFlow grows the list to it
+            out = out._run_time_sized(math.multiply(math.cast(index, D.int32), 0))
         if out._n is None:                      # run-time size: grow to the index first
             if out._buf is None:
-                out._buf = out._zeros(0)
+                out._buf = out._zeros(out._start)
             out._buf = _grown(out._buf, index if i is None else i)
         elif i is not None and i >= out._n:
             if not out._dynamic_size:   # TensorFlow's TensorListSetItem, at trace time
@@ -355,8 +379,8 @@ class TensorArray:
         self._n = n
 
     def _graph_buf(self):
-        if self._buf is None:       # never written (run-time sized: no rows either)
-            return self._zeros(0 if self._n is None else self._n)
+        if self._buf is None:       # never written
+            return self._zeros(self._start if self._n is None else self._n)
         return self._buf
 
     def _with_size(self, n):
@@ -371,7 +395,9 @@ class TensorArray:
         grow it (a write past the end concatenates zero rows, ``_grown``). ``zero``: an int32
         scalar of the trace, 0 when the program runs (see ``_unknown_rows``)."""
         out = self._copy()
-        out._n = None
+        out._n, out._start = None, self._n
+        if out._buf is None and out._shape is not None:
+            out._buf = out._zeros(self._n)
         if out._buf is not None:
             out._buf = _unknown_rows(out._buf, zero)
         return out
@@ -382,7 +408,7 @@ class TensorArray:
         out = self._copy()
         out._shape = tuple(shape)
         out._buf = out._zeros(out._n) if out._n is not None \
-            else _unknown_rows(out._zeros(0), zero)
+            else _unknown_rows(out._zeros(out._start), zero)
         return out
 
     # -- nest protocol: a loop or branch variable is its tensor ---------------------------
@@ -390,7 +416,7 @@ class TensorArray:
         if not self._graph:
             return self, []          # eager: the mutable list itself, no tensors
         meta = (self._dtype, self._n, self._shape, self._dynamic_size, self._clear_after_read,
-                self._infer_shape)
+                self._infer_shape, self._start)
         return meta, ([] if self._buf is None else [self._buf])
 
     @classmethod
@@ -399,7 +425,7 @@ class TensorArray:
             return meta
         out = object.__new__(cls)
         (out._dtype, out._n, out._shape, out._dynamic_size, out._clear_after_read,
-         out._infer_shape) = meta
+         out._infer_shape, out._start) = meta
         out._graph = True
         out._buf = components[0] if components else None
         return out

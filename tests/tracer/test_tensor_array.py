@@ -576,6 +576,44 @@ def test_dynamic_size_in_nested_loops_with_gaps_and_a_size_to_start_from():
     assert s.numpy().tolist() == [[1, 2], [0, 0]] and int(k) == 2
 
 
+def test_dynamic_size_written_at_an_index_the_trace_cannot_bound_grows():
+    """TensorFlow 2.21: writing at 2*i for i in tf.range(3) (constant bounds) gives 5 rows,
+    zeros between; writing at a tensor argument n=3 outside any loop (size 2) gives
+    [[0, 0], [0, 0], [0, 0], [1, 2]], static shape (None, 2); a size-2 one with no element
+    shape yet, written at i + 2 in a loop of n=1 gives [[0, 0], [0, 0], [1, 2]], of n=0 its
+    two zero rows. Writing at the counter of a constant range keeps the static size (test
+    above)."""
+    shapes = []
+
+    @tf.function
+    def gaps3(x):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(3):
+            ta = ta.write(2 * i, x)
+        return ta.stack()
+
+    @tf.function
+    def at(x, n):
+        ta = tf.TensorArray(tf.float32, size=2, dynamic_size=True)
+        ta = ta.write(n, x)
+        shapes.append(tuple(ta.stack().shape))
+        return ta.stack()
+
+    @tf.function
+    def pre(x, n):
+        ta = tf.TensorArray(tf.float32, size=2, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i + 2, x)
+        return ta.stack()
+
+    assert pre(X, tf.constant(1)).numpy().tolist() == [[0, 0], [0, 0], [1, 2]]
+    assert pre(X, tf.constant(0)).numpy().tolist() == [[0, 0], [0, 0]]
+    assert gaps3(X).numpy().tolist() == [[1, 2], [0, 0], [1, 2], [0, 0], [1, 2]]
+    assert at(X, tf.constant(3)).numpy().tolist() == [[0, 0], [0, 0], [0, 0], [1, 2]]
+    assert at(X, tf.constant(0)).numpy().tolist() == [[1, 2], [0, 0]]
+    assert shapes == [(None, 2)]
+
+
 def test_a_run_time_sized_tensor_array_is_read_by_a_later_loop():
     """TensorFlow 2.21: s = [6, 12], concat [1, 2, 2, 4, 3, 6] (static shape (None,)), gather
     of rows 0 and n-1 [[1, 2], [3, 6]]."""
