@@ -104,6 +104,7 @@ class TensorArray:
     """
 
     _start = 0      # run-time sized with no tensor yet: the rows it starts with
+    _ragged = None  # traced, elements of different shapes: a list of tensors (None unwritten)
 
     def __init__(self, dtype: D.DType | str, size: int | Tensor | None = None,
                  dynamic_size: bool | None = None, clear_after_read=None, tensor_array_name=None,
@@ -152,6 +153,8 @@ class TensorArray:
                 f"element_shape={self._shape}>")
 
     def _length(self):
+        if self._ragged is not None:
+            return len(self._ragged)
         return self._n if self._graph else len(self._items)
 
     def size(self, name=None) -> Tensor:
@@ -202,6 +205,8 @@ class TensorArray:
 
     def __iter__(self):
         """Beyond TensorFlow (whose TensorArray is not iterable): the elements in order."""
+        if self._ragged is not None:
+            return iter([self._ragged_item(k) for k in range(len(self._ragged))])
         if self._graph:
             return iter(array.unstack(self.stack()))
         return iter(self._eager_stack_items())
@@ -210,6 +215,10 @@ class TensorArray:
     def write(self, index, value, name=None) -> TensorArray:
         value = self._value(value)
         i = self._index(index, "write")
+        if self._graph and (self._ragged is not None or (
+                not self._infer_shape and self._shape is not None
+                and tuple(value.shape) != self._shape)):
+            return self._ragged_write(i, value)
         self._check_shape(value)
         if not self._graph:
             return self._eager_write(i, value)
@@ -235,6 +244,8 @@ class TensorArray:
         i = self._index(index, "read")
         if not self._graph:
             return self._eager_read(i)
+        if self._ragged is not None:
+            return self._ragged_item(i)
         if i is not None and self._n is not None and i >= self._n:   # TensorListGetItem
             raise InvalidArgumentError(f"Trying to access element {i} in a list with {self._n} "
                                        f"elements. (at {user_line()})")
@@ -246,6 +257,8 @@ class TensorArray:
             if not items:
                 return creation.zeros((0,) + (self._shape or ()), self._dtype)
             return array.stack(items)
+        if self._ragged is not None:
+            return self._ragged_stack(range(len(self._ragged)))
         if self._buf is None and self._n == 0:
             return creation.zeros((0,), self._dtype)
         return self._graph_buf()
@@ -259,12 +272,24 @@ class TensorArray:
                     raise OutOfRangeError(f"Tried to gather index {int(i)} but array size is: "
                                           f"{len(items)}")
             return array.gather(array.stack(items), indices)
+        if self._ragged is not None:
+            if _symbolic(indices):
+                raise ValueError(f"TensorArray.gather at tensor indices of a TensorArray whose "
+                                 f"elements have different shapes (at {user_line()})")
+            idx = np.asarray(indices.numpy() if isinstance(indices, Tensor) else indices)
+            return self._ragged_stack([int(k) for k in idx.reshape(-1)])
         return array.gather(self._graph_buf(), indices)
 
     def concat(self, name=None) -> Tensor:
         if not self._graph:
             items = self._eager_stack_items()
             return array.concat(items, 0) if items else creation.zeros((0,), self._dtype)
+        if self._ragged is not None:
+            items = [self._ragged_item(k) for k in range(len(self._ragged))]
+            if any(not t.shape for t in items):
+                raise ValueError(f"TensorArray.concat needs elements of rank >= 1, got scalars "
+                                 f"(at {user_line()})")
+            return array.concat(items, 0)
         buf = self._graph_buf()
         if len(buf.shape) < 2:
             raise ValueError(f"TensorArray.concat needs elements of rank >= 1, got scalars "
@@ -307,13 +332,8 @@ class TensorArray:
             raise InvalidArgumentError(
                 f"Expected sum of lengths to be equal to values.shape[0], but sum of lengths is "
                 f"{sum(lengths)} and value's shape is: {list(value.shape)} ")
-        if self._graph and len(set(lengths)) > 1:
-            raise ValueError(f"TensorArray.split into unequal lengths {lengths} inside a function "
-                             f"(at {user_line()}): elements of one traced TensorArray share a "
-                             f"static shape")
-        out = self
-        if not self._graph:
-            out._infer_shape = False   # TensorFlow: split leaves the element shape unknown
+        out = self._copy() if self._graph else self
+        out._infer_shape = False       # TensorFlow: split leaves the element shape unknown
         start = 0
         for i, n in enumerate(lengths):
             out = out.write(i, array.strided_slice(value, ((start, start + n, None),)))
@@ -367,6 +387,55 @@ class TensorArray:
             out.append(v)
         return out
 
+    # -- traced, elements of different shapes ----------------------------------------------
+    def _ragged_write(self, i, value):
+        """infer_shape=False and an element of another shape: a list of tensors from now on
+        (TensorFlow's TensorList of unknown element shape), at Python int indices only."""
+        shapes = (self._shape, tuple(value.shape))
+        if i is None or self._n is None:
+            raise ValueError(
+                f"a TensorArray with infer_shape=False written with elements of shapes "
+                f"{shapes[0]} and {shapes[1]} inside a function (at {user_line()}): elements "
+                f"of different shapes are supported at Python int indices of a TensorArray of "
+                f"known size only (not in a loop on a tensor, whose loop variables are tensors)")
+        out = self._copy()
+        if out._ragged is None:
+            rows = [] if out._n == 0 else (array.unstack(out._buf) if out._buf is not None
+                                           else [None] * out._n)
+            out._ragged, out._buf = list(rows), None
+        else:
+            out._ragged = list(out._ragged)
+        if i >= len(out._ragged):
+            if not out._dynamic_size:   # TensorFlow's TensorListSetItem, at trace time
+                raise InvalidArgumentError(f"Trying to modify element {i} in a list with "
+                                           f"{len(out._ragged)} elements. (at {user_line()})")
+            out._ragged += [None] * (i + 1 - len(out._ragged))
+        out._ragged[i] = value
+        out._n = len(out._ragged)
+        return out
+
+    def _ragged_item(self, i):
+        if i is None:
+            raise ValueError(f"TensorArray.read at a tensor index of a TensorArray whose elements "
+                             f"have different shapes (at {user_line()}): use a Python int")
+        if i >= len(self._ragged):
+            raise InvalidArgumentError(f"Trying to access element {i} in a list with "
+                                       f"{len(self._ragged)} elements. (at {user_line()})")
+        if self._ragged[i] is None:
+            raise ValueError(f"element {i} of a TensorArray whose elements have different "
+                             f"shapes was never written, so its shape is unknown (at "
+                             f"{user_line()})")
+        return self._ragged[i]
+
+    def _ragged_stack(self, indices):
+        items = [self._ragged_item(k) for k in indices]
+        shapes = sorted({tuple(t.shape) for t in items})
+        if len(shapes) > 1:     # TensorFlow: TensorListStack's InvalidArgumentError
+            raise InvalidArgumentError(f"Tried to stack elements of shapes {shapes} from a "
+                                       f"TensorArray (at {user_line()}): stack needs one shape; "
+                                       f"concat joins them")
+        return array.stack(items) if items else creation.zeros((0,), self._dtype)
+
     # -- traced ---------------------------------------------------------------------------
     def _copy(self):
         out = object.__new__(TensorArray)
@@ -415,6 +484,10 @@ class TensorArray:
     def __tf_flatten__(self):
         if not self._graph:
             return self, []          # eager: the mutable list itself, no tensors
+        if self._ragged is not None:
+            raise ValueError(f"a TensorArray whose elements have different shapes cannot be a "
+                             f"loop variable or a branch output inside a function (at "
+                             f"{user_line()}): it is a list of tensors, not one tensor")
         meta = (self._dtype, self._n, self._shape, self._dynamic_size, self._clear_after_read,
                 self._infer_shape, self._start)
         return meta, ([] if self._buf is None else [self._buf])

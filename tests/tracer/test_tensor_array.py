@@ -418,15 +418,54 @@ def test_infer_shape_false_in_a_function_with_elements_of_one_shape():
     assert f(X4).numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason="a traced TensorArray is one dense "
-                   "tensor: its elements share one shape (no ragged TensorList)")
 def test_infer_shape_false_in_a_function_with_elements_of_different_shapes():
-    """TensorFlow 2.21: [1, 2, 3, 4] (and the same for split(x, [1, 3]) then concat)."""
+    """TensorFlow 2.21: concat [1, 2, 3, 4], read(1) [2, 3, 4], size 2 (and the same for
+    split(x, [1, 3]) then concat; read(0) [1]); the gradient of sum(concat * [1, 2, 3, 4]) +
+    sum(read(1)) with elements 2 * x[:1] and x[1:] ** 2 is [2, 12, 24, 40]; stack raises
+    InvalidArgumentError (when the program runs; here while tracing). Here the elements are
+    a list of tensors, so indices must be Python ints and it cannot be a loop variable."""
     @tf.function
     def f(x):
         ta = tf.TensorArray(tf.float32, 2, infer_shape=False).write(0, x[:1]).write(1, x[1:])
+        return ta.concat(), ta.read(1), ta.size()
+
+    @tf.function
+    def split(x):
+        ta = tf.TensorArray(tf.float32, 2).split(x, [1, 3])
+        return ta.concat(), ta.read(0)
+
+    @tf.function
+    def grad(x):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            ta = tf.TensorArray(tf.float32, 2, infer_shape=False)
+            ta = ta.write(0, x[:1] * 2.0).write(1, x[1:] ** 2)
+            y = tf.reduce_sum(ta.concat() * tf.constant([1.0, 2.0, 3.0, 4.0]))
+            y = y + tf.reduce_sum(ta.read(1))
+        return t.gradient(y, x)
+
+    @tf.function
+    def stacked(x):
+        ta = tf.TensorArray(tf.float32, 2, infer_shape=False).write(0, x[:1]).write(1, x[1:])
+        return ta.stack()
+
+    @tf.function
+    def in_a_loop(x, n):
+        ta = tf.TensorArray(tf.float32, 2, infer_shape=False).write(0, x[:1]).write(1, x[1:])
+        for i in tf.range(n):
+            ta = ta.write(0, x[:2])
         return ta.concat()
-    assert f(X4).numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
+
+    c, r, k = f(X4)
+    assert c.numpy().tolist() == [1.0, 2.0, 3.0, 4.0] and r.numpy().tolist() == [2, 3, 4]
+    assert int(k) == 2
+    c, r = split(X4)
+    assert c.numpy().tolist() == [1.0, 2.0, 3.0, 4.0] and r.numpy().tolist() == [1.0]
+    assert grad(X4).numpy().tolist() == [2.0, 12.0, 24.0, 40.0]
+    with pytest.raises(InvalidArgumentError, match=r"stack elements of shapes \[\(1,\), \(3,\)\]"):
+        stacked(X4)
+    with pytest.raises(ValueError, match="cannot be a loop variable"):
+        in_a_loop(X4, tf.constant(2))
 
 
 def test_errors_inside_a_loop_body_are_tensorflows_and_name_the_line():
