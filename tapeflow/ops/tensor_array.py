@@ -13,7 +13,9 @@ x)``). Its size is static, except for a dynamic-size one that a loop of unknown 
 assigns: its size becomes a run-time one (``_n`` None, the tensor's leading dim None, as
 TensorFlow's ``[None, ...]`` stack), and a write past the end appends zero rows up to the
 index (``_grown``) before writing. Such a graph has sizes that depend on the data, so it
-runs on the NumPy interpreter, not as a compiled program. ``write`` at a
+runs on the NumPy interpreter, not as a compiled program. With ``infer_shape=False``, an
+element of another shape written at a Python int index turns it into a list of tensors
+(``_ragged``), which cannot be a loop variable. ``write`` at a
 tensor index is ``TensorListSetItem``, ``read``/``gather`` are ``GatherV2``; as in
 TensorFlow's TensorList, unwritten elements read as zeros, writing twice overwrites, and
 ``clear_after_read`` is ignored. Until the element shape is known (``element_shape=`` or a
