@@ -345,8 +345,9 @@ def specialize(graph, avals, known=None):
         env = {v.id: t for v, t in zip(graph.inputs, inputs, strict=True)}
         for node in graph.nodes:
             ins = [env[v.id] for v in node.inputs]
-            for v, t in zip(node.outputs, apply_node(_nested_specialized(node, ins), ins),
-                            strict=True):
+            stand_in = _nested_specialized(node, ins)
+            _check_specialized(stand_in, ins)
+            for v, t in zip(node.outputs, apply_node(stand_in, ins), strict=True):
                 env[v.id] = t
         ctx.graph.outputs = [ctx.value_of(env[v.id]) for v in graph.outputs]
     return ctx.graph
@@ -372,6 +373,22 @@ def _nested_specialized(node, inputs):
     if attrs == node.attrs:
         return node
     return types.SimpleNamespace(op=node.op, attrs=attrs, line=node.line)
+
+
+_CHECKED = ("If", "While", "WhileGrad", "WhileGradGrad", "WhileWithGrad")
+
+
+def _check_specialized(node, inputs):
+    """Raise InvalidArgumentError if a nested graph of a control-flow ``node`` keeps a dim
+    unknown while its operands are all known (a WhileGrad's, which ``_nested_specialized``
+    leaves; a loop variable that grows): their type checks let such a graph take them
+    (``ir/defs/control._fits``, for replays of a traced backward), but a specialised graph is
+    one of static sizes, so ``run`` interprets the graph as traced instead, as before."""
+    if node.op not in _CHECKED or any(None in t.aval.shape for t in inputs):
+        return
+    for nested in node.attrs.values():
+        if isinstance(nested, Graph) and any(None in v.aval.shape for v in nested.inputs):
+            raise InvalidArgumentError(f"{node.op}: a nested graph keeps unknown dims")
 
 
 def _constant(t):

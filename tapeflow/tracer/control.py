@@ -33,6 +33,7 @@ from ..ops import creation, math
 from ..runtime.dispatch import apply
 from ..runtime.interpret import apply_node
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
+from . import loop_lists
 from .context import LoopError, TraceContext, as_tensor, current, predicate
 from .symbolic import SymbolicTensor, TracingError
 
@@ -217,6 +218,9 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
     >>> int(i), int(total)
     (5, 10)
     """
+    if current() is not None and loop_lists.lists(loop_vars):
+        return loop_lists.while_loop(loop, cond, body, loop_vars, maximum_iterations,
+                                     shape_invariants=shape_invariants is not None)
     return loop(cond, body, loop_vars, maximum_iterations,
                 shape_invariants=shape_invariants is not None)
 

@@ -18,9 +18,11 @@ loop variables include the counter.
 """
 import builtins
 
+import numpy as np
+
 from ..errors import user_line
 from ..ops import array, creation, math
-from ..ops.tensor_array import TensorArray
+from ..ops.tensor_array import TensorArray, note_index_bounds
 from ..runtime.tensor import Tensor, convert_to_tensor
 from .context import LoopError, current
 from .pywhile import note_trip_count
@@ -90,7 +92,18 @@ def _range_iter(args, kw):
     else:
         n = math.negative(math.floor(math.divide(math.subtract(start, limit), delta)))
     n = math.maximum(math.cast(n, "int32"), 0)
-    return TensorIter(n, lambda k: math.add(start, math.multiply(math.cast(k, start.dtype), delta)))
+
+    def element(k):
+        value = math.add(start, math.multiply(math.cast(k, start.dtype), delta))
+        if bounds is not None:      # a dynamic-size TensorArray written at it stays static
+            note_index_bounds(value, *bounds)
+        return value
+    bounds = None
+    if all(isinstance(v, Tensor) for v in (start, limit, delta)) and start.dtype.is_integer \
+            and int(delta.numpy()) != 0:
+        values = np.arange(int(start.numpy()), int(limit.numpy()), int(delta.numpy()))
+        bounds = (int(values.min()), int(values.max())) if values.size else None
+    return TensorIter(n, element)
 
 
 def _rows_iter(x):

@@ -22,10 +22,10 @@ import numpy as np
 
 from .. import _nest
 from ..ops import math
-from ..ops.tensor_array import TensorArray
 from ..runtime.tensor import Tensor, Variable
 from .context import DecisionLimitError, LoopError, current, predicate
 from .control import loop
+from .loop_lists import ListShapes, Zero, reshaped, shaped_lists, size_lists
 from .symbolic import SymbolicTensor, TracingError
 
 _UNDEFINED = object()
@@ -59,10 +59,11 @@ def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=(), return
     finally:
         trips = _trips.pop()
     if not isinstance(first, SymbolicTensor):
-        def rest(state):        # the iterations left, once the test has become a tensor
+        def rest(state, pred):  # the iterations left, once the test has become a tensor
             if ctx is not None:
                 ctx.var_state, ctx.assigned = state
-            _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno)
+            _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
+                         pred=pred)
         _python_loop(test, body, first, caller, lineno,
                      None if returns or ctx is None else rest)
     elif returns:       # per path, as before conversion; TensorFlow rejects this loop
@@ -85,7 +86,8 @@ def while_stmt(test, body, cells_fn, names, temps, lineno, test_names=(), return
         ctx.var_state, ctx.assigned = state
         for vid, (_, value) in ctx.var_inputs.items():   # captured by the first test
             ctx.var_state.setdefault(vid, value)
-        _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno, trips)
+        _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno, trips,
+                     first)
 
 
 def _python_loop(test, body, value, caller, lineno, rest=None):
@@ -104,7 +106,7 @@ def _python_loop(test, body, value, caller, lineno, rest=None):
             state = None if ctx is None else (dict(ctx.var_state), dict(ctx.assigned))
             value = test()
             if rest is not None and isinstance(value, SymbolicTensor):
-                rest(state)
+                rest(state, value)
                 return
             symbolic = symbolic or isinstance(value, SymbolicTensor)
     except DecisionLimitError as e:
@@ -164,8 +166,12 @@ class _Cells:
             self.cells[name].cell_contents = value
 
 
-def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno, trips=None):
+def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno, trips=None,
+                 pred=None):
+    """The While node; ``trips``: its trip count if the trace knows it; ``pred``: its first
+    test, a tensor of the trace (what a TensorArray it grows takes its run-time size from)."""
     where = _where(caller, lineno)
+    zero = Zero(lambda: pred)
     cells = _Cells(cells_fn)
     entry = {n: cells.get(n) for n in names}
     # a name the test assigns is the test's value in each iteration, not carried across
@@ -174,7 +180,7 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
     scratch = [n for n in names if n not in carried]
     undefined = {n for n in scratch if entry[n] is _UNDEFINED}
     init = [_check_value(n, entry[n], where, "before the loop") for n in carried]
-    init = [_size_lists(n, v, trips, where) for n, v in zip(carried, init)]
+    init = [size_lists(v, trips, zero) for v in init]
 
     def bind(values):
         for n in scratch:           # each iteration starts with the temporaries as at entry
@@ -201,9 +207,8 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
             run(test)               # the body sees what the test assigned in its iteration
         run(body)
         new = [_check_value(n, cells.get(n), where, "after an iteration") for n in carried]
-        shaped = _shaped_lists(carried, init, new, where)
-        if shaped != init:
-            raise _ListShapes(shaped)
+        if reshaped(init, new):
+            raise ListShapes(new)
         return new
 
     try:
@@ -215,8 +220,8 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
             try:
                 outs = loop(cond_fn, body_fn, init, var_names=labels)
                 break
-            except _ListShapes as e:     # traced again, the TensorArrays' tensors made
-                init = e.values
+            except ListShapes as e:      # traced again, the TensorArrays' tensors made
+                init = shaped_lists(init, e.values, zero)   # here, not in the body
     finally:
         for n in names:
             cells.set(n, entry[n])
@@ -226,79 +231,6 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
         test()                      # what the last, failing, test assigned
     if undefined:
         _undefined_after.setdefault(caller, {}).update({n: where for n in undefined})
-
-
-class _ListShapes(Exception):
-    """The body wrote the first element of a TensorArray loop variable: its element shape,
-    hence its tensor, is known only now; the loop is traced again with the tensor made."""
-
-    def __init__(self, values):
-        super().__init__("internal: a TensorArray's element shape became known")
-        self.values = values
-
-
-def _lists(value):
-    """The TensorArrays in a loop variable's value (in lists, tuples, dicts), in order."""
-    if isinstance(value, TensorArray):
-        return [value]
-    if isinstance(value, dict):
-        return [t for k in sorted(value, key=repr) for t in _lists(value[k])]
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in _lists(v)]
-    return []
-
-
-def _replace_lists(value, it):
-    if isinstance(value, TensorArray):
-        return next(it)
-    if isinstance(value, dict):
-        new = {k: _replace_lists(value[k], it) for k in sorted(value, key=repr)}
-        return type(value)((k, new[k]) for k in value) if type(value) is not dict \
-            else {k: new[k] for k in value}
-    if isinstance(value, (list, tuple)) and not hasattr(type(value), "_fields"):
-        return type(value)(_replace_lists(v, it) for v in value)
-    if isinstance(value, tuple):
-        return type(value)(*[_replace_lists(v, it) for v in value])
-    return value
-
-
-def _size_lists(name, value, trips, where):
-    """A traced dynamic-size TensorArray entering a loop of a known trip count grows to it
-    (its tensor has a static shape: it cannot grow inside the While)."""
-    tas = _lists(value)
-    if trips is None and any(t._graph and t.dynamic_size and t._n == 0 for t in tas):
-        _cannot_grow(name, where)
-    if not any(t._graph and t.dynamic_size and trips is not None and t._n < trips for t in tas):
-        return value
-    return _replace_lists(value, iter(
-        t._with_size(trips) if t._graph and t.dynamic_size and t._n < trips else t for t in tas))
-
-
-def _cannot_grow(name, where):
-    raise TracingError(
-        f"the TensorArray {name!r} has size 0 when the `while` on a tensor at {where} starts, "
-        f"and the loop assigns it: inside tapeflow.function its tensor has a static shape, so "
-        f"it cannot grow in a loop whose trip count is unknown while tracing; pass size= (a "
-        f"Python int) or iterate over a tf.range with constant bounds")
-
-
-def _shaped_lists(carried, init, new, where):
-    """``init`` with each TensorArray that had no tensor and got one in the body made."""
-    out = []
-    for name, a, b in zip(carried, init, new, strict=True):
-        olds, news = _lists(a), _lists(b)
-        if len(olds) != len(news) or not any(t._graph and t._buf is None for t in olds):
-            out.append(a)
-            continue
-        made = []
-        for old, now in zip(olds, news):
-            if old._graph and old._buf is None and now._graph and now._buf is not None:
-                if old._n == 0:
-                    _cannot_grow(name, where)
-                old = old._with_element_shape(now._shape)
-            made.append(old)
-        out.append(_replace_lists(a, iter(made)))
-    return out
 
 
 def _leaves(value):

@@ -34,3 +34,33 @@ def test_compiled_tensor_array_loop_gradient_matches_the_interpreter():
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
     with pytest.raises(ValueError, match="Trying to modify element 5 in a list with 5 elements"):
         prog(x, w, np.int32(6))
+
+
+def grown(x, n):
+    ta = tf.TensorArray(x.dtype, size=0, dynamic_size=True)
+    h = tf.zeros_like(tf.gather(x, 0))
+    for i in tf.range(n):
+        h = tf.tanh(0.5 * h + x[i])
+        ta = ta.write(i, h)
+    return tf.reduce_sum(ta.stack() ** 2)
+
+
+def test_a_tensor_array_grown_in_a_loop_of_run_time_length_runs_interpreted():
+    """Its tensor's leading dim is None (sizes that depend on the data), so the Numba backend
+    runs the graph on the interpreter: the same values and gradients as the eager loop (for
+    n=0 the eager gradient is None and the function's zeros, as TensorFlow 2.21's)."""
+    x = tf.constant(R.normal(size=(6, 3)))
+    f = tf.function(grown)
+    for n in (0, 2, 5):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = f(x, tf.constant(n))
+        with tf.GradientTape() as e:
+            e.watch(x)
+            ye = grown(x, tf.constant(n))
+        np.testing.assert_allclose(y.numpy(), ye.numpy(), rtol=1e-12)
+        g, ge = t.gradient(y, x), e.gradient(ye, x)
+        if n == 0:
+            assert ge is None and not g.numpy().any()
+        else:
+            np.testing.assert_allclose(g.numpy(), ge.numpy(), rtol=1e-12, atol=1e-14)

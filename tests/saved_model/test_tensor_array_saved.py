@@ -74,3 +74,37 @@ def test_tensor_array_methods_save_and_load_to_second_order(tmp_path):
     for got in results[1:]:
         for a, b in zip(got, results[0], strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+
+
+class Grown(tf.Module):
+    """A dynamic-size TensorArray grown in a loop of run-time length (leading dim None)."""
+
+    @tf.function(input_signature=[tf.TensorSpec([6, 3], tf.float64), tf.TensorSpec([], tf.int32)])
+    def __call__(self, x, n):
+        ta = tf.TensorArray(tf.float64, size=0, dynamic_size=True)
+        h = tf.zeros([3], tf.float64)
+        for i in tf.range(n):
+            h = tf.tanh(0.5 * h + tf.gather(x, i))
+            ta = ta.write(i, h)
+        return tf.reduce_sum(ta.stack() ** 2) + tf.cast(ta.size(), tf.float64)
+
+
+def test_a_run_time_sized_tensor_array_saves_and_loads_to_second_order(tmp_path):
+    m = Grown()
+    tf.saved_model.save(m, str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    x = tf.constant(np.linspace(-1.0, 1.0, 18).reshape(6, 3))
+    for n in (0, 4):
+        results = []
+        for fn in (m, loaded):
+            with tf.GradientTape() as t2:
+                t2.watch(x)
+                with tf.GradientTape() as t1:
+                    t1.watch(x)
+                    y = fn(x, tf.constant(n))
+                g = t1.gradient(y, x)
+                s = tf.reduce_sum(g * g)
+            results.append([y.numpy(), g.numpy(), t2.gradient(s, x).numpy()])
+        for a, b in zip(results[1], results[0], strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+        assert (results[0][0] == 0.0) == (n == 0)

@@ -237,26 +237,22 @@ def test_function_errors():
         wrong_shape(X)
 
 
-def test_dynamic_size_takes_a_static_trip_count_and_else_asks_for_a_size():
+def test_dynamic_size_with_a_constant_trip_count_is_sized_before_the_loop():
+    """Beyond TensorFlow (whose stack has static shape (None, 2) here): the constant trip
+    count sizes the tensor before the loop, so its shape stays static and compiles."""
+    shapes = []
+
     @tf.function
     def constant_trips(x):
         ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
         for i in tf.range(3):
             ta = ta.write(i, x * tf.cast(i, tf.float32))
+        shapes.append(tuple(ta.stack().shape))
         return ta.stack(), ta.size()
-
-    @tf.function
-    def unknown_trips(x, n):
-        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
-        for i in tf.range(n):
-            ta = ta.write(i, x)
-        return ta.stack()
 
     stacked, size = constant_trips(X)
     np.testing.assert_array_equal(stacked.numpy(), [[0, 0], [1, 2], [2, 4]])
-    assert size.numpy() == 3
-    with pytest.raises(TracingError, match="'ta' has size 0 .* pass size="):
-        unknown_trips(X, tf.constant(3))
+    assert size.numpy() == 3 and shapes == [(3, 2)]
 
 
 def test_element_shape_learned_from_the_loop_body():
@@ -422,15 +418,54 @@ def test_infer_shape_false_in_a_function_with_elements_of_one_shape():
     assert f(X4).numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason="a traced TensorArray is one dense "
-                   "tensor: its elements share one shape (no ragged TensorList)")
 def test_infer_shape_false_in_a_function_with_elements_of_different_shapes():
-    """TensorFlow 2.21: [1, 2, 3, 4] (and the same for split(x, [1, 3]) then concat)."""
+    """TensorFlow 2.21: concat [1, 2, 3, 4], read(1) [2, 3, 4], size 2 (and the same for
+    split(x, [1, 3]) then concat; read(0) [1]); the gradient of sum(concat * [1, 2, 3, 4]) +
+    sum(read(1)) with elements 2 * x[:1] and x[1:] ** 2 is [2, 12, 24, 40]; stack raises
+    InvalidArgumentError (when the program runs; here while tracing). Here the elements are
+    a list of tensors, so indices must be Python ints and it cannot be a loop variable."""
     @tf.function
     def f(x):
         ta = tf.TensorArray(tf.float32, 2, infer_shape=False).write(0, x[:1]).write(1, x[1:])
+        return ta.concat(), ta.read(1), ta.size()
+
+    @tf.function
+    def split(x):
+        ta = tf.TensorArray(tf.float32, 2).split(x, [1, 3])
+        return ta.concat(), ta.read(0)
+
+    @tf.function
+    def grad(x):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            ta = tf.TensorArray(tf.float32, 2, infer_shape=False)
+            ta = ta.write(0, x[:1] * 2.0).write(1, x[1:] ** 2)
+            y = tf.reduce_sum(ta.concat() * tf.constant([1.0, 2.0, 3.0, 4.0]))
+            y = y + tf.reduce_sum(ta.read(1))
+        return t.gradient(y, x)
+
+    @tf.function
+    def stacked(x):
+        ta = tf.TensorArray(tf.float32, 2, infer_shape=False).write(0, x[:1]).write(1, x[1:])
+        return ta.stack()
+
+    @tf.function
+    def in_a_loop(x, n):
+        ta = tf.TensorArray(tf.float32, 2, infer_shape=False).write(0, x[:1]).write(1, x[1:])
+        for i in tf.range(n):
+            ta = ta.write(0, x[:2])
         return ta.concat()
-    assert f(X4).numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
+
+    c, r, k = f(X4)
+    assert c.numpy().tolist() == [1.0, 2.0, 3.0, 4.0] and r.numpy().tolist() == [2, 3, 4]
+    assert int(k) == 2
+    c, r = split(X4)
+    assert c.numpy().tolist() == [1.0, 2.0, 3.0, 4.0] and r.numpy().tolist() == [1.0]
+    assert grad(X4).numpy().tolist() == [2.0, 12.0, 24.0, 40.0]
+    with pytest.raises(InvalidArgumentError, match=r"stack elements of shapes \[\(1,\), \(3,\)\]"):
+        stacked(X4)
+    with pytest.raises(ValueError, match="cannot be a loop variable"):
+        in_a_loop(X4, tf.constant(2))
 
 
 def test_errors_inside_a_loop_body_are_tensorflows_and_name_the_line():
@@ -495,18 +530,365 @@ def test_the_jacobian_of_a_tensor_array_loop_is_one_batched_loop():
                                rtol=1e-10)
 
 
-@pytest.mark.xfail(strict=True, raises=TracingError, reason="a traced TensorArray has a static "
-                   "size: it cannot grow in a loop whose trip count is known only at run time")
+# -- dynamic size in a loop of run-time length: the leading dim None -------------------------
+
 def test_dynamic_size_grows_in_a_loop_of_run_time_length():
-    """TensorFlow 2.21: [[0, 0, 0, 0], [1, 2, 3, 4], [2, 4, 6, 8]] and size 3."""
+    """TensorFlow 2.21: stack() has static shape (None, 4) inside the function; n=3 gives
+    [[0, 0, 0, 0], [1, 2, 3, 4], [2, 4, 6, 8]] and size 3, n=1 [[0, 0, 0, 0]] and size 1, n=0
+    an empty (0, 4) and size 0."""
+    shapes = []
+
     @tf.function
     def grow(x, n):
         ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
         for i in tf.range(n):
             ta = ta.write(i, x * tf.cast(i, tf.float32))
+        shapes.append(tuple(ta.stack().shape))
         return ta.stack(), ta.size()
     stacked, size = grow(X4, tf.constant(3))
     assert stacked.numpy().tolist() == [[0, 0, 0, 0], [1, 2, 3, 4], [2, 4, 6, 8]] and int(size) == 3
+    stacked, size = grow(X4, tf.constant(1))
+    assert stacked.numpy().tolist() == [[0, 0, 0, 0]] and int(size) == 1
+    stacked, size = grow(X4, tf.constant(0))
+    assert stacked.shape == [0, 4] and int(size) == 0
+    assert shapes == [(None, 4)]        # one trace: the size is data
+
+
+def test_dynamic_size_grows_in_a_while_with_a_data_dependent_stop():
+    """TensorFlow 2.21: static shape (None, 2); [1, 2] gives the 6 rows [2, 4] ... [64, 128]
+    and size 6; [100, 2] stops at once: an empty (0, 2) and size 0."""
+    shapes = []
+
+    @tf.function
+    def until(x):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        i = tf.constant(0)
+        s = x
+        while tf.reduce_sum(s) < 100.0:
+            s = s * 2.0
+            ta = ta.write(i, s)
+            i += 1
+        shapes.append(tuple(ta.stack().shape))
+        return ta.stack(), ta.size()
+    r, k = until(tf.constant([1.0, 2.0]))
+    assert r.numpy().tolist() == [[2 ** j, 2 ** (j + 1)] for j in range(1, 7)] and int(k) == 6
+    r, k = until(tf.constant([100.0, 2.0]))
+    assert r.shape == [0, 2] and int(k) == 0
+    assert shapes == [(None, 2)]
+
+
+def test_dynamic_size_in_nested_loops_with_gaps_and_a_size_to_start_from():
+    """TensorFlow 2.21 (static shape (None, 2) for each stack): nested loops writing j*n+i give
+    the 6 rows; writing at 2*i leaves zeros between (size 5); a TensorArray of size 2 grows
+    past it (n=4: 5 rows), and keeps its 2 rows when the loop does not run."""
+    @tf.function
+    def nested(x, m, n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for j in tf.range(m):
+            for i in tf.range(n):
+                ta = ta.write(j * n + i, x * tf.cast(10 * j + i, tf.float32))
+        return ta.stack(), ta.size()
+
+    @tf.function
+    def gaps(x, n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(2 * i, x + tf.cast(i, tf.float32))
+        return ta.stack(), ta.size()
+
+    @tf.function
+    def presized(x, n):
+        ta = tf.TensorArray(tf.float32, size=2, dynamic_size=True)
+        ta = ta.write(0, x)
+        for i in tf.range(n):
+            ta = ta.write(i + 1, x * 2.0)
+        return ta.stack(), ta.size()
+
+    s, k = nested(X, tf.constant(2), tf.constant(3))
+    assert s.numpy().tolist() == [[0, 0], [1, 2], [2, 4], [10, 20], [11, 22], [12, 24]]
+    assert int(k) == 6
+    s, k = gaps(X, tf.constant(3))
+    assert s.numpy().tolist() == [[1, 2], [0, 0], [2, 3], [0, 0], [3, 4]] and int(k) == 5
+    s, k = presized(X, tf.constant(4))
+    assert s.numpy().tolist() == [[1, 2]] + [[2, 4]] * 4 and int(k) == 5
+    s, k = presized(X, tf.constant(0))
+    assert s.numpy().tolist() == [[1, 2], [0, 0]] and int(k) == 2
+
+
+def test_dynamic_size_written_at_an_index_the_trace_cannot_bound_grows():
+    """TensorFlow 2.21: writing at 2*i for i in tf.range(3) (constant bounds) gives 5 rows,
+    zeros between; writing at a tensor argument n=3 outside any loop (size 2) gives
+    [[0, 0], [0, 0], [0, 0], [1, 2]], static shape (None, 2); a size-2 one with no element
+    shape yet, written at i + 2 in a loop of n=1 gives [[0, 0], [0, 0], [1, 2]], of n=0 its
+    two zero rows. Writing at the counter of a constant range keeps the static size (test
+    above)."""
+    shapes = []
+
+    @tf.function
+    def gaps3(x):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(3):
+            ta = ta.write(2 * i, x)
+        return ta.stack()
+
+    @tf.function
+    def at(x, n):
+        ta = tf.TensorArray(tf.float32, size=2, dynamic_size=True)
+        ta = ta.write(n, x)
+        shapes.append(tuple(ta.stack().shape))
+        return ta.stack()
+
+    @tf.function
+    def pre(x, n):
+        ta = tf.TensorArray(tf.float32, size=2, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i + 2, x)
+        return ta.stack()
+
+    assert pre(X, tf.constant(1)).numpy().tolist() == [[0, 0], [0, 0], [1, 2]]
+    assert pre(X, tf.constant(0)).numpy().tolist() == [[0, 0], [0, 0]]
+    assert gaps3(X).numpy().tolist() == [[1, 2], [0, 0], [1, 2], [0, 0], [1, 2]]
+    assert at(X, tf.constant(3)).numpy().tolist() == [[0, 0], [0, 0], [0, 0], [1, 2]]
+    assert at(X, tf.constant(0)).numpy().tolist() == [[1, 2], [0, 0]]
+    assert shapes == [(None, 2)]
+
+
+def test_a_run_time_sized_tensor_array_is_read_by_a_later_loop():
+    """TensorFlow 2.21: s = [6, 12], concat [1, 2, 2, 4, 3, 6] (static shape (None,)), gather
+    of rows 0 and n-1 [[1, 2], [3, 6]]."""
+    shapes = []
+
+    @tf.function
+    def reread(x, n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, clear_after_read=False)
+        for i in tf.range(n):
+            ta = ta.write(i, x * tf.cast(i + 1, tf.float32))
+        s = tf.zeros([2])
+        for i in tf.range(ta.size()):
+            s = s + ta.read(i)
+        shapes.append(tuple(ta.concat().shape))
+        return s, ta.concat(), ta.gather(tf.stack([0, n - 1]))
+    s, c, g = reread(X, tf.constant(3))
+    assert s.numpy().tolist() == [6, 12] and c.numpy().tolist() == [1, 2, 2, 4, 3, 6]
+    assert g.numpy().tolist() == [[1, 2], [3, 6]] and shapes == [(None,)]
+
+
+def _sin_rnn(x, n):
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+    h = x
+    for i in tf.range(n):
+        h = tf.sin(h) * x
+        ta = ta.write(i, h)
+    return tf.reduce_sum(ta.stack() ** 2)
+
+
+def test_dynamic_size_gradients_inside_and_through_to_second_order():
+    """TensorFlow 2.21, x = [0.5, -1]: n=3 gives y 1.799358, dy/dx [0.6566834, -7.3921065],
+    d(sum dy/dx)/dx [4.640198, 19.217407], tapes inside the function and through it alike;
+    n=0 gives y 0 and zeros (not None) at both orders, inside and through."""
+    @tf.function
+    def inside(x, n):
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t:
+                t.watch(x)
+                y = _sin_rnn(x, n)
+            g = t.gradient(y, x)
+        return y, g, t2.gradient(g, x)
+
+    def through(x, n):
+        f = tf.function(_sin_rnn)
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t:
+                t.watch(x)
+                y = f(x, n)
+            g = t.gradient(y, x)
+        return y, g, t2.gradient(g, x)
+
+    x = tf.constant([0.5, -1.0])
+    for run in (inside, through):
+        y, g, gg = run(x, tf.constant(3))
+        np.testing.assert_allclose(y.numpy(), 1.799358, rtol=1e-5)
+        np.testing.assert_allclose(g.numpy(), [0.6566834, -7.3921065], rtol=1e-5)
+        np.testing.assert_allclose(gg.numpy(), [4.640198, 19.217407], rtol=1e-5)
+        y, g, gg = run(x, tf.constant(0))
+        assert float(y) == 0.0 and g.numpy().tolist() == [0, 0] and gg.numpy().tolist() == [0, 0]
+
+
+def test_dynamic_size_gradient_of_a_while_with_a_data_dependent_stop_and_none():
+    """TensorFlow 2.21: x = [2, 3] gives y 420 and dy/dx [128, 546]; x = [200, 3] (no
+    iteration) y 0 and dy/dx [0, 0]; with w outside the loop, d(sum stack)/[x, w] is
+    [[2, 2], None] and d(sum stack + w)/[x, w] [[2, 2], 1]."""
+    @tf.function
+    def until(x):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+            i = tf.constant(0)
+            s = x
+            while tf.reduce_sum(s) < 100.0:
+                s = s * x
+                ta = ta.write(i, s)
+                i += 1
+            y = tf.reduce_sum(ta.stack())
+        return y, t.gradient(y, x)
+
+    @tf.function
+    def unused(x, w, n):
+        with tf.GradientTape(persistent=True) as t:
+            t.watch([x, w])
+            ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+            for i in tf.range(n):
+                ta = ta.write(i, x)
+            y = tf.reduce_sum(ta.stack())
+            z = y + w
+        return t.gradient(y, [x, w]), t.gradient(z, [x, w])
+
+    y, g = until(tf.constant([2.0, 3.0]))
+    assert float(y) == 420.0 and g.numpy().tolist() == [128, 546]
+    y, g = until(tf.constant([200.0, 3.0]))
+    assert float(y) == 0.0 and g.numpy().tolist() == [0, 0]
+    (gx, gw), (zx, zw) = unused(X, tf.constant(1.0), tf.constant(2))
+    assert gx.numpy().tolist() == [2, 2] and gw is None
+    assert zx.numpy().tolist() == [2, 2] and float(zw) == 1.0
+
+
+def test_dynamic_size_gradients_equal_the_eager_loop_and_finite_differences():
+    x = tf.constant([0.3, -0.7], tf.float64)
+
+    def f(x, n):
+        ta = tf.TensorArray(tf.float64, size=0, dynamic_size=True)
+        h = x
+        for i in tf.range(n):
+            h = tf.tanh(h * x + tf.cast(i, tf.float64))
+            ta = ta.write(i, h)
+        return tf.reduce_sum(ta.stack() * ta.stack()[::-1])
+
+    for n in (1, 4):
+        check_gradients(lambda x: tf.function(f)(x, tf.constant(n)), x.numpy(), order=2)
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.function(f)(x, tf.constant(n))
+        with tf.GradientTape() as e:
+            e.watch(x)
+            ye = f(x, tf.constant(n))
+        np.testing.assert_allclose(t.gradient(y, x).numpy(), e.gradient(ye, x).numpy(),
+                                   rtol=1e-12)
+
+
+def test_dynamic_size_with_break_beside_a_static_one_and_in_a_called_function():
+    """TensorFlow 2.21: the loop breaks after i=2 (the dynamic one has 3 rows, the size-4 one
+    keeps a zero row); a helper returning the TensorArray (converted, called from the
+    function) gives y 7.67448 and dy/dx [4.54649, -3.78401] for x = [1, 2], n = 3."""
+    @tf.function
+    def two(x, n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, element_shape=[2])
+        tb = tf.TensorArray(tf.float32, size=4)
+        for i in tf.range(n):
+            ta = ta.write(i, x * tf.cast(i, tf.float32))
+            tb = tb.write(i, x + 1.0)
+            if tf.reduce_sum(x * tf.cast(i, tf.float32)) > 5.0:
+                break
+        return ta.stack(), tb.stack()
+
+    def helper(x, n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i, tf.sin(x) * tf.cast(i, tf.float32))
+        return ta
+
+    @tf.function
+    def called(x, n):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.reduce_sum(helper(x, n).stack() ** 2)
+        return y, t.gradient(y, x)
+
+    a, b = two(X, tf.constant(4))
+    assert a.numpy().tolist() == [[0, 0], [1, 2], [2, 4]]
+    assert b.numpy().tolist() == [[2, 3], [2, 3], [2, 3], [0, 0]]
+    y, g = called(X, tf.constant(3))
+    np.testing.assert_allclose(y.numpy(), 7.67448, rtol=1e-5)
+    np.testing.assert_allclose(g.numpy(), [4.54649, -3.78401], rtol=1e-5)
+
+
+def test_dynamic_size_in_tf_while_loop_values_and_gradients():
+    """TensorFlow 2.21, tf.while_loop with the TensorArray among its loop variables: static
+    shape (None, 2), rows [[0, 0], [1, 2], [2, 4]] and size 3; with h = sin(h) * x written
+    each step (x = [0.5, -1]): n=3 gives y 1.799358, dy/dx [0.6566834, -7.3921065] and
+    d(sum dy/dx)/dx [4.640198, 19.217407]; n=0 gives 0 and zeros at both orders."""
+    shapes = []
+
+    @tf.function
+    def api(x, n):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        _, ta = tf.while_loop(lambda i, ta: i < n,
+                              lambda i, ta: (i + 1, ta.write(i, x * tf.cast(i, tf.float32))),
+                              [tf.constant(0), ta])
+        shapes.append(tuple(ta.stack().shape))
+        return ta.stack(), ta.size()
+
+    @tf.function
+    def api_grad(x, n):
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t:
+                t.watch(x)
+                ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+
+                def body(i, h, ta):
+                    h = tf.sin(h) * x
+                    return i + 1, h, ta.write(i, h)
+                _, _, ta = tf.while_loop(lambda i, h, ta: i < n, body, [tf.constant(0), x, ta])
+                y = tf.reduce_sum(ta.stack() ** 2)
+            g = t.gradient(y, x)
+        return y, g, t2.gradient(g, x)
+
+    s, k = api(X, tf.constant(3))
+    assert s.numpy().tolist() == [[0, 0], [1, 2], [2, 4]] and int(k) == 3
+    assert shapes == [(None, 2)]
+    x = tf.constant([0.5, -1.0])
+    y, g, gg = api_grad(x, tf.constant(3))
+    np.testing.assert_allclose(y.numpy(), 1.799358, rtol=1e-5)
+    np.testing.assert_allclose(g.numpy(), [0.6566834, -7.3921065], rtol=1e-5)
+    np.testing.assert_allclose(gg.numpy(), [4.640198, 19.217407], rtol=1e-5)
+    y, g, gg = api_grad(x, tf.constant(0))
+    assert float(y) == 0.0 and g.numpy().tolist() == [0, 0] and gg.numpy().tolist() == [0, 0]
+
+
+def _grown_rows(x, n):
+    ta = tf.TensorArray(x.dtype, size=0, dynamic_size=True)
+    h = tf.zeros_like(tf.gather(x, 0))
+    for i in tf.range(n):
+        h = tf.tanh(0.5 * h + x[i])
+        ta = ta.write(i, h)
+    return tf.reduce_sum(ta.stack(), 0)
+
+
+def test_the_jacobian_of_a_run_time_sized_tensor_array_loop():
+    """Through the function (its backward replayed with the forward's concrete values: the
+    While's graphs take the grown list as [None, 3]) and inside it: the eager loop's."""
+    from tapeflow.tracer import jacobian as jac
+    x = tf.constant(np.linspace(-1.0, 1.0, 12).reshape(4, 3))
+    n = tf.constant(3)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = _grown_rows(x, n)
+    want = t.jacobian(y, x).numpy()
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.function(_grown_rows)(x, n)
+    np.testing.assert_allclose(t.jacobian(y, x).numpy(), want, rtol=1e-12, atol=1e-15)
+    assert [v.report().split(": ")[-1] for v in jac.LAST] == ["every op has a batching rule"]
+
+    @tf.function
+    def inside(x, n):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = _grown_rows(x, n)
+        return t.jacobian(y, x)
+    np.testing.assert_allclose(inside(x, n).numpy(), want, rtol=1e-12, atol=1e-15)
 
 
 def test_enumerate_and_zip_over_a_tensor_array_in_a_function():

@@ -15,9 +15,31 @@ def _avals(graph):
     return tuple(v.aval for v in graph.outputs)
 
 
+def _fits(given, taken):
+    """Whether a value of aval ``given`` may enter a graph input of aval ``taken``: the same
+    dtype and rank, each dim equal or unknown (None) in ``taken``. A loop variable traced
+    with an unknown dim (a TensorArray grown in the loop) is given a value of known size
+    when the graph is replayed with concrete values (a compiled call's backward, traced)."""
+    return given.dtype == taken.dtype and len(given.shape) == len(taken.shape) and all(
+        t is None or g == t for g, t in zip(given.shape, taken.shape))
+
+
+def _inputs(graph):
+    return tuple(v.aval for v in graph.inputs)
+
+
+def _loop_avals(returned, given, taken):
+    """The avals of loop variables a body returns ``returned`` for: ``given`` when it returns
+    those, else the more general ones its graph ``taken`` (``_fits``), else None."""
+    if returned == given:
+        return given
+    return taken if returned == taken else None
+
+
 def _check_inputs(graph, avals, what):
-    got = tuple(v.aval for v in graph.inputs)
-    if got != tuple(avals):
+    got = _inputs(graph)
+    if got != tuple(avals) and (len(got) != len(avals) or not all(
+            _fits(g, t) for g, t in zip(avals, got))):
         raise InferError(f"{what} takes {_fmt(got)} but is given {_fmt(avals)}")
 
 
@@ -49,10 +71,11 @@ def _while(avals, cond_graph, body_graph, n_vars):
     if pred is None:
         raise InferError("the condition of While returns nothing")
     _check_pred(pred, "the condition of While")
-    if _avals(body_graph) != tuple(avals[:n_vars]):
+    loop = _loop_avals(_avals(body_graph), tuple(avals[:n_vars]), _inputs(body_graph)[:n_vars])
+    if loop is None:
         raise InferError(f"the body of While returns {_fmt(_avals(body_graph))} for loop "
                          f"variables {_fmt(avals[:n_vars])}")
-    return tuple(avals[:n_vars]) + (AVal((), D.int32),)
+    return loop + (AVal((), D.int32),)
 
 
 defop("If", _if, arity=None, attrs={"then_graph": "graph", "else_graph": "graph"}, multi_output=True)

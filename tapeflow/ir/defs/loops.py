@@ -16,7 +16,7 @@ gradients either way.
 from ...errors import InferError
 from .. import dtypes as D
 from ..opdef import AVal, defop
-from .control import _avals, _check_inputs, _fmt
+from .control import _avals, _check_inputs, _fmt, _inputs, _loop_avals
 
 
 def _while_grad(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
@@ -30,15 +30,17 @@ def _while_grad(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
     carry = tuple(avals[n_vars + n_extra:])
     _check_inputs(fwd_graph, loop, "the forward body of WhileGrad")
     fwd_out = _avals(fwd_graph)
-    if fwd_out[:n_vars] != tuple(avals[:n_vars]):
+    if _loop_avals(fwd_out[:n_vars], tuple(avals[:n_vars]), _inputs(fwd_graph)[:n_vars]) is None:
         raise InferError(f"the forward body of WhileGrad returns {_fmt(fwd_out[:n_vars])} for "
                          f"loop variables {_fmt(avals[:n_vars])}")
     _check_inputs(bwd_graph, fwd_out[n_vars:] + tuple(avals[n_vars:n_vars + n_extra]) + carry,
                   "the backward body of WhileGrad")
-    if _avals(bwd_graph) != carry:
+    out = _loop_avals(_avals(bwd_graph), carry,
+                      _inputs(bwd_graph)[len(_inputs(bwd_graph)) - len(carry):])
+    if out is None:
         raise InferError(f"the backward body of WhileGrad returns {_fmt(_avals(bwd_graph))} "
                          f"for a carry of {_fmt(carry)}")
-    return carry
+    return out
 
 
 defop("WhileGrad", _while_grad, arity=None, multi_output=True,
@@ -87,18 +89,21 @@ def _while_with_grad(avals, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars
     _check_inputs(cond_graph, loop, "the condition of WhileWithGrad")
     _check_inputs(fwd_graph, loop, "the forward body of WhileWithGrad")
     fwd_out = _avals(fwd_graph)
-    if fwd_out[:n_vars] != loop[:n_vars]:
+    result = _loop_avals(fwd_out[:n_vars], loop[:n_vars], _inputs(fwd_graph)[:n_vars])
+    if result is None:
         raise InferError(f"the forward body of WhileWithGrad returns {_fmt(fwd_out[:n_vars])} "
                          f"for loop variables {_fmt(loop[:n_vars])}")
-    result = loop[:n_vars] + (AVal((), D.int32),)
+    result = result + (AVal((), D.int32),)
     _check_inputs(seed_graph, result + seeds, "the seed of WhileWithGrad")
     carry = _avals(seed_graph)
     _check_inputs(bwd_graph, fwd_out[n_vars:] + loop[n_vars:] + carry,
                   "the backward body of WhileWithGrad")
-    if _avals(bwd_graph) != carry:
+    out = _loop_avals(_avals(bwd_graph), carry,
+                      _inputs(bwd_graph)[len(_inputs(bwd_graph)) - len(carry):])
+    if out is None:
         raise InferError(f"the backward body of WhileWithGrad returns "
                          f"{_fmt(_avals(bwd_graph))} for a carry of {_fmt(carry)}")
-    return result + carry
+    return result + out
 
 
 defop("WhileWithGrad", _while_with_grad, arity=None, multi_output=True,

@@ -311,7 +311,9 @@ def _while_grad_grad(count, *operands, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n
         rows_ct[i] = out[:nr]
         extra_ct = [a + b for a, b in zip(extra_ct, out[nr:nr + n_extra], strict=True)]
         ct = out[nr + n_extra:]
-    state_ct = [np.zeros_like(s) for s in operands[:n_vars]]
+    # the last state's cotangent (zeros, shaped as that state: a TensorArray grown in the
+    # loop has more rows than at the start)
+    state_ct = [np.zeros_like(s) for s in state]
     for i in reversed(range(n)):
         out = run_graph(fwd_vjp, *states[i], *extra, *state_ct, *rows_ct[i])
         state_ct = out[:n_vars]
