@@ -20,7 +20,9 @@ from ops.cases import all_cases
 # EagerPyFunc (tf.py_function): its Python function takes one row at a time.
 # WhileWithGrad: made by the last passes (passes/share_loops.py) on programs that run as
 # they are, after any vectorize.
-NO_BATCHING_RULE = {"WhileWithGrad", "CustomGradient", "EagerPyFunc"}
+# WhileStacks: made only in the forward program of a call under a tape (passes/keep_stacks.py),
+# which runs as it is: a traced call inlines the function's own graph instead.
+NO_BATCHING_RULE = {"WhileWithGrad", "WhileStacks", "CustomGradient", "EagerPyFunc"}
 
 TABLES = {"kernel (runtime KERNELS)": (KERNELS, set()),
           "gradient rule (GRADS)": (GRADS, set()),

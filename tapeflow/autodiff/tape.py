@@ -236,16 +236,18 @@ class GradientTape:
         """Bytes of tensor data this tape keeps for its backward pass (beyond TensorFlow).
 
         Each recorded op keeps only what its gradient reads. A loop inside a compiled
-        function keeps its per-iteration values while its gradient runs: plain stacks (one
-        row per iteration) while they fit the loop memory budget (``TAPEFLOW_LOOP_MEMORY_MB``,
-        or ``tf.config.loop_memory`` around the first call under a tape), else checkpoints
-        (the loop state every k iterations, and k rows). Loop gradients run one after
-        another, each freeing its stacks, so the total counts the largest of them.
+        function keeps its per-iteration values: plain stacks (one row per iteration),
+        returned by the call's forward program and saved with its other tensors, while they
+        fit the loop memory budget (``TAPEFLOW_LOOP_MEMORY_MB``, or ``tf.config.loop_memory``
+        around the first call under a tape); else checkpoints (the loop state every k
+        iterations, and k rows), which the loop's gradient allocates when it runs. Loop
+        gradients run one after another, each freeing its checkpoints, so the total counts
+        the largest of them.
 
         Args:
           detail: return the parts instead of the total: (what, bytes) for the tensors
-            saved, then for each loop its mode ("stacks" or "checkpoints every k
-            iterations"), trip count and bytes.
+            saved (a loop's stacks among them), then for each loop its mode ("stacks" or
+            "checkpoints every k iterations"), trip count and the bytes its gradient adds.
 
         Returns:
           The total in bytes, or with ``detail`` a list of (description, bytes).
@@ -259,8 +261,8 @@ class GradientTape:
         ...     y = f(x)
         >>> for what, nbytes in tape.saved_bytes(detail=True):
         ...     print(nbytes, what)
-        20 tensors saved by the recorded ops
-        1200 loop at ...:3 in f, 100 iterations: stacks: 100 rows x 12 bytes
+        1220 tensors saved by the recorded ops
+        0 loop at ...:3 in f, 100 iterations: stacks: 100 rows x 12 bytes, returned by the forward program (among the tensors saved)
         >>> tape.saved_bytes()
         1220
         >>> with tf.config.loop_memory(0):            # checkpoint every loop

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir import dtypes as D
+from ..ir.defs.loops import stack_output
 from ..ir.graph import Graph
 from ..ir.opdef import AVal
 from ..ir.shapes import num_elements
@@ -129,7 +130,7 @@ def check_supported(graph):
     for v in values:
         if v.aval.dtype == D.float16:
             raise Unsupported("float16 values (Numba has no float16 arithmetic on the CPU)")
-        if any(d is None for d in v.aval.shape):
+        if any(d is None for d in v.aval.shape) and not stack_output(v):
             raise Unsupported("unknown dimensions")
     for n in graph.nodes:
         if n.op != "Const" and n.op not in CODEGEN:
@@ -456,8 +457,8 @@ def _crossing_bytes(em, graph, spans, params, outs):
     cost = [0] * (len(spans) + 1)
     for n, k0 in first.items():
         aval = avals.get(n)
-        if n in free or aval is None or not aval.shape:
-            continue
+        if n in free or aval is None or not aval.shape or None in aval.shape:
+            continue            # (a loop's stack, of run-time size, is the program's output)
         size = aval.dtype.size * num_elements(aval.shape)
         for k in range(k0 + 1, last.get(n, k0) + 1):
             cost[k] += size

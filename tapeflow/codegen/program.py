@@ -28,6 +28,7 @@ import numba
 import numba.core.errors as nerr
 import numpy as np
 
+from ..ir.defs.loops import stack_output
 from ..runtime.interpret import run_graph
 from . import cache
 from .concrete import concretize
@@ -101,7 +102,7 @@ def _fast_program(prog, call):
 
 def compile_graph(graph, name="program", cache_dir=None):
     """Compile ``graph`` to a Program (see module docstring)."""
-    if any(d is None for v in _values(graph) for d in v.aval.shape):
+    if any(None in v.aval.shape and not stack_output(v) for v in _values(graph)):
         return _ShapeSpecialized(graph, name, cache_dir)
     try:
         gen = generate(graph, name)

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..ir.defs.loops import stacked_rows
 from ..ir.graph import Value
 from ..ir.opdef import OPS, AVal
 from ..ir.shapes import broadcast_shapes
@@ -559,6 +560,18 @@ def _while_with_grad_inputs(ins, cond_graph, fwd_graph, bwd_graph, seed_graph, n
     yield "bwd_graph", _avals(fwd_graph)[n_vars:] + loop[n_vars:] + _avals(seed_graph)
 
 
+def _while_stacks_inputs(ins, cond_graph, body_graph, fwd_graph, n_vars, memory_budget):
+    yield "cond_graph", ins
+    yield "body_graph", ins
+    yield "fwd_graph", ins
+
+
+def _while_grad_stacks_inputs(ins, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+    k = len(stacked_rows(fwd_graph, n_vars))      # the stacks come last; the graphs skip them
+    yield from _while_grad_inputs(ins[:len(ins) - k], fwd_graph, bwd_graph, n_vars, n_extra,
+                                  memory_budget)
+
+
 # op -> fn(operand avals, **attrs) yielding (graph attribute, the avals its inputs take), in
 # an order where each graph's inputs are known when it comes (a loop gradient's backward body
 # reads the forward body's outputs): the ops' infer rules (ir/defs/control.py, loops.py) say
@@ -570,6 +583,8 @@ NESTED_INPUTS = {
     "WhileGrad": _while_grad_inputs,
     "WhileGradGrad": _while_grad_grad_inputs,
     "WhileWithGrad": _while_with_grad_inputs,
+    "WhileStacks": _while_stacks_inputs,
+    "WhileGradStacks": _while_grad_stacks_inputs,
 }
 
 

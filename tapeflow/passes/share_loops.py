@@ -12,9 +12,9 @@ While's outputs and WhileGrad's starting carry, copied (the originals stay for t
 users, else DCE drops them). Then 2n: as hand-written backpropagation through time.
 
 It applies where both ops are in one graph: the program of a function whose body takes
-``tape.gradient``. Under a tape across a function boundary the forward program keeps its
-While (it must return the loop's result) and the backward program's WhileGrad reads the
-trip count as an input: nothing matches, nothing changes. It runs in ``FINAL`` only (the
+``tape.gradient``. Under a tape across a function boundary the two ops land in two programs:
+there ``keep_stacks`` (on the joint graph, before it is split) makes the forward program
+return the stacks and the backward read them, for the same n + n. It runs in ``FINAL`` only (the
 fused op is never differentiated), and only when nothing it moves has an effect: the While
 prints nothing, and the nodes moved above it (the starting carry's other inputs, e.g.
 constant zeros) and the seed nodes are pure, so every print runs in its order.

@@ -20,6 +20,7 @@ from ..autodiff.custom_gradient import int_outputs_through_call
 from ..errors import InvalidArgumentError
 from ..ir import dtypes as D
 from ..ir.graph import Graph, print_graph
+from ..ir.defs.loops import stack_output
 from ..ir.opdef import AVal
 from ..runtime.interpret import apply_node, replay
 from ..runtime.kernels.loops import backward_loops
@@ -27,7 +28,8 @@ from ..runtime.recorder import STATE, Entry
 from ..runtime.registry import GradRule
 from ..runtime.tensor import Variable, convert_to_tensor, wrap
 from . import backend, compile_log, tiers
-from .autodiff import split, vjp_graph
+from ..passes.keep_stacks import keep_stacks
+from .autodiff import Joint, split, vjp_graph
 from .context import TraceContext, current
 from .fastcall import fast_caller
 from .inspection import FuncGraph, output_structure, signature_text, spec_leaf
@@ -64,7 +66,7 @@ class ConcreteFunction:
         self._tiered = None    # the background compile while the interpreter tier runs
         self._specialized = {}
         self._unknown_dims = any(None in v.aval.shape for v in graph.inputs) or any(
-            None in v.aval.shape for n in graph.nodes for v in n.outputs)
+            None in v.aval.shape and not stack_output(v) for n in graph.nodes for v in n.outputs)
         self._joint = None
         self._tape_pair = None
         self._rules = {}          # (trainable outputs, inputs kept) -> GradRule of a Call entry
@@ -158,7 +160,8 @@ class ConcreteFunction:
                 # program; the interpreter runs the graph as it is (and raises, naming the op
                 # and line, if the call itself does not fit)
                 graph, mode = self.graph, "interpreted"
-            if any(None in v.aval.shape for n in graph.nodes for v in n.outputs):
+            if any(None in v.aval.shape and not stack_output(v)
+                   for n in graph.nodes for v in n.outputs):
                 mode = "interpreted"   # sizes that depend on the data: no static program
             prog = self._specialized[key] = backend.compile(graph, self.name, mode)
         return prog(*arrays)
@@ -256,7 +259,11 @@ class ConcreteFunction:
     def _build_tape_pair(self):
         if self._tape_pair is None:
             joint = self._build_joint()
-            fwd_graph, bwd_graph, n_res = split(joint)
+            # the forward returns its loops' stacks, the backward reads them (keep_stacks)
+            graph = keep_stacks(joint.graph, joint.n_forward_nodes)
+            fwd_graph, bwd_graph, n_res = split(joint if graph is joint.graph else Joint(
+                graph, joint.n_primals, joint.n_outputs, joint.ct_outputs, joint.grad_inputs,
+                joint.n_forward_nodes))
             fwd = ConcreteFunction(fwd_graph, self.sources, None, len(fwd_graph.outputs), [],
                                    f"{self.name}_forward", jit_compile=self.jit_compile)
             bwd = ConcreteFunction(bwd_graph, None, None, len(bwd_graph.outputs), [],
@@ -354,7 +361,8 @@ def specialize(graph, avals, known=None):
 
 
 _NESTED = {"If": (("then_graph", 1), ("else_graph", 1)),
-           "While": (("cond_graph", 0), ("body_graph", 0))}
+           "While": (("cond_graph", 0), ("body_graph", 0)),
+           "WhileStacks": (("cond_graph", 0), ("body_graph", 0), ("fwd_graph", 0))}
 
 
 def _nested_specialized(node, inputs):

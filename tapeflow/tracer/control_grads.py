@@ -17,8 +17,10 @@ body gradients) and memory O(n) residual rows, or, past the memory budget
 (``memory_budget``: ``loop_memory`` below, else ``TAPEFLOW_LOOP_MEMORY_MB``), checkpoints:
 n more body evaluations, O(sqrt n) memory. (WhileGrad runs its own forward because a
 gradient rule sees the forward op after the fact. Where the While and its WhileGrad end up
-in one program, ``passes/share_loops.py`` fuses them into one WhileWithGrad: n forward
-bodies, n body gradients.)
+in one program, ``passes/share_loops.py`` fuses them into one WhileWithGrad; where they are
+split into a call's forward and backward programs, ``passes/keep_stacks.py`` makes them a
+WhileStacks returning the stacks and a WhileGradStacks reading them: n forward bodies, n
+body gradients either way.)
 
 WhileGrad's own gradient (second order) is one WhileGradGrad op: O(n) body evaluations
 (runtime/kernels/loops.py). Its gradient (third order) differentiates an equivalent graph
@@ -33,6 +35,7 @@ from .. import env
 from ..autodiff.backprop import zeros
 from ..ops import math
 from ..ops.creation import zeros_like
+from ..ir.defs.loops import stacked_rows
 from ..passes.dce import without_effects
 from ..runtime.dispatch import apply
 from ..runtime.interpret import replay
@@ -119,6 +122,14 @@ def _while(op, *cts):
     for i, gr in zip(floats + into_extra, out, strict=True):
         result[i] = gr
     return result
+
+
+@gradient("WhileStacks", inputs="all", outputs="all")
+def _while_stacks(op, *cts):
+    """The While's gradient (``passes/keep_stacks.py``). The stacks' cotangents are left out:
+    their one reader, WhileGradStacks, gives them None and differentiates through the loop's
+    inputs instead (below), so they are None or zeros."""
+    return _while(op, *cts[:op.attrs["n_vars"] + 1])
 
 
 # WhileWithGrad (a While and its WhileGrad run as one loop) is made by passes/share_loops.py
@@ -246,3 +257,19 @@ def _while_grad_grad(op, *cts):
     return _float_only(op, replay(vjp, list(op.inputs) + ct_in))
 
 
+
+
+@gradient("WhileGradStacks", inputs="all")
+def _while_grad_stacks(op, *cts):
+    """WhileGrad's (second order, linear): the stacks are values the loop's inputs decide, so
+    the gradient flows through those inputs (WhileGradGrad runs the loop from them) and the
+    stacks get None."""
+    fwd, n_vars = op.attrs["fwd_graph"], op.attrs["n_vars"]
+    n_in = len(op.inputs) - len(stacked_rows(fwd, n_vars))
+    ct_in = [c if c is not None else zeros_like(o) for c, o in zip(cts, op.outputs, strict=True)]
+    outs = apply("WhileGradGrad", list(op.inputs[:n_in]) + ct_in,
+                 {"fwd_graph": fwd, "bwd_graph": op.attrs["bwd_graph"], "fwd_vjp": _vjp_all(fwd),
+                  "bwd_vjp": _vjp_all(op.attrs["bwd_graph"]), "n_vars": n_vars,
+                  "n_extra": op.attrs["n_extra"]})
+    grads = [None, *outs] + [None] * (len(op.inputs) - n_in)
+    return _float_only(op, grads)

@@ -18,6 +18,7 @@ from ..codegen.emitter import Unsupported
 from ..codegen.fusion import Group, plan
 from ..codegen.concrete import concretize
 from ..codegen.generate import InterpreterFallbackWarning, generate
+from ..ir.defs.loops import stack_output
 from ..ir.dot import INPUT, RESIDUAL, cluster, document, link, statements
 from ..ir.graph import Graph, aval_str, line_str, print_graph
 from ..ir.shapes import num_elements
@@ -53,7 +54,8 @@ STAGES = {
     "source": "the generated Numba source of each program that runs",
 }
 DEFAULT_STAGES = ("traced", "jacobians", "forward", "backward", "loops")
-LOOP_GRADIENTS = ("WhileGrad", "WhileWithGrad", "WhileGradGrad")   # the "loops" stage's ops
+LOOP_GRADIENTS = ("WhileGrad", "WhileWithGrad", "WhileStacks", "WhileGradStacks",
+                  "WhileGradGrad")   # the "loops" stage's ops
 # the stages that are graphs (the others are text only: the passes, jacobians, sizes, source)
 GRAPH_STAGES = ("traced", "program", "joint", "min-cut", "forward", "backward")
 
@@ -440,7 +442,8 @@ def _size_classes(graph, name):
         return "   (NumPy interpreter backend: no generated program)"
     graph, note = backend.optimize(graph), ""
     shapes = [tuple(1 if d is None else d for d in v.aval.shape) for v in graph.inputs]
-    if any(None in v.aval.shape for v in _all_values(graph)):     # as compile_graph decides
+    if any(None in v.aval.shape and not stack_output(v)          # as compile_graph decides
+           for v in _all_values(graph)):
         graph, note = concretize(graph, shapes), "   (unknown dims generated at 1: each call generates for its sizes)\n"
     try:
         with warnings.catch_warnings():

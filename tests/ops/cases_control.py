@@ -59,5 +59,16 @@ CASES = {
         Case(tf.function(_loop_second), [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (3,))],
              order=1, note="a 3-iteration loop's second-order gradient, differentiated (third order)"),
     ],
+    # a tape around a function's loop: the forward program's WhileStacks returns the stacks,
+    # the backward program's WhileGradStacks reads them (passes/keep_stacks.py); at second
+    # order the backward program is differentiated, WhileGradStacks' rule included
+    "WhileStacks": [
+        Case(tf.function(_loop), [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (3,))],
+             note="3 iterations through the call, first and second order"),
+    ],
+    "WhileGradStacks": [
+        Case(tf.function(_loop), [R.uniform(-1, 1, (3,)), R.uniform(-1, 1, (3,))],
+             note="its stacks from the forward program, differentiated (second order)"),
+    ],
 }
 NOT_DIFFERENTIABLE = ["WhileWithGrad"]  # made in FINAL (passes/share_loops.py): never differentiated

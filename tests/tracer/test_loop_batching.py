@@ -109,7 +109,8 @@ def tensor_array_loop(x, n):
 def test_eager_tapes_over_a_loop_compile_from_their_record(monkeypatch):
     """Fresh eager tapes over a function whose loop writes a TensorArray: from the third call
     the tape's jacobian, and a persistent tape's gradient, run as one Numba program built from
-    the record (a loop in it: WhileGrad), equal to the eager Python loop's."""
+    the record (a loop in it: WhileGradStacks, reading the stacks the call's forward program
+    returned), equal to the eager Python loop's."""
     from tapeflow.codegen.program import Program
     from tapeflow.tracer import backend
     from tapeflow.tracer import jacobian as jac
@@ -139,7 +140,7 @@ def test_eager_tapes_over_a_loop_compile_from_their_record(monkeypatch):
         (compiled,) = [c for c in jac._PROGRAMS.values()
                        if "WhileGradGrad" in [n.op for n in c.vec.graph.nodes]]
         assert compiled.hits == 3 and isinstance(compiled.program, Program)
-        assert any(isinstance(p, Program) and "WhileGrad" in [n.op for n in rg.graph.nodes]
+        assert any(isinstance(p, Program) and "WhileGradStacks" in [n.op for n in rg.graph.nodes]
                    for rg, p in jac._GRADS.values())
     finally:
         tf.set_backend(old)

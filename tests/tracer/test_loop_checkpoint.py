@@ -149,28 +149,37 @@ def test_compiled_checkpoints_equal_the_interpreter(compiled, n):
 
 
 def test_the_dump_says_how_each_loop_gradient_keeps_its_values(monkeypatch):
-    """A tape around the call: the backward program's WhileGrad. Its rows are sin's input
-    and output and the body's 0.5 (4 + 4 + 1 float64 values: 72 bytes); its state is the
-    counter and s (4 + 32 bytes)."""
+    """A tape around the call: the forward program's WhileStacks returns the stacks, the
+    backward program's WhileGradStacks reads them. The rows are sin's input and output and
+    the body's 0.5 (4 + 4 + 1 float64 values: 72 bytes); the state is the counter and s
+    (4 + 32 bytes)."""
     f = tf.function(lambda x, w: loss(x, w, 10))
     text = f.lower(tf.constant(X), tf.constant(W)).as_text(stages=("loops",))
     rel = os.path.relpath(__file__)                     # the dump's file:line (ir line_str)
     where = f"{__file__ if rel.startswith('..') else rel}:{LOOP_LINE}"
+    every = "checkpoints every ceil(sqrt(n * 36 / 72)) iterations"
     assert text == (
-        "== loop gradients of the backward under a tape: 1\n"
-        f"   WhileGrad -> f64[4], f64[4] ({where}): a loop's gradient (it runs the forward "
-        "again to fill its stacks)\n"
+        "== loop gradients of the forward under a tape: 1\n"
+        f"   WhileStacks -> i32[], f64[4], i32[], f64[?], f64[?,4], f64[?,4] ({where}): the "
+        "While keeping its gradient's stacks, returned with the residuals (the forward runs "
+        "once)\n"
         "      per iteration: 72 bytes stacked, 36 bytes of loop state\n"
-        "      mode: stacks of n rows, allocated when it starts (n: the forward loop's trip "
-        f"count), while n <= {2**30 // 72} (budget {2**30} bytes); past that, checkpoints "
-        "every ceil(sqrt(n * 36 / 72)) iterations (O(sqrt n) memory)")
+        "      mode: stacks of 16 rows, doubling as they fill (the trip count is known only at "
+        f"the end), up to {2**30 // 72} rows (budget {2**30} bytes); past that, the stacks are "
+        f"returned empty and the backward {every} (the forward runs again; O(sqrt n) memory)\n"
+        "== loop gradients of the backward under a tape: 1\n"
+        f"   WhileGradStacks -> f64[4], f64[4] ({where}): a loop's gradient over the stacks "
+        "the forward program returned\n"
+        "      per iteration: 72 bytes stacked, 36 bytes of loop state\n"
+        "      mode: reads the n rows it is given; given none (the forward was past the "
+        f"budget, {2**30} bytes), {every} (O(sqrt n) memory)")
     with tf.config.loop_memory(0):
         g = tf.function(lambda x, w: loss(x, w, 10))
         text = g.lower(tf.constant(X), tf.constant(W)).as_text(stages=("loops",))
-    assert text.endswith(
-        "      mode: checkpoints every ceil(sqrt(n * 36 / 72)) iterations (budget 0 bytes): the "
-        "state at each, one segment of rows recomputed at a time in the backward (O(sqrt n) "
-        "memory)")
+    assert "      mode: checkpoints (budget 0 bytes): after the first iteration the stacks are " \
+        f"returned empty and the backward {every}" in text
+    assert text.endswith(f"given none (the forward was past the budget, 0 bytes), {every} "
+                         "(O(sqrt n) memory)")
 
 
 def test_the_dump_shows_the_fused_loop_a_plain_call_runs():

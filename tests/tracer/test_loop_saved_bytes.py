@@ -43,12 +43,15 @@ def checkpoint_bytes(n):
 
 @pytest.mark.parametrize("n", [0, 1, 30])
 def test_stacks_under_the_default_budget(n):
+    """The forward program returns the loop's stacks (WhileStacks): they are tensors the call
+    saves, and the loop gradient, reading them, allocates nothing more."""
     tape, _, _ = record(tf.function(sines), n)
     assert tape.saved_bytes() == TENSORS + n * ROW
     (what, tensors), (loop, nbytes) = tape.saved_bytes(detail=True)
-    assert (what, tensors) == ("tensors saved by the recorded ops", TENSORS)
-    assert nbytes == n * ROW
-    assert loop == f"loop at {_where()} in sines, {n} iterations: stacks: {n} rows x {ROW} bytes"
+    assert (what, tensors) == ("tensors saved by the recorded ops", TENSORS + n * ROW)
+    assert nbytes == 0
+    assert loop == (f"loop at {_where()} in sines, {n} iterations: stacks: {n} rows x {ROW} "
+                    f"bytes, returned by the forward program (among the tensors saved)")
 
 
 def test_checkpoints_under_loop_memory_zero():
@@ -94,12 +97,26 @@ def two_loops(x, n):
     return tf.reduce_sum(a) + tf.reduce_sum(sines(a[:2], 2 * n))
 
 
-def test_loops_run_one_after_another_so_the_total_counts_the_largest():
+def test_both_loops_stacks_are_saved_with_the_call():
+    """Each loop's stacks are residuals of the call, held together until the gradient."""
     tape, _, _ = record(tf.function(two_loops), 10)
     rows = tape.saved_bytes(detail=True)
-    loops = sorted(b for what, b in rows if what.startswith("loop at"))
-    assert loops == [20 * 16, 10 * ROW]
-    assert tape.saved_bytes() == rows[0][1] + 10 * ROW
+    assert sorted(b for what, b in rows if what.startswith("loop at")) == [0, 0]
+    with tf.config.loop_memory(0):        # checkpoints: the forward returns empty stacks
+        fn = tf.function(two_loops)
+        checkpointed, _, _ = record(fn, 10)
+    assert rows[0][1] == checkpointed.saved_bytes(detail=True)[0][1] + 20 * 16 + 10 * ROW
+    assert tape.saved_bytes() == rows[0][1]
+
+
+def test_checkpointed_loops_run_one_after_another_so_the_total_counts_the_largest():
+    with tf.config.loop_memory(0):
+        fn = tf.function(two_loops)
+        tape, _, _ = record(fn, 10)
+    rows = tape.saved_bytes(detail=True)
+    loops = [b for what, b in rows if what.startswith("loop at")]
+    assert len(loops) == 2 and min(loops) > 0
+    assert tape.saved_bytes() == rows[0][1] + max(loops)
 
 
 def test_a_tape_with_no_compiled_loop_counts_its_tensors_only():

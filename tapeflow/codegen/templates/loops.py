@@ -4,7 +4,9 @@ fit the memory budget: plain stacks), a first loop keeping the state at each seg
 (no iterations when ``k = n``), then per segment, last first, a loop writing each iteration's
 values into stack buffers of ``k`` rows and a reverse loop running the backward body on them.
 WhileWithGrad (the While and its WhileGrad fused, passes/share_loops.py) stacks the rows as
-its one forward loop runs.
+its one forward loop runs. WhileStacks runs that loop and returns its buffers cut to the trip
+count (a loop variable's history cut to the states its rows use); WhileGradStacks runs the
+backward over such stacks, given as inputs (passes/keep_stacks.py).
 
 Two things make the loops as fast as hand-written backpropagation through time: a loop
 variable whose values are rows (``h`` and the new ``h``) is kept once, as its history
@@ -13,7 +15,7 @@ added a block of iterations at a time as one large product (``_Hoisted``).
 """
 from ...passes.dce import dce
 from ...ir.graph import Graph, use_counts
-from ...runtime.kernels.loops import counted, row_states, stacked_rows
+from ...runtime.kernels.loops import counted, history_spans, row_states, stacked_rows
 from ..emitter import np_type
 from .control import _assign
 from .registry import stmt_op
@@ -270,16 +272,11 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
         _backward(em, m, rows, hoisted, extra, carry)
 
 
-@stmt_op("WhileWithGrad")
-def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
-                     memory_budget):
-    """runtime/kernels/loops.py's WhileWithGrad: the While's loop writing each iteration's
-    rows into buffers that double as they fill (the trip count is not known before), up to
-    the memory budget; past it the rows are dropped and WhileGrad's loops run (``_segments``)."""
-    ins = [em.ref(v) for v in node.inputs]
-    init, extra, seeds = ins[:n_vars], ins[n_vars:n_vars + n_extra], ins[n_vars + n_extra:]
-    state = [em.var(v) for v in node.outputs[:n_vars]]
-    _assign(em, state, init)
+def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_budget):
+    """The While's loop over the names ``state``, writing each iteration's rows into buffers
+    that double as they fill (the trip count is not known before), up to the memory budget,
+    past which they are dropped. Returns the names of the trip count, whether the rows were
+    kept, and the ``_Rows``."""
     fit, n, cap, keep = em.fresh("fit"), em.fresh("n"), em.fresh("cap"), em.fresh("keep")
     em.line(f"{fit} = max({int(memory_budget)} // max({_row_bytes(em, fwd_graph, n_vars)}, 1), 1)")
     bounds = counted(cond_graph, fwd_graph, n_vars)
@@ -307,6 +304,21 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
             rows.write(n, outs)
         _assign(em, state, outs[:n_vars], simultaneous=True)
         em.line(f"{n} += 1")
+    return n, keep, rows
+
+
+@stmt_op("WhileWithGrad")
+def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
+                     memory_budget):
+    """runtime/kernels/loops.py's WhileWithGrad: the While's loop writing each iteration's
+    rows into buffers that double as they fill (the trip count is not known before), up to
+    the memory budget; past it the rows are dropped and WhileGrad's loops run (``_segments``)."""
+    ins = [em.ref(v) for v in node.inputs]
+    init, extra, seeds = ins[:n_vars], ins[n_vars:n_vars + n_extra], ins[n_vars + n_extra:]
+    state = [em.var(v) for v in node.outputs[:n_vars]]
+    _assign(em, state, init)
+    n, keep, rows = _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra,
+                                   memory_budget)
     for v in node.outputs[:n_vars]:
         em.bind(v)
     em.define(node.outputs[n_vars], f"np.int32({n})")
@@ -321,6 +333,73 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
         _segments(em, f"np.int64({n})", again, extra, carry, fwd_graph, hoisted, n_vars,
                   memory_budget)
     for v in node.outputs[n_vars + 1:]:
+        em.bind(v)
+
+
+@stmt_op("WhileStacks")
+def _while_stacks(em, node, cond_graph, body_graph, fwd_graph, n_vars, memory_budget):
+    """runtime/kernels/loops.py's WhileStacks: WhileWithGrad's forward loop (buffers doubling
+    as they fill, up to the budget), whose buffers, cut to the trip count, are outputs: the
+    stacks (no rows when the budget dropped them). Their leading size is the trip count, a
+    size only the run knows: the program's one output of unknown size (``stack_output``)."""
+    ins = [em.ref(v) for v in node.inputs]
+    init, extra = ins[:n_vars], ins[n_vars:]
+    state = [em.var(v) for v in node.outputs[:n_vars]]
+    _assign(em, state, init)
+    n, keep, rows = _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra,
+                                   memory_budget)
+    for v in node.outputs[:n_vars]:
+        em.bind(v)
+    em.define(node.outputs[n_vars], f"np.int32({n})")
+    states, spans = row_states(fwd_graph, n_vars), history_spans(fwd_graph, n_vars)
+    for v, r in zip(node.outputs[n_vars + 1:], stacked_rows(fwd_graph, n_vars), strict=True):
+        if states[r] is None:
+            em.define(v, f"{rows.stacks[r]}[:{n} if {keep} else 0]")
+        else:
+            lo, hi = spans[states[r][0]]
+            em.define(v, f"{rows.history[states[r][0]][0]}[{lo}:({n} + {hi}) if {keep} else {lo}]")
+
+
+class _Given:
+    """``_Rows``' reading side over stacks the program was given (WhileStacks' outputs): row
+    ``r`` of iteration ``i`` is ``stack[i]``, or ``history[i]`` / ``history[i + 1]``."""
+
+    def __init__(self, fwd_graph, n_vars, stacks):
+        self.avals = [v.aval for v in fwd_graph.outputs[n_vars:]]
+        picked, states = stacked_rows(fwd_graph, n_vars), row_states(fwd_graph, n_vars)
+        history = {states[r][0]: s for s, r in zip(stacks, picked, strict=True)
+                   if states[r] is not None}
+        named, spans = dict(zip(picked, stacks, strict=True)), history_spans(fwd_graph, n_vars)
+        self.where = [(named[r], 0) if state is None else
+                      (history[state[0]], state[1] - spans[state[0]][0])
+                      for r, state in enumerate(states)]
+
+    row, rows, slab = _Rows.row, _Rows.rows, _Rows.slab
+
+
+@stmt_op("WhileGradStacks")
+def _while_grad_stacks(em, node, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+    """WhileGrad's backward over the stacks it is given; over stacks of no rows (the forward
+    was past its budget) WhileGrad's own loops (``_segments``: checkpoints)."""
+    k = len(stacked_rows(fwd_graph, n_vars))
+    ins = [em.ref(v) for v in node.inputs[1:len(node.inputs) - k]]
+    stacks = [em.ref(v) for v in node.inputs[len(node.inputs) - k:]]
+    extra = ins[n_vars:n_vars + n_extra]
+    carry = [em.var(v) for v in node.outputs]
+    _assign(em, carry, ins[n_vars + n_extra:])
+    n = em.fresh("n")
+    em.line(f"{n} = np.int64({em.ref(node.inputs[0])})")
+    hoisted = _Hoisted(bwd_graph, len(fwd_graph.outputs) - n_vars, n_extra)
+    if not stacks:
+        _backward(em, n, _Given(fwd_graph, n_vars, []), hoisted, extra, carry)
+    else:
+        with em.block(f"if {n} == 0 or {stacks[0]}.shape[0] > 0:"):
+            _backward(em, n, _Given(fwd_graph, n_vars, stacks), hoisted, extra, carry)
+        with em.block("else:"):
+            state = [em.fresh("s") for _ in range(n_vars)]
+            _assign(em, state, ins[:n_vars])
+            _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_budget)
+    for v in node.outputs:
         em.bind(v)
 
 

@@ -6,8 +6,11 @@ vars, then the per-iteration values the body's gradient reads)), keeping those v
 stack per output (as TensorFlow's while_v2 accumulators), then runs ``bwd_graph``:
 (one iteration's stacked values, operands, carry) -> carry, once per iteration in reverse.
 Its outputs are the final carry: the loop variables' cotangents and the operands' summed
-gradients. The stacks never leave the op, so every tensor of the IR keeps a static type
-while the trip count is data: no dynamically-shaped stack value is needed.
+gradients. Its stacks never leave the op. Under a tape across a function boundary the
+forward and backward are two programs: there ``WhileStacks`` (the While returning its
+stacks) and ``WhileGradStacks`` (WhileGrad reading them) pass the stacks between them as
+residuals (``passes/keep_stacks.py``), the one place an IR value has a leading size only the
+run knows (the trip count, ``stack_output``).
 
 ``memory_budget`` (bytes) chooses, at run time when the trip count is known, between the
 stacks (``count`` rows fit) and checkpointing (``runtime/kernels/loops.py``): the same
@@ -16,7 +19,7 @@ gradients either way.
 from ...errors import InferError
 from .. import dtypes as D
 from ..opdef import AVal, defop
-from .control import _avals, _check_inputs, _fmt, _inputs, _loop_avals
+from .control import _avals, _check_inputs, _fmt, _inputs, _loop_avals, _while
 
 
 def _while_grad(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
@@ -109,3 +112,101 @@ def _while_with_grad(avals, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars
 defop("WhileWithGrad", _while_with_grad, arity=None, multi_output=True,
       attrs={"cond_graph": "graph", "fwd_graph": "graph", "bwd_graph": "graph",
              "seed_graph": "graph", "n_vars": "int", "n_extra": "int", "memory_budget": "int"})
+
+
+def row_states(graph, n_vars):
+    """Per row of a loop gradient's forward body (its outputs after the loop variables):
+    ``(j, 0)`` if it is loop variable ``j``'s value before the iteration, ``(j, 1)`` after
+    it, else None."""
+    before = {v.id: j for j, v in enumerate(graph.inputs[:n_vars])}
+    after = {v.id: j for j, v in enumerate(graph.outputs[:n_vars])}
+    return [(before[v.id], 0) if v.id in before else (after[v.id], 1) if v.id in after else None
+            for v in graph.outputs[n_vars:]]
+
+
+def stacked_rows(graph, n_vars):
+    """Indices of the rows an iteration stacks: a row that is a loop variable's value before
+    or after the iteration (``h`` and the new ``h``, ``row_states``) counts once per variable:
+    that variable's history is kept, n + 1 states, not two stacks of n rows."""
+    out, kept = [], set()
+    for r, state in enumerate(row_states(graph, n_vars)):
+        j = None if state is None else state[0]
+        if j is None or j not in kept:
+            out.append(r)
+            kept.add(j)
+    return out
+
+
+def history_spans(graph, n_vars):
+    """Per loop variable whose values are rows: (lo, hi), the offsets its rows use (0: before
+    an iteration, 1: after it). Its stack holds states ``lo .. n - 1 + hi``, so iteration
+    ``i``'s row at offset ``o`` is its row ``i + o - lo``: n rows for one offset, n + 1 for
+    both."""
+    spans = {}
+    for state in row_states(graph, n_vars):
+        if state is not None:
+            lo, hi = spans.get(state[0], (state[1], state[1]))
+            spans[state[0]] = (min(lo, state[1]), max(hi, state[1]))
+    return spans
+
+
+def stack_avals(fwd_graph, n_vars):
+    """The avals of a loop's stacks (``WhileStacks``' outputs after the While's, the last
+    inputs of ``WhileGradStacks``), one per ``stacked_rows``: a leading dimension of run-time
+    size (n rows; a loop variable's states, ``history_spans``: n or n + 1) over the row's shape."""
+    rows = fwd_graph.outputs[n_vars:]
+    return tuple(AVal((None,) + tuple(rows[r].aval.shape), rows[r].aval.dtype)
+                 for r in stacked_rows(fwd_graph, n_vars))
+
+
+def _while_stacks(avals, cond_graph, body_graph, fwd_graph, n_vars, memory_budget):
+    """``WhileStacks(*loop_vars, *operands)``: the While (``cond_graph``, ``body_graph``) of a
+    function called under a tape, whose forward program also returns the loop's stacks as
+    residuals, so the backward program's ``WhileGradStacks`` need not run the loop again.
+    It runs ``cond_graph`` and ``fwd_graph`` (WhileGrad's forward body: next loop variables,
+    then the rows) once per iteration. Outputs: the While's (final loop vars, trip count),
+    then ``stack_avals``. Past ``memory_budget`` bytes of rows the stacks are returned with no
+    rows (and the backward checkpoints, as WhileGrad does). ``body_graph`` is kept for the
+    op's gradient (the While's; the stacks are a cache of values the loop's inputs decide,
+    and their only reader, WhileGradStacks, differentiates through those inputs instead)."""
+    result = _while(avals, cond_graph, body_graph, n_vars)
+    _check_inputs(fwd_graph, tuple(avals), "the forward body of WhileStacks")
+    if _avals(fwd_graph)[:n_vars] != tuple(avals[:n_vars]):
+        raise InferError(f"the forward body of WhileStacks returns "
+                         f"{_fmt(_avals(fwd_graph)[:n_vars])} for loop variables "
+                         f"{_fmt(avals[:n_vars])}")
+    return result + stack_avals(fwd_graph, n_vars)
+
+
+def stack_output(v):
+    """Whether value ``v`` is a stack WhileStacks returns: its leading size is the trip count,
+    a size only the run knows, yet the program is static (compiled code allocates the stack
+    and returns it; nothing in the same program reads it)."""
+    node = v.node
+    return node is not None and node.op == "WhileStacks" and \
+        any(o is v for o in node.outputs[node.attrs["n_vars"] + 1:])
+
+
+defop("WhileStacks", _while_stacks, arity=None, multi_output=True,
+      attrs={"cond_graph": "graph", "body_graph": "graph", "fwd_graph": "graph",
+             "n_vars": "int", "memory_budget": "int"})
+
+
+def _while_grad_stacks(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+    """``WhileGradStacks(count, *loop_vars, *operands, *carry, *stacks)``: WhileGrad reading
+    the rows from ``stacks`` (``WhileStacks``' last outputs) instead of running the loop
+    again; with stacks of no rows (the forward was past its budget) it is WhileGrad."""
+    k = len(stack_avals(fwd_graph, n_vars))
+    if k > len(avals):
+        raise InferError(f"WhileGradStacks takes {k} stacks but has {len(avals)} inputs")
+    got, want = tuple(avals[len(avals) - k:]), stack_avals(fwd_graph, n_vars)
+    if tuple((a.shape[1:], a.dtype) for a in got) != tuple((a.shape[1:], a.dtype) for a in want) \
+            or any(len(a.shape) != len(b.shape) for a, b in zip(got, want, strict=True)):
+        raise InferError(f"WhileGradStacks' stacks are {_fmt(got)} for rows {_fmt(want)}")
+    return _while_grad(avals[:len(avals) - k], fwd_graph, bwd_graph, n_vars, n_extra,
+                       memory_budget)
+
+
+defop("WhileGradStacks", _while_grad_stacks, arity=None, multi_output=True,
+      attrs={"fwd_graph": "graph", "bwd_graph": "graph",
+             "n_vars": "int", "n_extra": "int", "memory_budget": "int"})

@@ -19,6 +19,9 @@ the states, rows, carries and operands. The seeds batch the carry's cotangent, w
 the operands' cotangents and so the operands: the forward passes run batched too (B times
 their work, still one loop of n iterations).
 """
+import types
+
+from ...ir.defs.loops import stacked_rows
 from .registry import batching
 
 
@@ -85,6 +88,16 @@ def while_grad(b, node, inputs, batched):
                   {"fwd_graph": vfwd.graph, "bwd_graph": vbwd.graph, "n_vars": nv, "n_extra": ne,
                    "memory_budget": node.attrs["memory_budget"]})
     return [(o, f) for o, f in zip(outs, carry, strict=True)]
+
+
+@batching("WhileGradStacks")
+def while_grad_stacks(b, node, inputs, batched):
+    """As a WhileGrad (the stacks dropped: the batched loop fills its own). The stacks come
+    from a forward program run once, unbatched; a batched backward body needs rows of the
+    batch's layout, which only the batched forward body gives."""
+    k = len(node.inputs) - len(stacked_rows(node.attrs["fwd_graph"], node.attrs["n_vars"]))
+    as_while_grad = types.SimpleNamespace(attrs=node.attrs, inputs=node.inputs[:k])
+    return while_grad(b, as_while_grad, inputs[:k], batched[:k])
 
 
 def _fixed_point_last(b, graph, fixed, flags):

@@ -8,6 +8,10 @@ state at every k-th iteration is kept, and each segment's values are recomputed 
 checkpoint just before the backward walks it (n more body evaluations, about
 ``n/k`` states plus ``k`` rows of memory: O(sqrt(n))).
 
+WhileStacks and WhileGradStacks (passes/keep_stacks.py) are WhileWithGrad cut in two: the
+forward program's loop returns its stacks (empty past the budget), the backward program's
+gradient reads them (or, given empty ones, checkpoints as WhileGrad).
+
 What a loop gradient will hold (``plan``: a ``LoopPlan`` from the trip count) and how it keeps
 its values (``describe``) are worked out here too, next to the kernels that decide them, for
 ``GradientTape.saved_bytes`` and ``tapeflow dump``."""
@@ -16,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...ir.defs.loops import history_spans, row_states, stacked_rows  # noqa: F401 (re-exported)
 from ...ir.graph import line_str
 from ..interpret import run_graph
 from ..registry import kernel
@@ -77,13 +82,19 @@ def backward_loops(graph, inputs, name):
     position = {v.id: i for i, v in enumerate(graph.inputs[:len(inputs)])}
     out = []
     for node in graph.nodes:
-        i = position.get(node.inputs[0].id) if node.op in ("WhileGrad", "WhileGradGrad") else None
+        i = position.get(node.inputs[0].id) if node.op in LOOP_GRADS else None
         if i is not None and inputs[i] is not None:
             n = int(inputs[i]._value)
             p = plan(node, n)
             where = f" at {line_str(node)}" if node.line else ""
             order = " (second order)" if node.op == "WhileGradGrad" else ""
-            if p is None:
+            given = _given_stacks(node, position, inputs)
+            if given is not None and (n == 0 or given and len(given[0]) > 0 or p is None):
+                # the forward program returned the stacks: saved with the call's tensors
+                rows = f"{n} rows x {p.row_bytes} bytes" if p is not None else f"{n} rows"
+                out.append((f"loop{where} in {name}, {n} iterations: stacks: {rows}, returned "
+                            f"by the forward program (among the tensors saved)", 0))
+            elif p is None:
                 out.append((f"loop{where} in {name}{order}, {n} iterations: sizes known only "
                             f"when it runs (not counted)", 0))
             else:
@@ -91,27 +102,17 @@ def backward_loops(graph, inputs, name):
     return out
 
 
-def row_states(graph, n_vars):
-    """Per row of the forward body (its outputs after the loop variables): ``(j, 0)`` if it is
-    loop variable ``j``'s value before the iteration, ``(j, 1)`` after it, else None."""
-    before = {v.id: j for j, v in enumerate(graph.inputs[:n_vars])}
-    after = {v.id: j for j, v in enumerate(graph.outputs[:n_vars])}
-    return [(before[v.id], 0) if v.id in before else (after[v.id], 1) if v.id in after else None
-            for v in graph.outputs[n_vars:]]
+LOOP_GRADS = ("WhileGrad", "WhileGradStacks", "WhileGradGrad")
 
 
-def stacked_rows(graph, n_vars):
-    """Indices of the rows an iteration stacks: a row that is a loop variable's value before
-    or after the iteration (``h`` and the new ``h``, ``row_states``) counts once per variable:
-    the compiled loop keeps that variable's history, n + 1 states
-    (codegen/templates/loops.py), and the interpreter's two rows are the same arrays."""
-    out, kept = [], set()
-    for r, state in enumerate(row_states(graph, n_vars)):
-        j = None if state is None else state[0]
-        if j is None or j not in kept:
-            out.append(r)
-            kept.add(j)
-    return out
+def _given_stacks(node, position, inputs):
+    """The stacks a WhileGradStacks ``node`` reads, as the call's saved tensors (arrays), or
+    None for the other loop gradients: empty ones mean the forward was past its budget."""
+    if node.op != "WhileGradStacks":
+        return None
+    k = len(stacked_rows(node.attrs["fwd_graph"], node.attrs["n_vars"]))
+    tensors = [inputs[position[v.id]] for v in node.inputs[len(node.inputs) - k:]]
+    return [t._value for t in tensors]
 
 
 def row_bytes(graph, n_vars, rows=None):
@@ -195,6 +196,72 @@ def _while_with_grad(*operands, cond_graph, fwd_graph, bwd_graph, seed_graph, n_
     return (*result, *carry)
 
 
+@kernel("WhileStacks")
+def _while_stacks(*operands, cond_graph, body_graph, fwd_graph, n_vars, memory_budget):
+    """The While's loop keeping its rows as stacks (``stack_avals``: a loop variable's rows are
+    its history of n + 1 states), returned as outputs; past ``memory_budget`` the rows are
+    dropped and the stacks returned empty (the backward then checkpoints)."""
+    state, extra = operands[:n_vars], operands[n_vars:]
+    picked, states = stacked_rows(fwd_graph, n_vars), row_states(fwd_graph, n_vars)
+    spans = history_spans(fwd_graph, n_vars)
+    rb = row_bytes(fwd_graph, n_vars)
+    fit = None if rb is None else memory_budget // max(rb, 1)
+    rows, n = [], 0
+    while run_graph(cond_graph, *state, *extra)[0]:
+        out = run_graph(fwd_graph, *state, *extra)
+        if fit is None:                 # sizes known at run time: the first rows'
+            fit = memory_budget // max(row_bytes(fwd_graph, n_vars, out[n_vars:]), 1)
+        if rows is not None and (n < fit or n < 1):
+            rows.append([state, out[n_vars:], out[:n_vars]])
+        else:
+            rows = None
+        state = out[:n_vars]
+        n += 1
+    stacks = []
+    for r in picked:
+        row = fwd_graph.outputs[n_vars + r].aval
+        if rows is None or not rows:
+            stacks.append(np.zeros((0,) + _empty_row(row), row.dtype.np))
+        elif states[r] is None:
+            stacks.append(np.stack([np.asarray(x[1][r]) for x in rows]))
+        else:
+            j = states[r][0]
+            lo, hi = spans[j]
+            history = [np.asarray(x[0][j]) for x in rows] + [np.asarray(rows[-1][2][j])]
+            stacks.append(np.stack(history[lo:n + hi]))
+    return (*state, np.int32(n), *stacks)
+
+
+def _empty_row(aval):
+    """A row's shape for an empty stack (its aval's, unless a size is known only at run time:
+    then zeros, since an empty stack is read for nothing but its emptiness)."""
+    return tuple(0 if d is None else d for d in aval.shape)
+
+
+@kernel("WhileGradStacks")
+def _while_grad_stacks(count, *operands, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+    """WhileGrad over the rows the forward program stacked (``WhileStacks``); over no rows
+    (the forward was past its budget) WhileGrad itself: checkpoints."""
+    n = int(count)
+    picked, states = stacked_rows(fwd_graph, n_vars), row_states(fwd_graph, n_vars)
+    stacks = operands[len(operands) - len(picked):]
+    operands = operands[:len(operands) - len(picked)]
+    if n and stacks and len(stacks[0]) == 0:
+        return _while_grad(count, *operands, fwd_graph=fwd_graph, bwd_graph=bwd_graph,
+                           n_vars=n_vars, n_extra=n_extra, memory_budget=memory_budget)
+    extra = operands[n_vars:n_vars + n_extra]
+    carry = operands[n_vars + n_extra:]
+    history = {states[r][0]: s for s, r in enumerate(picked) if states[r] is not None}
+    spans = history_spans(fwd_graph, n_vars)
+    where = [(picked.index(r), 0) if state is None else
+             (history[state[0]], state[1] - spans[state[0]][0])
+             for r, state in enumerate(states)]           # row -> (its stack, offset)
+    for i in reversed(range(n)):
+        rows = [stacks[s][i + off] for s, off in where]
+        carry = run_graph(bwd_graph, *rows, *extra, *carry)
+    return tuple(carry)
+
+
 def counted(cond_graph, fwd_graph, n_vars):
     """(i, j) if the loop runs while loop variable ``i < operand j`` and the body adds 1 to
     ``i`` (``for i in tf.range`` makes such loops): it runs ``j - i`` times from the start
@@ -217,12 +284,12 @@ def counted(cond_graph, fwd_graph, n_vars):
 
 
 def describe(node):
-    """How loop-gradient ``node`` (WhileGrad, WhileWithGrad or WhileGradGrad) keeps its loop's
-    values (``tapeflow dump``): [what it is, its bytes per iteration, its mode]."""
+    """How loop-gradient ``node`` (WhileGrad, WhileWithGrad, WhileStacks, WhileGradStacks or
+    WhileGradGrad) keeps its loop's values (``tapeflow dump``): [what it is, its bytes per iteration, its mode]."""
     a = node.attrs
     nv, fwd = a["n_vars"], a["fwd_graph"]
     rb, sb = row_bytes(fwd, nv), state_bytes(fwd, nv)
-    cb = _sum_bytes(v.aval for v in a["bwd_graph"].outputs)
+    cb = _sum_bytes(v.aval for v in a["bwd_graph"].outputs) if "bwd_graph" in a else 0
     if None in (rb, sb, cb):
         return [f"a loop gradient ({node.op})",
                 "per iteration: sizes known only when it runs (a function traced with None dims)",
@@ -236,15 +303,21 @@ def describe(node):
                 f"rows, {rb} of their cotangents, {cb} of carry)",
                 "mode: stacks of n rows, allocated when it starts (n: the trip count); "
                 "no budget: it never checkpoints"]
-    what = ("a loop's gradient (it runs the forward again to fill its stacks)"
-            if node.op == "WhileGrad" else
-            "the While and its gradient in one loop (the forward runs once)")
+    what = {"WhileGrad": "a loop's gradient (it runs the forward again to fill its stacks)",
+            "WhileWithGrad": "the While and its gradient in one loop (the forward runs once)",
+            "WhileStacks": "the While keeping its gradient's stacks, returned with the "
+                           "residuals (the forward runs once)",
+            "WhileGradStacks": "a loop's gradient over the stacks the forward program "
+                               "returned"}[node.op]
     per = f"per iteration: {rb} bytes stacked, {sb} bytes of loop state"
     if rb == 0:
         return [what, per, "mode: nothing to stack"]
     budget = a["memory_budget"]
     fit = budget // rb
     every = f"checkpoints every ceil(sqrt(n * {sb} / {rb})) iterations"
+    if node.op == "WhileGradStacks":
+        return [what, per, f"mode: reads the n rows it is given; given none (the forward was "
+                           f"past the budget, {budget} bytes), {every} (O(sqrt n) memory)"]
     if node.op == "WhileGrad":
         if fit <= 1:
             mode = (f"{every} (budget {budget} bytes): the state at each, one segment of rows "
@@ -256,6 +329,9 @@ def describe(node):
         return [what, per, "mode: " + mode]
     past = (f"the rows are dropped and the gradient {every} (the forward runs again; "
             f"O(sqrt n) memory)")
+    if node.op == "WhileStacks":
+        past = (f"the stacks are returned empty and the backward {every} (the forward runs "
+                f"again; O(sqrt n) memory)")
     if fit <= 1:
         mode = f"checkpoints (budget {budget} bytes): after the first iteration {past}"
     else:
