@@ -131,6 +131,22 @@ def test_rules_of_graphs_with_unknown_dims_equal_the_loop(op, i, case):
         COVERED.update({n.op for n in graph.nodes} - set(vec.fallbacks))
 
 
+def test_loop_gradient_over_stacks_equals_the_loop():
+    """WhileGradStacks (a backward program reading the stacks its forward program returned:
+    passes/keep_stacks.py) exists only in a tape pair's backward graph: its rule is checked
+    there, the cotangent batched (the stacks are the forward's, as the rule assumes)."""
+    from ops.cases_control import _loop
+    args = (R.uniform(-1, 1, (3,)), R.uniform(-1, 1, (3,)))
+    fwd, bwd, n_res = tf.function(_loop).get_concrete_function(
+        *(tf.constant(a) for a in args)).tape_pair()
+    assert "WhileGradStacks" in {n.op for n in bwd.graph.nodes}
+    residuals = list(run_graph(fwd.graph, *args)[-n_res:])
+    ct = np.ones(3)
+    flags = [False] * n_res + [True]
+    vec = check(bwd.graph, residuals + [ct], flags, np.random.default_rng(5))
+    COVERED.update({n.op for n in bwd.graph.nodes} - set(vec.fallbacks))
+
+
 def check_identity_seeds(graph, args, k):
     """Identity seeds (kept diagonal where rules allow) == the dense one-hot stack, in chunks too."""
     shape = np.shape(args[k])
