@@ -221,10 +221,14 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
                 shape_invariants=shape_invariants is not None)
 
 
-def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_invariants=False):
+def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_invariants=False,
+         with_count=False, traced=None):
     """``while_loop``; ``var_names`` (one per flat loop variable) name the variables in errors,
     for loops converted from a Python ``while`` (tracer.pywhile); ``shape_invariants``: the
-    caller passed some (they can only be met by shapes that do not change)."""
+    caller passed some (they can only be met by shapes that do not change); ``with_count``:
+    return (loop variables, the While's trip count) inside a trace; ``traced()``: called once
+    the condition and body are traced, before the While is made (pywhile learns there what
+    the first iteration, every path of it, gives the names with no value before the loop)."""
     single = not isinstance(loop_vars, (list, tuple))
     structure = [loop_vars] if single else loop_vars
 
@@ -249,7 +253,8 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_i
             flat = [as_tensor(x) for x in step(flat)]
             i += 1
         out = _nest.pack_sequence_as(structure, flat)
-        return out[0] if single else out
+        out = out[0] if single else out
+        return (out, convert_to_tensor(i, dtype="int32")) if with_count else out
     counted = maximum_iterations is not None
     if counted:
         limit = convert_to_tensor(maximum_iterations, dtype="int32")
@@ -291,6 +296,8 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_i
         if not new:
             break
         carried += new.values()
+    if traced is not None:
+        traced()
     operands, _, (gc, gb) = _unify(traces)
     n_vars = n_user + len(carried)
     # A carried variable starts as a read, like any loop variable (TensorFlow's loops carry the
@@ -301,7 +308,8 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_i
     for var, value in zip(carried, outs[n_user:n_vars], strict=True):
         var.assign(value)
     out = _nest.pack_sequence_as(structure, list(outs[counted:n_user]))
-    return out[0] if single else out
+    out = out[0] if single else out
+    return (out, outs[n_vars]) if with_count else out
 
 
 # -- Python `if` on tensors: one trace per path, merged -----------------------------------------

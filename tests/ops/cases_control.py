@@ -38,6 +38,15 @@ def _loop_second(x, w):
     return tf.reduce_sum(gx * gw)
 
 
+def _last(x, w):
+    """``t`` has no value before the loop: carried from zeros, checked by CheckTripCount."""
+    i = tf.constant(0.0, x.dtype)
+    while i < 3.0:
+        t = tf.sin(x) * w + x * i
+        i = i + 1.0
+    return t                                        # noqa: F821
+
+
 R = np.random.default_rng(11)
 CASES = {
     "If": [
@@ -58,6 +67,10 @@ CASES = {
     "WhileGradGrad": [
         Case(tf.function(_loop_second), [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (3,))],
              order=1, note="a 3-iteration loop's second-order gradient, differentiated (third order)"),
+    ],
+    "CheckTripCount": [
+        Case(tf.function(_last), [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (3,))],
+             note="a name assigned only inside a loop, read after it"),
     ],
 }
 NOT_DIFFERENTIABLE = ["WhileWithGrad"]  # made in FINAL (passes/share_loops.py): never differentiated

@@ -285,22 +285,77 @@ def test_shape_invariants_let_a_loop_variable_grow():
     np.testing.assert_array_equal(tf.function(grows)(tf.constant(3)).numpy(), [0, 0, 1, 1, 1])
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason="AutoGraph's undefined loop variables "
-                   "(a zeros placeholder and a run-time Assert on the trip count) are not built: "
-                   "tapeflow has no Assert op")
 def test_a_name_assigned_only_inside_the_loop_is_its_last_value_after_it():
     """TensorFlow 2.21 defines ``t`` after the loop as its last value (it stages the body once
-    to learn its type) and, when the loop runs zero times, raises InvalidArgumentError
-    "loop must iterate at least once to initialize t" when the function runs."""
+    to learn its type and starts it from zeros of that type) and, when the loop runs zero
+    times, raises InvalidArgumentError "assertion failed: [loop must iterate at least once to
+    initialize t]" when the function runs (one Assert for all such names: "... initialize t,
+    u"); a Python number is carried as a tensor (``t = 3`` gives int32 3)."""
     def last(x, n):
         for i in tf.range(n):
             t = x * 2.0
         return t                                   # noqa: F821
+
+    def two(x, n):
+        for i in tf.range(n):
+            t = x * 2.0
+            u = (3, tf.cast(i, tf.float32))
+        return t, u                                # noqa: F821
     f = tf.function(last)
     np.testing.assert_array_equal(f(tf.constant([1.0]), tf.constant(3)).numpy(), [2.0])
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match="loop must iterate at least once to initialize t"):
+                       match="loop must iterate at least once to initialize t") as e:
         f(tf.constant([1.0]), tf.constant(0))
+    assert line_of(last, "for i in tf.range(n)") in str(e.value)
+    assert f.experimental_get_tracing_count() == 1
+    g = tf.function(two)
+    t, (three, i) = g(tf.constant([1.0]), tf.constant(4))
+    assert (t.numpy().tolist(), int(three), three.dtype, float(i)) == ([2.0], 3, tf.int32, 3.0)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="loop must iterate at least once to initialize t, u"):
+        g(tf.constant([1.0]), tf.constant(0))
+
+
+def test_a_name_defined_after_the_loop_is_differentiable_through_and_inside_the_function():
+    def last(x, n):
+        for i in tf.range(n):
+            t = x * x + tf.cast(i, x.dtype)
+        return t                                   # noqa: F821
+
+    def inside(x, n):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = last(x, n)
+        return tape.gradient(y, x)
+    x, n = tf.constant([1.5, -2.0]), tf.constant(3)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.function(last)(x, n)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [3.0, -4.0])
+    np.testing.assert_allclose(tf.function(inside)(x, n).numpy(), [3.0, -4.0])
+
+    @tf.function
+    def jacobian(x, n):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = last(x, n)
+        return tape.jacobian(y, x)
+    np.testing.assert_allclose(jacobian(x, n).numpy(), np.diag([3.0, -4.0]))
+
+
+def test_a_name_the_loop_defines_on_one_path_only_must_be_defined_before_it():
+    """TensorFlow 2.21: ValueError "'t' must be defined before the loop" (AutoGraph tried to
+    define it and ran into "'t' must also be initialized in the else branch"), at trace time."""
+    def one_path(x, n):
+        for i in tf.range(n):
+            if x[0] > 0:
+                t = x * 2.0
+        return t                                   # noqa: F821
+    with pytest.raises(ValueError, match="'t' must be defined before the loop") as e:
+        tf.function(one_path)(tf.constant([1.0]), tf.constant(3))
+    assert line_of(one_path, "for i in tf.range(n)") in str(e.value)
+    assert line_of(one_path, "return t") in str(e.value)
+    assert "not assign it on every path" in str(e.value)
 
 
 def test_return_inside_a_for_over_tf_range_runs_per_path_as_the_readme_says():
