@@ -40,7 +40,7 @@ def _loop_second(x, w):
 
 def _last(x, w):
     """``t`` has no value before the loop: carried from zeros, checked by CheckTripCount."""
-    i = tf.constant(0.0, x.dtype)
+    i = tf.reduce_sum(x) * 0.0                      # a tensor of the inputs: one While
     while i < 3.0:
         t = tf.sin(x) * w + x * i
         i = i + 1.0
