@@ -126,11 +126,13 @@ class TraceContext:
             self._keep.append(t)  # keep id() unique while the trace lives
         return v
 
-    def add_op(self, name, tensors, attrs, out_avals):
+    def add_op(self, name, tensors, attrs, out_avals, fold=True):
         """Dispatch's hook: add op ``name`` to the graph; its symbolic outputs, or None for a
-        pure op on constants made inside the trace (it runs now: constant folding). An op with
-        effects (``tf.print``) is always traced: it must happen when the program runs."""
-        if OPS[name].pure and all(isinstance(t, Tensor) and t._id >= self.first_id for t in tensors):
+        pure op on constants made inside the trace (it runs now: constant folding; not with
+        ``fold=False``, for an op whose static output type is the point: a relaxed shape).
+        An op with effects (``tf.print``) is always traced: it must happen when the program
+        runs."""
+        if fold and OPS[name].pure and all(isinstance(t, Tensor) and t._id >= self.first_id for t in tensors):
             return None
         if name in _OF_SHAPES and None not in tensors[0].aval.shape:
             # TensorFlow's tf.shape/tf.size of a fully known shape: a constant

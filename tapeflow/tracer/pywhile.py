@@ -37,6 +37,18 @@ from .symbolic import SymbolicTensor, TracingError
 _UNDEFINED = object()
 _undefined_after = weakref.WeakKeyDictionary()   # code -> {name: (loop's "file:line", why)}
 _trips = []     # per while_stmt being entered: its static trip count, if its test tells one
+_options = []   # per traced loop body running: the (value, shape) pairs set_loop_options gave
+
+
+def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None,
+                     shape_invariants=None):
+    """``tf.autograph.experimental.set_loop_options``, called in a converted loop's body:
+    ``shape_invariants`` is a list of (loop variable, TensorShape) pairs, as
+    ``tf.while_loop``'s, naming the variable by its value at the start of the body; a None
+    in a shape lets that size change across iterations. Elsewhere (eagerly, in a Python
+    loop) it does nothing, as in TensorFlow; the other options do nothing here."""
+    if _options and shape_invariants:
+        _options[-1].extend(shape_invariants)
 
 
 def note_trip_count(n):
@@ -208,7 +220,14 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
         bind(values)
         if test_names:
             run(test)               # the body sees what the test assigned in its iteration
-        run(body)
+        _options.append([])
+        try:
+            run(body)
+        finally:
+            pairs = _options.pop()
+        found = _invariants(pairs, carried, values, where)
+        if any(n not in invariants or invariants[n] != s for n, s in found.items()):
+            raise _Invariants(found)
         if staging:                 # one run per path of the body (traced per path)
             runs.append({n: cells.get(n) for n in late})
         new = [_check_value(n, cells.get(n), where, "after an iteration") for n in carried]
@@ -217,6 +236,7 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
             raise _ListShapes(shaped)
         return new
 
+    invariants = {}                 # name -> shape, from set_loop_options in the body
     checked = []                    # the late names carried: checked after the loop
     runs = []                       # while staging: per path of the body, the late names' values
 
@@ -234,9 +254,12 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
                 k = len(_leaves(value))
                 labels += [n] if k == 1 else [f"{n}[{i}]" for i in range(k)]
             try:
+                shapes = None if not invariants else [invariants.get(n) for n in carried]
                 outs, count = loop(cond_fn, body_fn, init, var_names=labels, with_count=True,
-                                   traced=traced)
+                                   traced=traced, shape_invariants=shapes)
                 break
+            except _Invariants as e:     # traced again, the loop variables relaxed
+                invariants.update(e.shapes)
             except _ListShapes as e:     # traced again, the TensorArrays' tensors made
                 init = e.values
             except _Staged as e:         # traced again, carrying the late names it could
@@ -265,6 +288,30 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
     if undefined:
         _undefined_after.setdefault(caller, {}).update(
             {n: (where, why_undefined.get(n)) for n in undefined})
+
+
+class _Invariants(Exception):
+    """The body called set_loop_options with shape invariants not yet applied."""
+
+    def __init__(self, shapes):
+        super().__init__("internal: a loop's shape invariants became known")
+        self.shapes = shapes
+
+
+def _invariants(pairs, carried, values, where):
+    """{name: shape} for set_loop_options' (value, shape) pairs: each value must be a loop
+    variable as the body received it."""
+    out = {}
+    for pair in pairs:
+        value, shape = pair
+        k = next((k for k, v in enumerate(values) if v is value), None)
+        if k is None:
+            raise ValueError(f"set_loop_options(shape_invariants=...) in the `while` on a tensor "
+                             f"at {where} names a value that is not one of its loop variables as "
+                             f"the body starts ({', '.join(carried) or 'none'}): give the "
+                             f"variable itself, before the body assigns it")
+        out[carried[k]] = shape
+    return out
 
 
 class _Staged(Exception):

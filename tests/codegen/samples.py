@@ -153,6 +153,7 @@ def extra_samples():
     half = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4999, -3.5, 7.0])
     out = [
         Sample("CheckTripCount", [f, np.int32(3)], {"message": "loop must iterate at least once"}),
+        Sample("EnsureShape", [f], {"shape": (3, 4)}),
         Sample("StopGradient", [f], {}), Sample("Floor", [f], {}), Sample("Round", [half], {}),
         Sample("FloorDiv", [f, f[0] + 4.0], {}), Sample("FloorDiv", [i32, pos], {}),
         Sample("FloorMod", [i32, -pos], {}), Sample("FloorMod", [i32, pos], {}),
