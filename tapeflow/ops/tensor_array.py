@@ -10,7 +10,8 @@ shape, a second read after ``clear_after_read``).
 Inside a function, every IR value has a static shape, so a TensorArray is one tensor of
 shape ``[size, *element_shape]`` with a static size, and each method returns a new
 TensorArray (TensorFlow's graph-mode semantics: ``ta = ta.write(i, x)``). ``write`` at a
-tensor index is ``TensorListSetItem``, ``read``/``gather`` are ``GatherV2``; as in
+tensor index is ``TensorListSetItem``, ``read`` at one ``TensorListGetItem`` (TensorFlow's
+error text when it is out of range), ``gather`` and a Python index ``GatherV2``; as in
 TensorFlow's TensorList, unwritten elements read as zeros, writing twice overwrites, and
 ``clear_after_read`` is ignored. Until the element shape is known (``element_shape=`` or a
 first write) there is no tensor yet. A loop variable flattens to its tensor through the
@@ -32,6 +33,12 @@ def tensor_list_set_item(lst, index, item):
     """``lst`` with element ``index`` replaced by ``item`` (TensorListSetItem)."""
     return apply("TensorListSetItem", [lst, convert_to_tensor(index, dtype=D.int32)
                                        if isinstance(index, (int, np.integer)) else index, item])
+
+
+def tensor_list_get_item(lst, index):
+    """Element ``index`` of ``lst`` (TensorListGetItem)."""
+    return apply("TensorListGetItem", [lst, convert_to_tensor(index, dtype=D.int32)
+                                       if isinstance(index, (int, np.integer)) else index])
 
 
 def _symbolic(x):
@@ -203,7 +210,9 @@ class TensorArray:
         if i is not None and i >= self._n:     # TensorFlow's TensorListGetItem, at trace time
             raise InvalidArgumentError(f"Trying to access element {i} in a list with {self._n} "
                                        f"elements. (at {user_line()})")
-        return array.gather(self._graph_buf(), index if i is None else i)
+        if i is None:
+            return tensor_list_get_item(self._graph_buf(), index)
+        return array.gather(self._graph_buf(), i)
 
     def stack(self, name=None) -> Tensor:
         if not self._graph:
