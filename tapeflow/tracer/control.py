@@ -29,7 +29,6 @@ from typing import Any
 from .. import _nest
 from ..errors import user_line
 from ..ir.graph import Graph, Node, Value
-from ..ir.opdef import AVal
 from ..ops import creation, math
 from ..runtime.dispatch import apply
 from ..runtime.interpret import apply_node
@@ -378,14 +377,9 @@ def _relaxed(x, invariant, k, var_names):
 
 
 def _with_shape(x, shape):
-    """``x`` as a value of this trace of static shape ``shape``: an EnsureShape node (through
-    dispatch, so tapes record it), not folded on a constant made in the trace (folding would
-    give the constant's own shape back)."""
-    out = apply("EnsureShape", [x], {"shape": tuple(shape)})
-    if tuple(out.shape) != tuple(shape):
-        (out,) = current().add_op("EnsureShape", [x], {"shape": tuple(shape)},
-                                  [AVal(tuple(shape), x.dtype)], fold=False)
-    return out
+    """``x`` as a value of static shape ``shape``: an EnsureShape node (never folded on a
+    constant: TraceContext.add_op)."""
+    return apply("EnsureShape", [x], {"shape": tuple(shape)})
 
 
 # -- Python `if` on tensors: one trace per path, merged -----------------------------------------

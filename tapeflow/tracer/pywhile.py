@@ -11,7 +11,8 @@ Loop variables are the names the loop assigns that have a value before it, excep
 temporaries (names the body assigns before reading and nothing reads elsewhere). A name with
 no value before the loop that code elsewhere reads is one too, as in TensorFlow's AutoGraph:
 the body is traced once to learn the type it gives the name, the loop starts it from zeros
-of that type (TensorFlow's ``_placeholder_value``), and its value after the loop is checked
+of that type (TensorFlow's ``_placeholder_value``; an unknown size is 0 there and None in
+the loop variable's static shape), and its value after the loop is checked
 when the program runs: a loop that ran zero times never set it, and ``CheckTripCount``
 raises InvalidArgumentError "loop must iterate at least once to initialize t". A name the
 body leaves undefined (assigned on one path only) or sets to what cannot be a loop variable
@@ -31,7 +32,7 @@ from ..ops.tensor_array import TensorArray
 from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor, Variable
 from .context import DecisionLimitError, LoopError, current, predicate
-from .control import loop
+from .control import _with_shape, loop
 from .symbolic import SymbolicTensor, TracingError
 
 _UNDEFINED = object()
@@ -325,7 +326,8 @@ class _Staged(Exception):
 
 def _placeholder(value):
     """(start, why not): TensorFlow's ``_placeholder_value``, zeros of the type of ``value``
-    (the name's value after the first traced iteration), or (None, why it cannot be carried)."""
+    (the name's value after the first traced iteration; 0 where a size is unknown while
+    tracing), or (None, why it cannot be carried)."""
     if value is _UNDEFINED:
         return None, "the body does not assign it on every path"
     if _lists(value):
@@ -333,11 +335,10 @@ def _placeholder(value):
     leaves = []
     for leaf in _leaves(value):
         if isinstance(leaf, (Tensor, SymbolicTensor)) and not isinstance(leaf, Variable):
-            shape = leaf.aval.shape
-            if any(d is None for d in shape):
-                return None, (f"its shape {list(shape)} has a dimension unknown while tracing, "
-                              f"so its placeholder cannot be made")
-            leaves.append(creation.zeros(list(shape), dtype=leaf.dtype))
+            shape = tuple(leaf.aval.shape)
+            zeros = creation.zeros([0 if d is None else d for d in shape], dtype=leaf.dtype)
+            # a size unknown while tracing is 0 in the placeholder, None in its static shape
+            leaves.append(zeros if None not in shape else _with_shape(zeros, shape))
         elif isinstance(leaf, (bool, int, float, np.number)):
             leaves.append(type(leaf)(0))
         else:

@@ -318,6 +318,8 @@ def test_shape_invariants_let_a_loop_variable_grow():
         return tape.gradient(loss, x)
     np.testing.assert_array_equal(tf.function(grows)(tf.constant(3)).numpy(), [0, 0, 1, 1, 1])
     np.testing.assert_array_equal(tf.function(grows)(tf.constant(0)).numpy(), [0, 0])
+    inlined = tf.function(lambda n: tf.function(grows)(n) * 2.0)   # replayed into another trace
+    np.testing.assert_array_equal(inlined(tf.constant(3)).numpy(), [0, 0, 2, 2, 2])
     assert tf.function(doubles).get_concrete_function(
         tf.TensorSpec([2]), tf.TensorSpec([], tf.int32)).graph.outputs[0].aval.shape == (None,)
     x, n = tf.constant([1.0, 2.0]), tf.constant(3)
@@ -436,6 +438,24 @@ def test_a_name_defined_after_the_loop_is_differentiable_through_and_inside_the_
             y = last(x, n)
         return tape.jacobian(y, x)
     np.testing.assert_allclose(jacobian(x, n).numpy(), np.diag([3.0, -4.0]))
+
+
+def test_a_name_defined_in_the_loop_with_a_size_unknown_while_tracing():
+    """TensorFlow's placeholder has 0 where the first iteration's shape is unknown, and the
+    loop variable that size relaxed; here too (an EnsureShape on the zeros)."""
+    def last(x, n):
+        for i in tf.range(n):
+            t = x * 2.0
+        return t                                   # noqa: F821
+    f = tf.function(last, input_signature=[tf.TensorSpec([None]), tf.TensorSpec([], tf.int32)])
+    x = tf.constant([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(f(x, tf.constant(3)).numpy(), [2.0, 4.0, 6.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="initialize t"):
+        f(x, tf.constant(0))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(f(x, tf.constant(2)) ** 2)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [8.0, 16.0, 24.0])
 
 
 def test_a_name_the_loop_defines_on_one_path_only_must_be_defined_before_it():
