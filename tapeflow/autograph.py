@@ -5,8 +5,10 @@ from collections.abc import Callable
 import types as _types
 
 from .tracer.convert import do_not_convert, to_code as _to_code
+from .tracer.pywhile import set_loop_options
 
-experimental = _types.SimpleNamespace(do_not_convert=do_not_convert)
+experimental = _types.SimpleNamespace(do_not_convert=do_not_convert,
+                                      set_loop_options=set_loop_options)
 
 
 def to_code(entity: Callable, recursive: bool = True, experimental_optional_features=None) -> str:

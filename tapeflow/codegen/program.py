@@ -248,7 +248,13 @@ class _ShapeSpecialized(Program):
         key = tuple(np.shape(a) for a in args)
         prog = self._by_shape.get(key)
         if prog is None:
-            prog = compile_graph(concretize(self.graph, key), self.name, self._cache_dir)
+            graph = concretize(self.graph, key)
+            if any(d is None for v in _values(graph) for d in v.aval.shape):
+                # sizes no input gives (an EnsureShape relaxing one: a loop variable whose
+                # shape_invariants let it change size): no static program
+                prog = _interpreted(graph, self.name, "sizes that change while it runs")
+            else:
+                prog = compile_graph(graph, self.name, self._cache_dir)
             self._by_shape[key] = prog
             self.source, self.cache_path = prog.source, prog.cache_path
             self.kernels, self.fallback = prog.kernels, prog.fallback

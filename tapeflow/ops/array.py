@@ -72,6 +72,28 @@ def reshape(tensor, shape, name=None) -> Tensor:
                  {"shape": tuple(None if d == -1 else d for d in dims)})
 
 
+def ensure_shape(x, shape, name=None) -> Tensor:
+    """``x``, checked to have ``shape`` (None: any size there), with that static shape.
+
+    TensorFlow's ``tf.ensure_shape``: where ``shape`` has None and ``x``'s static shape a
+    size, the result's static shape forgets it (a loop variable of a ``while_loop`` whose
+    ``shape_invariants`` allow it to change size starts so).
+
+    Args:
+      x: a tensor.
+      shape: a list of sizes and None, of ``x``'s rank.
+
+    Returns:
+      ``x`` with static shape ``shape``; InvalidArgumentError if its shape does not fit.
+
+    >>> tf.ensure_shape(tf.zeros([2, 3]), [None, 3]).shape
+    TensorShape([2, 3])
+    """
+    dims = tuple(None if d is None else int(d) for d in
+                 (shape.as_list() if hasattr(shape, "as_list") else shape))
+    return apply("EnsureShape", [_tensor(x)], {"shape": dims})
+
+
 def transpose(a, perm=None, conjugate=False, name=None) -> Tensor:
     """``a`` with its axes permuted by ``perm`` (reversed when None).
 
@@ -447,6 +469,6 @@ STATIC_FORMS["DynamicStridedSliceGrad"] = \
     lambda g, sizes, spec, shape: strided_slice_grad(g, spec, sizes)
 STATIC_FORMS["SplitV"] = lambda x, sizes_, sizes, axis: tuple(split(x, sizes_, axis))
 
-__all__ = ["meshgrid", "reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "tile", "pad", "concat",
+__all__ = ["meshgrid", "ensure_shape", "reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "tile", "pad", "concat",
            "stack", "unstack", "split", "gather", "slice", "shape", "size", "rank", "one_hot",
            "newaxis"]

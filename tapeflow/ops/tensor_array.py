@@ -15,8 +15,9 @@ TensorFlow's ``[None, ...]`` stack), and a write past the end appends zero rows 
 index (``_grown``) before writing. Such a graph has sizes that depend on the data, so it
 runs on the NumPy interpreter, not as a compiled program. With ``infer_shape=False``, an
 element of another shape written at a Python int index turns it into a list of tensors
-(``_ragged``), which cannot be a loop variable. ``write`` at a
-tensor index is ``TensorListSetItem``, ``read``/``gather`` are ``GatherV2``; as in
+(``_ragged``), which cannot be a loop variable. ``write`` at a tensor index is
+``TensorListSetItem``, ``read`` at one ``TensorListGetItem`` (TensorFlow's error text when it
+is out of range), ``gather`` and a Python index ``GatherV2``; as in
 TensorFlow's TensorList, unwritten elements read as zeros, writing twice overwrites, and
 ``clear_after_read`` is ignored. Until the element shape is known (``element_shape=`` or a
 first write) there is no tensor yet. A loop variable flattens to its tensor through the
@@ -57,6 +58,12 @@ def note_index_bounds(t, lo, hi):
 def _in_range(index, n):
     entry = _BOUNDS.get(id(index))
     return entry is not None and entry[0]() is index and 0 <= entry[1] and entry[2] < n
+
+
+def tensor_list_get_item(lst, index):
+    """Element ``index`` of ``lst`` (TensorListGetItem)."""
+    return apply("TensorListGetItem", [lst, convert_to_tensor(index, dtype=D.int32)
+                                       if isinstance(index, (int, np.integer)) else index])
 
 
 def _symbolic(x):
@@ -251,7 +258,9 @@ class TensorArray:
         if i is not None and self._n is not None and i >= self._n:   # TensorListGetItem
             raise InvalidArgumentError(f"Trying to access element {i} in a list with {self._n} "
                                        f"elements. (at {user_line()})")
-        return array.gather(self._graph_buf(), index if i is None else i)
+        if i is None:
+            return tensor_list_get_item(self._graph_buf(), index)
+        return array.gather(self._graph_buf(), i)
 
     def stack(self, name=None) -> Tensor:
         if not self._graph:

@@ -128,9 +128,12 @@ class TraceContext:
 
     def add_op(self, name, tensors, attrs, out_avals):
         """Dispatch's hook: add op ``name`` to the graph; its symbolic outputs, or None for a
-        pure op on constants made inside the trace (it runs now: constant folding). An op with
-        effects (``tf.print``) is always traced: it must happen when the program runs."""
-        if OPS[name].pure and all(isinstance(t, Tensor) and t._id >= self.first_id for t in tensors):
+        pure op on constants made inside the trace (it runs now: constant folding), unless its
+        static output type has sizes unknown (``EnsureShape`` relaxing one: a constant would
+        have its own). An op with effects (``tf.print``) is always traced: it must happen
+        when the program runs."""
+        if OPS[name].pure and all(isinstance(t, Tensor) and t._id >= self.first_id for t in tensors) \
+                and not any(None in a.shape for a in out_avals):
             return None
         if name in _OF_SHAPES and None not in tensors[0].aval.shape:
             # TensorFlow's tf.shape/tf.size of a fully known shape: a constant

@@ -206,8 +206,11 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
       cond: a function of the loop variables returning a scalar boolean tensor.
       body: a function of the loop variables returning their new values (same structure).
       loop_vars: the initial values (a tuple or list).
-      shape_invariants: accepted, but a loop variable's shape cannot change here (every
-        value of a tapeflow program has one shape): a body changing it raises ValueError.
+      shape_invariants: per loop variable (the structure of ``loop_vars``) a ``TensorShape``
+        or None: a loop variable whose invariant has None where its initial value has a size
+        may change that size across iterations (its static shape has None there; such a
+        loop runs on the NumPy interpreter). A body changing a shape its invariant (by
+        default the initial value's shape) does not allow raises ValueError.
       maximum_iterations: stop after this many iterations at most.
 
     Returns:
@@ -220,15 +223,18 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
     """
     if current() is not None and loop_lists.lists(loop_vars):
         return loop_lists.while_loop(loop, cond, body, loop_vars, maximum_iterations,
-                                     shape_invariants=shape_invariants is not None)
-    return loop(cond, body, loop_vars, maximum_iterations,
-                shape_invariants=shape_invariants is not None)
+                                     shape_invariants=shape_invariants)
+    return loop(cond, body, loop_vars, maximum_iterations, shape_invariants=shape_invariants)
 
 
-def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_invariants=False):
+def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_invariants=None,
+         with_count=False, traced=None):
     """``while_loop``; ``var_names`` (one per flat loop variable) name the variables in errors,
-    for loops converted from a Python ``while`` (tracer.pywhile); ``shape_invariants``: the
-    caller passed some (they can only be met by shapes that do not change)."""
+    for loops converted from a Python ``while`` (tracer.pywhile); ``shape_invariants``: as
+    ``while_loop``'s, in the structure of ``loop_vars``; ``with_count``:
+    return (loop variables, the While's trip count) inside a trace; ``traced()``: called once
+    the condition and body are traced, before the While is made (pywhile learns there what
+    the first iteration, every path of it, gives the names with no value before the loop)."""
     single = not isinstance(loop_vars, (list, tuple))
     structure = [loop_vars] if single else loop_vars
 
@@ -247,13 +253,19 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_i
         return leaves
 
     flat = [as_tensor(x) for x in _nest.flatten(structure)]
+    invariants = (None if shape_invariants is None else
+                  _flat_invariants([shape_invariants] if single else shape_invariants, structure))
     if current() is None:
         i = 0
         while (maximum_iterations is None or i < maximum_iterations) and bool(call(cond, flat)):
             flat = [as_tensor(x) for x in step(flat)]
             i += 1
         out = _nest.pack_sequence_as(structure, flat)
-        return out[0] if single else out
+        out = out[0] if single else out
+        return (out, convert_to_tensor(i, dtype="int32")) if with_count else out
+    if invariants is not None:    # the loop starts from values of the invariants' static shapes
+        flat = [_relaxed(x, inv, k, var_names) for k, (x, inv) in enumerate(
+            zip(flat, invariants, strict=True))]
     counted = maximum_iterations is not None
     if counted:
         limit = convert_to_tensor(maximum_iterations, dtype="int32")
@@ -267,17 +279,24 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_i
     def body_fn(*xs):
         new = [as_tensor(x) for x in step(xs[counted:n_user])]
         for k, (x, old) in enumerate(zip(new, xs[counted:n_user], strict=True)):
-            if x.aval != old.aval:
-                what = (f"while_loop body changes loop variable {k}" if var_names is None
-                        else f"the body of the `while` changes {var_names[k]!r}")
-                # TensorFlow: TypeError for a dtype, ValueError for a shape
-                error = TracingError if x.dtype != old.dtype else LoopError
-                note = ("" if not shape_invariants or error is TracingError else
-                        "; shape_invariants cannot relax this: every value of a tapeflow "
-                        "program has one shape")
-                raise error(f"{what} from "
-                            f"{_aval(old.aval)} to {_aval(x.aval)} (at {user_line()}); "
-                            f"loop variables keep their shape and dtype{note}")
+            if x.aval == old.aval:
+                continue
+            if x.dtype == old.dtype and _fits(x.aval.shape, old.aval.shape):
+                new[k] = _with_shape(x, old.aval.shape)     # a size the invariant leaves open
+                continue
+            what = (f"while_loop body changes loop variable {k}" if var_names is None
+                    else f"the body of the `while` changes {var_names[k]!r}")
+            # TensorFlow: TypeError for a dtype, ValueError for a shape
+            error = TracingError if x.dtype != old.dtype else LoopError
+            note = "" if error is TracingError else "; its rank cannot change" if len(
+                x.aval.shape) != len(old.aval.shape) else (
+                "; to let a size change across iterations, give a shape invariant with None "
+                "there (" + ("the `shape_invariants` argument of tf.while_loop" if var_names is None
+                             else "tf.autograph.experimental.set_loop_options(shape_invariants="
+                                  "[(var, shape)]) in the loop's body") + ")")
+            raise error(f"{what} from "
+                        f"{_aval(old.aval)} to {_aval(x.aval)} (at {user_line()}); "
+                        f"loop variables keep their dtype and their shape{note}")
         return ([math.add(xs[0], 1)] if counted else []) + new + [current().variable_value(v)
                                                                   for v in carried]
 
@@ -295,6 +314,8 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_i
         if not new:
             break
         carried += new.values()
+    if traced is not None:
+        traced()
     operands, _, (gc, gb) = _unify(traces)
     n_vars = n_user + len(carried)
     # A carried variable starts as a read, like any loop variable (TensorFlow's loops carry the
@@ -305,7 +326,64 @@ def loop(cond, body, loop_vars, maximum_iterations=None, var_names=None, shape_i
     for var, value in zip(carried, outs[n_user:n_vars], strict=True):
         var.assign(value)
     out = _nest.pack_sequence_as(structure, list(outs[counted:n_user]))
-    return out[0] if single else out
+    out = out[0] if single else out
+    return (out, outs[n_vars]) if with_count else out
+
+
+def _flat_invariants(invariants, structure):
+    """One shape (a tuple of sizes and None) or None per flat loop variable."""
+    out = []
+
+    def walk(inv, value):
+        if inv is None:
+            out.extend([None] * len(_nest.flatten(value)))
+        elif isinstance(value, (list, tuple)) and not hasattr(value, "__tf_flatten__"):
+            if not isinstance(inv, (list, tuple)) or len(inv) != len(value):
+                raise ValueError(f"shape_invariants {inv!r} do not have the structure of the "
+                                 f"loop variables {value!r} (at {user_line()})")
+            for i, v in zip(inv, value):
+                walk(i, v)
+        elif isinstance(value, dict):
+            for key in sorted(value, key=repr):
+                walk(inv[key], value[key])
+        elif len(_nest.flatten(value)) != 1:     # a TensorArray: its element shape is its own
+            out.extend([None] * len(_nest.flatten(value)))
+        else:
+            out.append(_as_shape(inv))
+
+    walk(invariants, structure)
+    return out
+
+
+def _as_shape(inv):
+    if inv is None:
+        return None
+    dims = inv.as_list() if hasattr(inv, "as_list") else inv
+    return None if dims is None else tuple(None if d is None else int(d) for d in dims)
+
+
+def _fits(shape, invariant):
+    """Whether a value of ``shape`` fits a loop variable of static shape ``invariant``."""
+    return len(shape) == len(invariant) and all(
+        s is None or d == s for d, s in zip(shape, invariant))
+
+
+def _relaxed(x, invariant, k, var_names):
+    """A loop variable's initial value with the static shape of its invariant."""
+    if invariant is None or tuple(x.aval.shape) == invariant:
+        return x
+    if len(invariant) != len(x.aval.shape) or any(
+            d is not None and s is not None and d != s for d, s in zip(x.aval.shape, invariant)):
+        name = f"loop variable {k}" if var_names is None else repr(var_names[k])
+        raise ValueError(f"the shape invariant {list(invariant)} of {name} does not fit its "
+                         f"initial value's shape {list(x.aval.shape)} (at {user_line()})")
+    return _with_shape(x, invariant)
+
+
+def _with_shape(x, shape):
+    """``x`` as a value of static shape ``shape``: an EnsureShape node (never folded on a
+    constant: TraceContext.add_op)."""
+    return apply("EnsureShape", [x], {"shape": tuple(shape)})
 
 
 # -- Python `if` on tensors: one trace per path, merged -----------------------------------------

@@ -8,10 +8,16 @@ Python value (or a concrete tensor) runs the plain Python loop, with Python's se
 variables bound to the While's values.
 
 Loop variables are the names the loop assigns that have a value before it, except
-temporaries (names the body assigns before reading and nothing reads elsewhere). Names with
-no value before the loop are temporaries of each iteration: after the loop they are
-undefined again, never a value of the loop's sub-trace; reading one then raises TensorFlow's
-"must be defined before the loop" (``undefined_after_loop``).
+temporaries (names the body assigns before reading and nothing reads elsewhere). A name with
+no value before the loop that code elsewhere reads is one too, as in TensorFlow's AutoGraph:
+the body is traced once to learn the type it gives the name, the loop starts it from zeros
+of that type (TensorFlow's ``_placeholder_value``; an unknown size is 0 there and None in
+the loop variable's static shape), and its value after the loop is checked
+when the program runs: a loop that ran zero times never set it, and ``CheckTripCount``
+raises InvalidArgumentError "loop must iterate at least once to initialize t". A name the
+body leaves undefined (assigned on one path only) or sets to what cannot be a loop variable
+is undefined after the loop; reading it raises TensorFlow's ValueError "must be defined
+before the loop" (``undefined_after_loop``).
 """
 import linecache
 import re
@@ -21,16 +27,29 @@ import weakref
 import numpy as np
 
 from .. import _nest
-from ..ops import math
+from ..ops import creation, math
+from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor, Variable
 from .context import DecisionLimitError, LoopError, current, predicate
-from .control import loop
-from .loop_lists import ListShapes, Zero, reshaped, shaped_lists, size_lists
+from .control import _with_shape, loop
+from .loop_lists import ListShapes, Zero, lists, reshaped, shaped_lists, size_lists
 from .symbolic import SymbolicTensor, TracingError
 
 _UNDEFINED = object()
-_undefined_after = weakref.WeakKeyDictionary()   # code -> {name: loop's "file:line"}
+_undefined_after = weakref.WeakKeyDictionary()   # code -> {name: (loop's "file:line", why)}
 _trips = []     # per while_stmt being entered: its static trip count, if its test tells one
+_options = []   # per traced loop body running: the (value, shape) pairs set_loop_options gave
+
+
+def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None,
+                     shape_invariants=None):
+    """``tf.autograph.experimental.set_loop_options``, called in a converted loop's body:
+    ``shape_invariants`` is a list of (loop variable, TensorShape) pairs, as
+    ``tf.while_loop``'s, naming the variable by its value at the start of the body; a None
+    in a shape lets that size change across iterations. Elsewhere (eagerly, in a Python
+    loop) it does nothing, as in TensorFlow; the other options do nothing here."""
+    if _options and shape_invariants:
+        _options[-1].extend(shape_invariants)
 
 
 def note_trip_count(n):
@@ -177,10 +196,13 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
     # a name the test assigns is the test's value in each iteration, not carried across
     carried = [n for n in names if entry[n] is not _UNDEFINED and n not in temps
                and n not in test_names]
-    scratch = [n for n in names if n not in carried]
-    undefined = {n for n in scratch if entry[n] is _UNDEFINED}
+    # no value before the loop, read elsewhere: carried from a placeholder once the first
+    # traced iteration has given it a type (``_Staged``)
+    late = [n for n in names if entry[n] is _UNDEFINED and n not in temps and n not in test_names]
     init = [_check_value(n, entry[n], where, "before the loop") for n in carried]
     init = [size_lists(v, trips, zero) for v in init]
+    staging = bool(late)
+    why_undefined = {}
 
     def bind(values):
         for n in scratch:           # each iteration starts with the temporaries as at entry
@@ -205,32 +227,128 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
         bind(values)
         if test_names:
             run(test)               # the body sees what the test assigned in its iteration
-        run(body)
+        _options.append([])
+        try:
+            run(body)
+        finally:
+            pairs = _options.pop()
+        found = _invariants(pairs, carried, values, where)
+        if any(n not in invariants or invariants[n] != s for n, s in found.items()):
+            raise _Invariants(found)
+        if staging:                 # one run per path of the body (traced per path)
+            runs.append({n: cells.get(n) for n in late})
         new = [_check_value(n, cells.get(n), where, "after an iteration") for n in carried]
         if reshaped(init, new):
             raise ListShapes(new)
         return new
 
+    invariants = {}                 # name -> shape, from set_loop_options in the body
+    checked = []                    # the late names carried: checked after the loop
+    runs = []                       # while staging: per path of the body, the late names' values
+
+    def traced():
+        if staging:
+            raise _Staged(runs)
+
     try:
         while True:
+            scratch = [n for n in names if n not in carried]
+            undefined = {n for n in scratch if entry[n] is _UNDEFINED}
+            runs.clear()            # per path of the body in this attempt
             labels = []             # one per flat loop variable, for the While's errors
             for n, value in zip(carried, init):
                 k = len(_leaves(value))
                 labels += [n] if k == 1 else [f"{n}[{i}]" for i in range(k)]
             try:
-                outs = loop(cond_fn, body_fn, init, var_names=labels)
+                shapes = None if not invariants else [invariants.get(n) for n in carried]
+                outs, count = loop(cond_fn, body_fn, init, var_names=labels, with_count=True,
+                                   traced=traced, shape_invariants=shapes)
                 break
+            except _Invariants as e:     # traced again, the loop variables relaxed
+                invariants.update(e.shapes)
             except ListShapes as e:      # traced again, the TensorArrays' tensors made
                 init = shaped_lists(init, e.values, zero)   # here, not in the body
+            except _Staged as e:         # traced again, carrying the late names it could
+                staging = False
+                for n in late:
+                    values = [r[n] for r in e.runs]
+                    start, why_undefined[n] = _placeholder(
+                        _UNDEFINED if any(v is _UNDEFINED for v in values) else values[0])
+                    if start is not None:
+                        carried.append(n)
+                        init.append(start)
+                        checked.append(n)
     finally:
         for n in names:
             cells.set(n, entry[n])
+    if checked:
+        message = f"loop must iterate at least once to initialize {', '.join(checked)}"
+        k = len(carried) - len(checked)
+        outs = list(outs[:k]) + [_nest.pack_sequence_as(v, [
+            apply("CheckTripCount", [x, count], {"message": message}) for x in _leaves(v)])
+            for v in outs[k:]]
     for n, v in zip(carried, outs, strict=True):
         cells.set(n, v)
     if test_names:
         test()                      # what the last, failing, test assigned
     if undefined:
-        _undefined_after.setdefault(caller, {}).update({n: where for n in undefined})
+        _undefined_after.setdefault(caller, {}).update(
+            {n: (where, why_undefined.get(n)) for n in undefined})
+
+
+class _Invariants(Exception):
+    """The body called set_loop_options with shape invariants not yet applied."""
+
+    def __init__(self, shapes):
+        super().__init__("internal: a loop's shape invariants became known")
+        self.shapes = shapes
+
+
+def _invariants(pairs, carried, values, where):
+    """{name: shape} for set_loop_options' (value, shape) pairs: each value must be a loop
+    variable as the body received it."""
+    out = {}
+    for pair in pairs:
+        value, shape = pair
+        k = next((k for k, v in enumerate(values) if v is value), None)
+        if k is None:
+            raise ValueError(f"set_loop_options(shape_invariants=...) in the `while` on a tensor "
+                             f"at {where} names a value that is not one of its loop variables as "
+                             f"the body starts ({', '.join(carried) or 'none'}): give the "
+                             f"variable itself, before the body assigns it")
+        out[carried[k]] = shape
+    return out
+
+
+class _Staged(Exception):
+    """The body has been traced: per path of it, the values it gave the names with no value
+    before the loop (their placeholders are made from them, and the loop traced again)."""
+
+    def __init__(self, runs):
+        super().__init__("internal: the first iteration of a loop was staged")
+        self.runs = runs
+
+
+def _placeholder(value):
+    """(start, why not): TensorFlow's ``_placeholder_value``, zeros of the type of ``value``
+    (the name's value after the first traced iteration; 0 where a size is unknown while
+    tracing), or (None, why it cannot be carried)."""
+    if value is _UNDEFINED:
+        return None, "the body does not assign it on every path"
+    if lists(value):
+        return None, "it holds a TensorArray made in the body"
+    leaves = []
+    for leaf in _leaves(value):
+        if isinstance(leaf, (Tensor, SymbolicTensor)) and not isinstance(leaf, Variable):
+            shape = tuple(leaf.aval.shape)
+            zeros = creation.zeros([0 if d is None else d for d in shape], dtype=leaf.dtype)
+            # a size unknown while tracing is 0 in the placeholder, None in its static shape
+            leaves.append(zeros if None not in shape else _with_shape(zeros, shape))
+        elif isinstance(leaf, (bool, int, float, np.number)):
+            leaves.append(type(leaf)(0))
+        else:
+            return None, f"it holds a {type(leaf).__name__}, which cannot be a loop variable"
+    return _nest.pack_sequence_as(value, leaves), None
 
 
 def _leaves(value):
@@ -282,13 +400,15 @@ def undefined_after_loop(e):
         return None
     while tb.tb_next is not None:
         tb = tb.tb_next
-    where = _undefined_after.get(tb.tb_frame.f_code, {}).get(_name_of(e))
-    if where is None:
+    found = _undefined_after.get(tb.tb_frame.f_code, {}).get(_name_of(e))
+    if found is None:
         return None
+    where, why = found
+    why = why or "it is assigned only inside the loop"
     return LoopError(
-        f"{_name_of(e)!r} must be defined before the loop: it is assigned only inside the `while` "
-        f"on a tensor at {where}, which may run zero times, so it has no value after the loop "
-        f"(read at {_where(tb.tb_frame.f_code, tb.tb_lineno)})")
+        f"{_name_of(e)!r} must be defined before the loop: the `while` on a tensor at {where} "
+        f"cannot carry it as a loop variable from a placeholder ({why}), so it has no value "
+        f"after the loop (read at {_where(tb.tb_frame.f_code, tb.tb_lineno)})")
 
 
 class _UnboundInTest(TracingError, UnboundLocalError):

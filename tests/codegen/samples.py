@@ -152,6 +152,8 @@ def extra_samples():
     b1, b2 = R.random((3, 4)) > 0.5, R.random((4,)) > 0.5
     half = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.4999, -3.5, 7.0])
     out = [
+        Sample("CheckTripCount", [f, np.int32(3)], {"message": "loop must iterate at least once"}),
+        Sample("EnsureShape", [f], {"shape": (3, 4)}),
         Sample("StopGradient", [f], {}), Sample("Floor", [f], {}), Sample("Round", [half], {}),
         Sample("FloorDiv", [f, f[0] + 4.0], {}), Sample("FloorDiv", [i32, pos], {}),
         Sample("FloorMod", [i32, -pos], {}), Sample("FloorMod", [i32, pos], {}),

@@ -132,3 +132,43 @@ def test_sparse_cross_entropy_labels_out_of_range(engine):
     logits = np.stack([P.numpy(), P.numpy() ** 2]).astype(np.float64)
     want = -(logits - np.log(np.exp(logits).sum(-1, keepdims=True)))[[0, 1], [0, 2]]
     np.testing.assert_allclose(f(good, P).numpy(), want, rtol=1e-5)
+
+
+def _last(x, n):
+    for i in tf.range(n):
+        t = x * 2.0
+    return t                                        # noqa: F821
+
+
+def test_a_loop_that_ran_zero_times_leaves_a_name_it_defines_unset(engine):
+    """CheckTripCount (TensorFlow 2.21's Assert "loop must iterate at least once to initialize
+    t") raises when the compiled program runs, naming the loop's line; with iterations, ``t``
+    is its last value."""
+    f = tf.function(_last)
+    np.testing.assert_array_equal(f(P, tf.constant(2)).numpy(), [2.0, 4.0, 6.0])
+    err = _raised(lambda: f(P, tf.constant(0)))
+    assert type(err) is InvalidArgumentError
+    assert err.__cause__ is None and err.__suppress_context__
+    line = _last.__code__.co_firstlineno + 1
+    assert str(err).startswith("CheckTripCount: loop must iterate at least once to initialize t")
+    assert f"[at {__file__}:{line}: for i in tf.range(n):, called from" in str(err)
+    np.testing.assert_array_equal(f(P, tf.constant(1)).numpy(), [2.0, 4.0, 6.0])
+
+
+def _read(x, i):
+    ta = tf.TensorArray(tf.float32, size=3).unstack(x)
+    return ta.read(i)
+
+
+def test_a_tensor_array_read_out_of_range_has_tensorflows_text(engine):
+    """TensorFlow 2.21, in a function: InvalidArgumentError "Trying to access element 5 in a
+    list with 3 elements." (TensorListGetItem)."""
+    f = tf.function(_read)
+    assert float(f(P, tf.constant(2))) == 3.0
+    err = _raised(lambda: f(P, tf.constant(5)))
+    assert type(err) is InvalidArgumentError
+    assert err.__cause__ is None and err.__suppress_context__
+    assert str(err).startswith("TensorListGetItem: Trying to access element 5 in a list with 3 "
+                               "elements.")
+    line = _read.__code__.co_firstlineno + 2
+    assert f"[at {__file__}:{line}: return ta.read(i), called from" in str(err)

@@ -62,5 +62,8 @@ CASES = {
     "DynamicStridedSliceGrad": [
         Case(unknown(lambda g, y: A.strided_slice_grad(g * g, ((1, None, 2), 0), tf.shape(y)) * y,
                      1, 2), [u(2), u(4, 3)])],
+    "EnsureShape": [Case(lambda x: tf.ensure_shape(x * x, [None, 3]) * x, [u(2, 3)]),
+                    Case(unknown(lambda x: tf.ensure_shape(x * x, [2, None]) * x, 2), [u(2, 3)],
+                         note="a size made known")],
 }
 NOT_DIFFERENTIABLE = ["Shape", "Size", "OneHot"]

@@ -38,6 +38,15 @@ def _loop_second(x, w):
     return tf.reduce_sum(gx * gw)
 
 
+def _last(x, w):
+    """``t`` has no value before the loop: carried from zeros, checked by CheckTripCount."""
+    i = tf.reduce_sum(x) * 0.0                      # a tensor of the inputs: one While
+    while i < 3.0:
+        t = tf.sin(x) * w + x * i
+        i = i + 1.0
+    return t                                        # noqa: F821
+
+
 R = np.random.default_rng(11)
 CASES = {
     "If": [
@@ -69,6 +78,10 @@ CASES = {
     "WhileGradStacks": [
         Case(tf.function(_loop), [R.uniform(-1, 1, (3,)), R.uniform(-1, 1, (3,))],
              note="its stacks from the forward program, differentiated (second order)"),
+    ],
+    "CheckTripCount": [
+        Case(tf.function(_last), [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (3,))],
+             note="a name assigned only inside a loop, read after it"),
     ],
 }
 NOT_DIFFERENTIABLE = ["WhileWithGrad"]  # made in FINAL (passes/share_loops.py): never differentiated

@@ -260,47 +260,217 @@ def test_loop_errors_have_tensorflows_types_and_name_the_users_line(fn, error, l
     assert line_of(fn, line) in str(e.value) and says in str(e.value)
 
 
-def test_shape_invariants_that_hold_are_accepted_and_ones_that_would_relax_say_so():
+def test_shape_invariants_that_hold_are_accepted_and_ones_that_do_not_allow_a_change_say_so():
+    """TensorFlow 2.21 raises ValueError "Input tensor ... enters the loop with shape (2,), but
+    has shape (3,) after one iteration. To allow the shape to vary across iterations, use the
+    `shape_invariants` argument of tf.while_loop to specify a less-specific shape." for an
+    invariant [2] (or none) on a loop variable that grows, and for a change of rank under
+    [None]. An invariant that does not fit the initial value ([3] for a [2] value) TensorFlow
+    2.21 accepts (the result's static shape is then [3] for a value of 2 elements); a static
+    shape is a type here, so it raises ValueError."""
     def keeps(x, n):
         return tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s * 2.0), (0, x),
                              shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))[1]
 
     def grows(x, n):
         return tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, tf.concat([s, [1.0]], 0)),
+                             (0, x), shape_invariants=(tf.TensorShape([]), tf.TensorShape([2])))[1]
+
+    def rank(x, n):
+        return tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, tf.reshape(s, [1, -1])),
                              (0, x), shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))[1]
+
+    def does_not_fit(x, n):
+        return tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s), (0, x),
+                             shape_invariants=(tf.TensorShape([]), tf.TensorShape([3])))[1]
     x = tf.constant([1.0, 2.0])
     np.testing.assert_array_equal(tf.function(keeps)(x, tf.constant(3)).numpy(), [8.0, 16.0])
-    with pytest.raises(ValueError, match="shape_invariants cannot relax this"):
-        tf.function(grows)(x, tf.constant(3))
+    for fn, says in ((grows, r"from float32\[2\] to float32\[3\]"),
+                     (rank, r"from float32\[None\] to float32\[1, None\].*its rank cannot change"),
+                     (does_not_fit, r"shape invariant \[3\] of loop variable 1 does not fit its "
+                                    r"initial value's shape \[2\]")):
+        with pytest.raises(ValueError, match=says) as e:
+            tf.function(fn)(x, tf.constant(3))
+        assert line_of(fn, "shape_invariants=(") in str(e.value)   # the call's last line
+    assert "shape_invariants" in str(pytest.raises(ValueError, tf.function(grows), x,
+                                                   tf.constant(3)).value)
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason="a loop variable's shape cannot change "
-                   "in tapeflow (static shapes in While, WhileGrad's stacks and Numba buffers)")
 def test_shape_invariants_let_a_loop_variable_grow():
-    """TensorFlow 2.21: [0, 0, 1, 1, 1] (tf.while_loop with shape_invariants [None])."""
+    """TensorFlow 2.21: [0, 0, 1, 1, 1] (tf.while_loop with shape_invariants [None]); the
+    result's static shape is [None]; with s -> concat([s, 2 * s[-1:]]) from [1, 2], three
+    times: [1, 2, 4, 8, 16], and the gradient of sum(y * y) with respect to the start is
+    [2, 340], through the function and with the tape inside it."""
     def grows(n):
         return tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, tf.concat([s, [1.0]], 0)),
                              (0, tf.zeros([2])),
                              shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))[1]
+
+    def doubles(x, n):
+        return tf.while_loop(lambda i, s: i < n,
+                             lambda i, s: (i + 1, tf.concat([s, s[-1:] * 2.0], 0)), (0, x),
+                             shape_invariants=(tf.TensorShape([]), tf.TensorShape([None])))[1]
+
+    def inside(x, n):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            loss = tf.reduce_sum(doubles(x, n) ** 2)
+        return tape.gradient(loss, x)
     np.testing.assert_array_equal(tf.function(grows)(tf.constant(3)).numpy(), [0, 0, 1, 1, 1])
+    np.testing.assert_array_equal(tf.function(grows)(tf.constant(0)).numpy(), [0, 0])
+    inlined = tf.function(lambda n: tf.function(grows)(n) * 2.0)   # replayed into another trace
+    np.testing.assert_array_equal(inlined(tf.constant(3)).numpy(), [0, 0, 2, 2, 2])
+    assert tf.function(doubles).get_concrete_function(
+        tf.TensorSpec([2]), tf.TensorSpec([], tf.int32)).graph.outputs[0].aval.shape == (None,)
+    x, n = tf.constant([1.0, 2.0]), tf.constant(3)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.function(doubles)(x, n)
+        loss = tf.reduce_sum(y * y)
+    np.testing.assert_array_equal(y.numpy(), [1, 2, 4, 8, 16])
+    np.testing.assert_array_equal(tape.gradient(loss, x).numpy(), [2, 340])
+    np.testing.assert_array_equal(tf.function(inside)(x, n).numpy(), [2, 340])
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason="AutoGraph's undefined loop variables "
-                   "(a zeros placeholder and a run-time Assert on the trip count) are not built: "
-                   "tapeflow has no Assert op")
+def test_set_loop_options_shape_invariants_let_a_converted_loop_variable_grow():
+    """TensorFlow 2.21: [1, 2, 1, 1, 1] for the `for` and [1, 2, 1, 1, 1, 1, 1, 1, 1] for the
+    `while` below; without the invariant, ValueError "'s' has shape (2,) before the loop, but
+    shape (3,) after one iteration. Use tf.autograph.experimental.set_loop_options to set
+    shape invariants."; with s -> concat([s, 2 * s[-1:]]), sum(s * s) is 341 and its
+    gradient [2, 340]."""
+    def grows(x, n):
+        s = x
+        for i in tf.range(n):
+            tf.autograph.experimental.set_loop_options(shape_invariants=[(s, tf.TensorShape([None]))])
+            s = tf.concat([s, [1.0]], 0)
+        return s
+
+    def grows_while(x):
+        s = x
+        while tf.reduce_sum(s) < 10.0:
+            tf.autograph.experimental.set_loop_options(shape_invariants=[(s, tf.TensorShape([None]))])
+            s = tf.concat([s, [1.0]], 0)
+        return s
+
+    def doubles(x, n):
+        s = x
+        for i in tf.range(n):
+            tf.autograph.experimental.set_loop_options(shape_invariants=[(s, tf.TensorShape([None]))])
+            s = tf.concat([s, s[-1:] * 2.0], 0)
+        return tf.reduce_sum(s * s)
+
+    def not_a_loop_variable(x, n):
+        s = x
+        for i in tf.range(n):
+            tf.autograph.experimental.set_loop_options(shape_invariants=[(x, tf.TensorShape([None]))])
+            s = tf.concat([s, [1.0]], 0)
+        return s
+    x = tf.constant([1.0, 2.0])
+    np.testing.assert_array_equal(tf.function(grows)(x, tf.constant(3)).numpy(), [1, 2, 1, 1, 1])
+    np.testing.assert_array_equal(grows(x, tf.constant(3)).numpy(), [1, 2, 1, 1, 1])   # eagerly
+    np.testing.assert_array_equal(tf.function(grows_while)(x).numpy(), [1, 2] + [1] * 7)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.function(doubles)(x, tf.constant(3))
+    assert float(y) == 341.0
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2, 340])
+    with pytest.raises(ValueError, match="names a value that is not one of its loop variables") as e:
+        tf.function(not_a_loop_variable)(x, tf.constant(3))
+    assert line_of(not_a_loop_variable, "for i in tf.range(n)") in str(e.value)
+    with pytest.raises(ValueError, match=r"changes 's' from float32\[2\] to float32\[3\].*"
+                                         r"set_loop_options\(shape_invariants="):
+        tf.function(shape_change)(x, tf.constant(3))
+
+
 def test_a_name_assigned_only_inside_the_loop_is_its_last_value_after_it():
     """TensorFlow 2.21 defines ``t`` after the loop as its last value (it stages the body once
-    to learn its type) and, when the loop runs zero times, raises InvalidArgumentError
-    "loop must iterate at least once to initialize t" when the function runs."""
+    to learn its type and starts it from zeros of that type) and, when the loop runs zero
+    times, raises InvalidArgumentError "assertion failed: [loop must iterate at least once to
+    initialize t]" when the function runs (one Assert for all such names: "... initialize t,
+    u"); a Python number is carried as a tensor (``t = 3`` gives int32 3)."""
     def last(x, n):
         for i in tf.range(n):
             t = x * 2.0
         return t                                   # noqa: F821
+
+    def two(x, n):
+        for i in tf.range(n):
+            t = x * 2.0
+            u = (3, tf.cast(i, tf.float32))
+        return t, u                                # noqa: F821
     f = tf.function(last)
     np.testing.assert_array_equal(f(tf.constant([1.0]), tf.constant(3)).numpy(), [2.0])
     with pytest.raises(tf.errors.InvalidArgumentError,
-                       match="loop must iterate at least once to initialize t"):
+                       match="loop must iterate at least once to initialize t") as e:
         f(tf.constant([1.0]), tf.constant(0))
+    assert line_of(last, "for i in tf.range(n)") in str(e.value)
+    assert f.experimental_get_tracing_count() == 1
+    g = tf.function(two)
+    t, (three, i) = g(tf.constant([1.0]), tf.constant(4))
+    assert (t.numpy().tolist(), int(three), three.dtype, float(i)) == ([2.0], 3, tf.int32, 3.0)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="loop must iterate at least once to initialize t, u"):
+        g(tf.constant([1.0]), tf.constant(0))
+
+
+def test_a_name_defined_after_the_loop_is_differentiable_through_and_inside_the_function():
+    def last(x, n):
+        for i in tf.range(n):
+            t = x * x + tf.cast(i, x.dtype)
+        return t                                   # noqa: F821
+
+    def inside(x, n):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = last(x, n)
+        return tape.gradient(y, x)
+    x, n = tf.constant([1.5, -2.0]), tf.constant(3)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.function(last)(x, n)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [3.0, -4.0])
+    np.testing.assert_allclose(tf.function(inside)(x, n).numpy(), [3.0, -4.0])
+
+    @tf.function
+    def jacobian(x, n):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = last(x, n)
+        return tape.jacobian(y, x)
+    np.testing.assert_allclose(jacobian(x, n).numpy(), np.diag([3.0, -4.0]))
+
+
+def test_a_name_defined_in_the_loop_with_a_size_unknown_while_tracing():
+    """TensorFlow's placeholder has 0 where the first iteration's shape is unknown, and the
+    loop variable that size relaxed; here too (an EnsureShape on the zeros)."""
+    def last(x, n):
+        for i in tf.range(n):
+            t = x * 2.0
+        return t                                   # noqa: F821
+    f = tf.function(last, input_signature=[tf.TensorSpec([None]), tf.TensorSpec([], tf.int32)])
+    x = tf.constant([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(f(x, tf.constant(3)).numpy(), [2.0, 4.0, 6.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="initialize t"):
+        f(x, tf.constant(0))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(f(x, tf.constant(2)) ** 2)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [8.0, 16.0, 24.0])
+
+
+def test_a_name_the_loop_defines_on_one_path_only_must_be_defined_before_it():
+    """TensorFlow 2.21: ValueError "'t' must be defined before the loop" (AutoGraph tried to
+    define it and ran into "'t' must also be initialized in the else branch"), at trace time."""
+    def one_path(x, n):
+        for i in tf.range(n):
+            if x[0] > 0:
+                t = x * 2.0
+        return t                                   # noqa: F821
+    with pytest.raises(ValueError, match="'t' must be defined before the loop") as e:
+        tf.function(one_path)(tf.constant([1.0]), tf.constant(3))
+    assert line_of(one_path, "for i in tf.range(n)") in str(e.value)
+    assert line_of(one_path, "return t") in str(e.value)
+    assert "not assign it on every path" in str(e.value)
 
 
 def test_return_inside_a_for_over_tf_range_runs_per_path_as_the_readme_says():

@@ -546,16 +546,32 @@ def test_a_function_that_cannot_be_converted_says_why():
         tf.function(ns["h"])(tf.constant([4.0, 8.0]))
 
 
-def test_name_assigned_only_in_the_loop_and_read_after_raises_must_be_defined():
+def test_name_assigned_only_in_the_loop_and_read_after_is_its_last_value_or_raises_at_run():
+    """TensorFlow 2.21: ``t`` is its last value; a loop that ran zero times raises
+    InvalidArgumentError "loop must iterate at least once to initialize t" when it runs."""
     def g(x):
         while x < 10.0:
             t = x * 2.0
             x = x + 1.0
         return t
+    f = tf.function(g)
+    assert float(f(tf.constant(3.0))) == 18.0
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="loop must iterate at least once to initialize t") as e:
+        f(tf.constant(12.0))
+    assert line_of(g, "while x < 10.0") in str(e.value)
+
+
+def test_name_assigned_only_in_the_loop_as_a_python_object_raises_must_be_defined():
+    def g(x):
+        while x < 10.0:
+            t = "text"
+            x = x + 1.0
+        return t
     with pytest.raises(TracingError) as e:
         tf.function(g)(tf.constant(3.0))
     msg = str(e.value)
-    assert "'t' must be defined before the loop" in msg
+    assert "'t' must be defined before the loop" in msg and "holds a str" in msg
     assert line_of(g, "while x < 10.0") in msg and line_of(g, "return t") in msg
 
 

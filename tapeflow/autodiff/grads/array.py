@@ -25,6 +25,12 @@ for _name in ("Reshape", "ExpandDims", "Squeeze", "DynamicReshape"):
     gradient(_name)(_reshape_to_input)
 
 
+@gradient("EnsureShape")
+def _ensure_shape(op, g):
+    """TensorFlow's is ``grad``; here a shape is a type, so ``g`` gets the input's back."""
+    return [a.ensure_shape(g, op.in_avals[0].shape)]
+
+
 @gradient("DynamicBroadcastTo")
 def _dynamic_broadcast_to(op, g):
     return [g, None]  # the tape sums g back down to the input's shape

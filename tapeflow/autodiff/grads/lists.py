@@ -1,4 +1,4 @@
-"""Gradient of TensorListSetItem (TensorFlow's list_grad.py, dense).
+"""Gradients of TensorListSetItem and TensorListGetItem (TensorFlow's list_grad.py, dense).
 
 The written element's gradient is the incoming gradient's row ``index``; the list's is the
 incoming gradient with that row zeroed (the old element was overwritten). Both are linear in
@@ -15,3 +15,10 @@ def _set_item(op, g):
     index, item = op.inputs[1], op.in_avals[2]
     zeros = creation.zeros(item.shape, item.dtype)
     return [tensor_list_set_item(g, index, zeros), None, a.gather(g, index)]
+
+
+@gradient("TensorListGetItem", inputs=(1,))
+def _get_item(op, g):
+    """The list's gradient is zeros with ``g`` written at ``index`` (TensorFlow's)."""
+    lst = op.in_avals[0]
+    return [tensor_list_set_item(creation.zeros(lst.shape, lst.dtype), op.inputs[1], g), None]

@@ -127,6 +127,14 @@ def _split(em, node, sizes, axis):
         off += s
 
 
+@stmt_op("EnsureShape")
+def _ensure_shape(em, node, shape):
+    """A program is generated for static shapes (an unknown size runs on the interpreter):
+    the sizes were checked when its shapes were inferred, so the value passes as it is."""
+    (x,), (y,) = node.inputs, node.outputs
+    em.bind(y, em.ref(x))
+
+
 @stmt_op("GatherV2")
 def _gather(em, node, axis, batch_dims=0):
     """Indices are checked like the kernel: out of [0, n) raises IndexError."""

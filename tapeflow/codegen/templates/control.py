@@ -50,3 +50,13 @@ def _while(em, node, cond_graph, body_graph, n_vars):
     for v in node.outputs[:n_vars]:
         em.bind(v)
     em.define(node.outputs[n_vars], f"np.int32({count})")
+
+
+@stmt_op("CheckTripCount")
+def _check_trip_count(em, node, message):
+    """Numba raises with a constant text; the interpreter then raises the op's own error
+    (codegen/failures.py), so ``message`` never enters the generated source."""
+    (x, n), (y,) = node.inputs, node.outputs
+    with em.block(f"if {em.ref(n)} == 0:"):
+        em.line('raise ValueError("CheckTripCount: the loop ran zero times")')
+    em.bind(y, em.ref(x))

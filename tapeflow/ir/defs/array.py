@@ -450,3 +450,26 @@ def _one_hot(avals, depth, on_value, off_value, axis, dtype):
 
 defop("OneHot", _one_hot, attrs={"depth": "int", "on_value": "number", "off_value": "number",
                                  "axis": "axis", "dtype": "dtype"}, moves_data=True)
+
+
+# -- EnsureShape: a shape as a type -------------------------------------------------------------
+
+def _ensure_shape(avals, shape):
+    """``x`` with the static shape ``shape`` (None: unknown while tracing): TensorFlow's
+    ``tf.ensure_shape``. It relaxes a known dimension (a ``while_loop`` variable whose
+    ``shape_invariants`` let it change size) or makes an unknown one known; the kernel
+    checks the value's shape when it runs."""
+    (x,) = avals
+    shape = tuple(shape)
+    if len(x.shape) != len(shape) or any(
+            d is not None and s is not None and d != s for d, s in zip(x.shape, shape)):
+        raise InferError(f"Shape of tensor {_fmt_shape(x.shape)} is not compatible with "
+                         f"expected shape {_fmt_shape(shape)}")
+    return AVal(shape, x.dtype)
+
+
+def _fmt_shape(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+defop("EnsureShape", _ensure_shape, attrs={"shape": "shape"}, moves_data=True)

@@ -5,6 +5,12 @@ outputs of the same avals; only the chosen branch runs. ``While(*loop_vars, *ope
 ``cond_graph`` (loop vars, operands -> bool scalar) and ``body_graph`` (loop vars, operands ->
 loop vars) with ``n_vars`` loop variables; its outputs are the final loop variables, then the
 number of iterations (int32), which the gradient uses to walk the loop backwards.
+
+``CheckTripCount(x, n)``: ``x``, once the loop whose trip count is ``n`` is known to have run;
+``n == 0`` raises InvalidArgumentError(``message``) when the program runs. A name a converted
+loop assigns with no value before it is a loop variable starting from a placeholder, as in
+TensorFlow's AutoGraph (tracer/pywhile.py): after a loop that ran zero times it was never
+set, and TensorFlow's Assert says so ("loop must iterate at least once to initialize t").
 """
 from ...errors import InferError
 from .. import dtypes as D
@@ -81,3 +87,13 @@ def _while(avals, cond_graph, body_graph, n_vars):
 defop("If", _if, arity=None, attrs={"then_graph": "graph", "else_graph": "graph"}, multi_output=True)
 defop("While", _while, arity=None, attrs={"cond_graph": "graph", "body_graph": "graph", "n_vars": "int"},
       multi_output=True)
+
+
+def _check_trip_count(avals, message):
+    if avals[1] != AVal((), D.int32):
+        raise InferError(f"CheckTripCount's second operand must be the int32 trip count, got "
+                         f"{avals[1].dtype.name}{list(avals[1].shape)}")
+    return avals[0]
+
+
+defop("CheckTripCount", _check_trip_count, arity=2, attrs={"message": "str"}, moves_data=True)

@@ -14,6 +14,12 @@ def reshape(b, node, inputs, batched):
     return [(b.reshape(inputs[0], (b.size,) + tuple(node.outputs[0].aval.shape)), True)]
 
 
+@batching("EnsureShape")
+def ensure_shape(b, node, inputs, batched):
+    return [(b.emit1("EnsureShape", inputs, {"shape": (b.size,) + tuple(node.attrs["shape"])}),
+             True)]
+
+
 @batching("Transpose")
 def transpose(b, node, inputs, batched):
     perm = (0,) + tuple(p + 1 for p in node.attrs["perm"])

@@ -145,3 +145,11 @@ def while_grad_grad(b, node, inputs, batched):
 
 def _any(*lists):
     return [any(xs) for xs in zip(*lists, strict=True)]
+
+
+@batching("CheckTripCount")
+def check_trip_count(b, node, inputs, batched):
+    """The check on a shared trip count (a batched While's is shared), the value as it is."""
+    if batched[1]:
+        return None
+    return [(b.emit1("CheckTripCount", inputs, node.attrs), batched[0])]

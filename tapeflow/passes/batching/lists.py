@@ -1,4 +1,5 @@
-"""Batching rule of TensorListSetItem: a select on the one-hot of the index.
+"""Batching rules of TensorListSetItem: a select on the one-hot of the index; of
+TensorListGetItem: a gather along the list's axis (of the batched list or by the batched index).
 
 Any of list, index and item may carry the batch; ``where(one_hot(index, n), item, list)``
 covers every combination with existing ops (an index out of range writes nothing here,
@@ -25,3 +26,12 @@ def set_item(b, node, inputs, batched):
     out = b.emit1("SelectV2", [hot, item, lst])
     out = b.broadcast(out, True, shape) if tuple(out.aval.shape) != (b.size,) + shape else out
     return [(out, True)]
+
+
+@batching("TensorListGetItem")
+def get_item(b, node, inputs, batched):
+    lst, index = inputs
+    if batched[0] and batched[1]:
+        return None         # a row's own index into its own list: the reported loop
+    axis = 1 if batched[0] else 0
+    return [(b.emit1("GatherV2", [lst, index], {"axis": axis, "batch_dims": 0}), True)]

@@ -5,6 +5,16 @@ from ...ir.defs.array import expand_spec, split_sizes
 from ..registry import kernel
 
 kernel("Reshape")(lambda x, shape: np.reshape(x, shape))
+
+
+@kernel("EnsureShape")
+def _ensure_shape(x, shape):
+    x = np.asarray(x)
+    if x.ndim != len(shape) or any(s is not None and d != s for d, s in zip(x.shape, shape)):
+        want = "[" + ",".join("?" if s is None else str(s) for s in shape) + "]"
+        raise ValueError(f"Shape of tensor {list(x.shape)} is not compatible with expected "
+                         f"shape {want}.")
+    return x
 kernel("Transpose")(lambda x, perm: np.transpose(x, perm))
 kernel("ExpandDims")(lambda x, axis: np.expand_dims(x, axis))
 kernel("BroadcastTo")(lambda x, shape: np.broadcast_to(x, shape))

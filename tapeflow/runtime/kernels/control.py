@@ -1,4 +1,5 @@
-"""Kernels of If and While: run the branch / condition and body graphs on NumPy values."""
+"""Kernels of If and While: run the branch / condition and body graphs on NumPy values; and of
+CheckTripCount, the run-time check that a loop ran (ir/defs/control.py)."""
 import numpy as np
 
 from ..interpret import run_graph
@@ -18,3 +19,10 @@ def _while(*operands, cond_graph, body_graph, n_vars):
         state = list(run_graph(body_graph, *state, *extra))
         count += 1
     return (*state, np.int32(count))
+
+
+@kernel("CheckTripCount")
+def _check_trip_count(x, n, message):
+    if n == 0:
+        raise ValueError(message)       # dispatch: InvalidArgumentError naming the user's line
+    return x
