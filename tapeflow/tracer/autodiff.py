@@ -30,14 +30,16 @@ class Joint:
         self.grad_inputs = grad_inputs    # indices of inputs that have a gradient
 
 
-def vjp_graph(graph):
-    """The Joint of ``graph``: gradients of all float outputs w.r.t. all float inputs."""
+def vjp_graph(graph, wrt_mask=None):
+    """The Joint of ``graph``: gradients of all float outputs w.r.t. all float inputs (those
+    ``wrt_mask`` marks True, if given: the inputs a tape tracks)."""
     ctx = TraceContext()
     with ctx:
         primals = [ctx.input(v.aval) for v in graph.inputs]
         ct_outputs = [i for i, v in enumerate(graph.outputs) if v.aval.dtype.is_floating]
         cts = [ctx.input(graph.outputs[i].aval) for i in ct_outputs]
-        wrt = [i for i, v in enumerate(graph.inputs) if v.aval.dtype.is_floating]
+        wrt = [i for i, v in enumerate(graph.inputs) if v.aval.dtype.is_floating
+               and (wrt_mask is None or wrt_mask[i])]
         lines = {}   # forward tensor id -> its node's user line, for the gradient ops' lines
         with GradientTape() as tape:
             for i in wrt:

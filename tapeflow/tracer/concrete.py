@@ -67,8 +67,8 @@ class ConcreteFunction:
         self._specialized = {}
         self._unknown_dims = any(None in v.aval.shape for v in graph.inputs) or any(
             None in v.aval.shape and not stack_output(v) for n in graph.nodes for v in n.outputs)
-        self._joint = None
-        self._tape_pair = None
+        self._joint = {}          # wrt mask (None: every float input) -> Joint
+        self._tape_pair = {}      # wrt mask -> (forward, backward, number of residuals)
         self._rules = {}          # (trainable outputs, inputs kept) -> GradRule of a Call entry
         self._full_vjp = None
         self._lock = threading.Lock()
@@ -217,7 +217,18 @@ class ConcreteFunction:
         tapes = [rec for rec in STATE.tapes if rec.should_record(ids, avals)]
         if not tapes:
             return [wrap(np.asarray(a)) for a in self.run([t._value for t in inputs])]
-        forward = self.tape_pair()[0]
+        # The inputs are needed only if the residuals themselves get differentiated, which
+        # takes a second tape or a persistent one; otherwise the entry keeps just the residuals.
+        keep_inputs = len(tapes) > 1 or any(rec.persistent for rec in tapes)
+        # One tape that can differentiate the gradient no further: only the inputs it tracks
+        # get gradients (an untracked one's would be dropped), so a loop's gradient w.r.t.
+        # data the tape does not watch is never computed. Otherwise every float input, as
+        # TensorFlow's backward function: which of its inputs reach which outputs decides
+        # None or zeros at second order through the call.
+        wrt = None if keep_inputs else tuple(rec.tracks(i) for i in ids for rec in tapes)
+        if wrt is not None and all(w or not a.dtype.is_floating for w, a in zip(wrt, avals)):
+            wrt = None
+        forward = self.tape_pair(wrt)[0]
         arrays = forward.run([t._value for t in inputs])
         outs = [wrap(np.asarray(a)) for a in arrays]
         results, residuals = outs[:len(self.graph.outputs)], outs[len(self.graph.outputs):]
@@ -225,11 +236,8 @@ class ConcreteFunction:
         # integer output is not tracked, so a gradient of it is None.
         trainable = [i for i, o in enumerate(results) if o.dtype.is_floating]
         recorded = [results[i] for i in trainable] + residuals
-        # The inputs are needed only if the residuals themselves get differentiated, which
-        # takes a second tape or a persistent one; otherwise the entry keeps just the residuals.
-        keep_inputs = len(tapes) > 1 or any(rec.persistent for rec in tapes)
         kept_inputs = list(inputs) if keep_inputs else None
-        rule = self._grad_rule(tuple(trainable), keep_inputs)
+        rule = self._grad_rule(tuple(trainable), keep_inputs, wrt)
         entry = Entry(f"Call:{self.name}", {}, rule, ids, tuple(o._id for o in recorded),
                       tuple(kept_inputs) if keep_inputs else (None,) * len(inputs),
                       (None,) * (len(recorded) - len(residuals)) + tuple(residuals), avals,
@@ -239,26 +247,27 @@ class ConcreteFunction:
         return results
 
     # -- gradients -----------------------------------------------------------------------
-    def joint(self):
-        """``vjp_graph(self.graph)``, built once: ``tape_pair`` splits it, ``full_vjp`` runs it
+    def joint(self, wrt=None):
+        """``vjp_graph(self.graph)``, built once per ``wrt`` (a mask of the inputs to
+        differentiate; None: every float input): ``tape_pair`` splits it, ``full_vjp`` runs it
         whole, ``lower`` partitions it. Sharing is safe because nothing edits a graph's nodes
         (passes build new graphs, passes/rewrite.py) and the splits copy the node lists."""
         with self._lock:
-            return self._build_joint()
+            return self._build_joint(wrt)
 
-    def _build_joint(self):
-        if self._joint is None:
-            self._joint = vjp_graph(self.graph)
-        return self._joint
+    def _build_joint(self, wrt=None):
+        if wrt not in self._joint:
+            self._joint[wrt] = vjp_graph(self.graph, wrt)
+        return self._joint[wrt]
 
-    def tape_pair(self):
-        """(forward with residuals, backward, number of residuals), built once."""
+    def tape_pair(self, wrt=None):
+        """(forward with residuals, backward, number of residuals), built once per ``wrt``."""
         with self._lock:
-            return self._build_tape_pair()
+            return self._build_tape_pair(wrt)
 
-    def _build_tape_pair(self):
-        if self._tape_pair is None:
-            joint = self._build_joint()
+    def _build_tape_pair(self, wrt=None):
+        if wrt not in self._tape_pair:
+            joint = self._build_joint(wrt)
             # the forward returns its loops' stacks, the backward reads them (keep_stacks)
             graph = keep_stacks(joint.graph, joint.n_forward_nodes)
             fwd_graph, bwd_graph, n_res = split(joint if graph is joint.graph else Joint(
@@ -269,8 +278,8 @@ class ConcreteFunction:
             bwd = ConcreteFunction(bwd_graph, None, None, len(bwd_graph.outputs), [],
                                    f"{self.name}_backward", jit_compile=self.jit_compile)
             bwd.joint = joint
-            self._tape_pair = (fwd, bwd, n_res)
-        return self._tape_pair
+            self._tape_pair[wrt] = (fwd, bwd, n_res)
+        return self._tape_pair[wrt]
 
     def full_vjp(self):
         """Inputs + cotangents of every output -> input gradients (recomputes the forward)."""
@@ -288,24 +297,25 @@ class ConcreteFunction:
             self._full_vjp = f
         return self._full_vjp
 
-    def _grad_rule(self, trainable, keep_inputs):
+    def _grad_rule(self, trainable, keep_inputs, wrt=None):
         """The gradient rule of this function's tape entries, one per (trainable outputs,
         inputs kept): it reads the residuals (and kept inputs) from the entry, never from a
         closure, so the tape's reverse sweep over calls is a graph of saved tensors with one
         structure for every call (tape_graph: cached, compiled after repeats)."""
-        key = (trainable, keep_inputs)
+        key = (trainable, keep_inputs, wrt)
         if key not in self._rules:
-            self._rules[key] = GradRule(self._make_rule(trainable, keep_inputs), accepts_none=True,
-                                        holds=functools.partial(self._loops_held, len(trainable)))
+            self._rules[key] = GradRule(self._make_rule(trainable, keep_inputs, wrt),
+                                        accepts_none=True,
+                                        holds=functools.partial(self._loops_held, len(trainable), wrt))
         return self._rules[key]
 
-    def _loops_held(self, n_trainable, entry):
+    def _loops_held(self, n_trainable, wrt, entry):
         """What the backward program's loop gradients will hold for this call (saved_bytes)."""
-        return backward_loops(self.tape_pair()[1].graph, entry.outputs[n_trainable:], self.name)
+        return backward_loops(self.tape_pair(wrt)[1].graph, entry.outputs[n_trainable:], self.name)
 
-    def _make_rule(self, trainable, keep_inputs):
+    def _make_rule(self, trainable, keep_inputs, wrt=None):
         def rule(op, *grads):
-            backward = self.tape_pair()[1]
+            backward = self.tape_pair(wrt)[1]
             joint = backward.joint
             residuals = op.outputs[len(trainable):]
             inputs = op.inputs if keep_inputs else None
@@ -320,7 +330,7 @@ class ConcreteFunction:
             else:  # something differentiates the residuals: the gradient of the whole forward
                 if inputs is None:
                     raise AssertionError(f"{self.name}: residual gradients without kept inputs")
-                full = self.tape_pair()[0].full_vjp()
+                full = self.tape_pair(wrt)[0].full_vjp()
                 n = len(self.graph.outputs)
                 all_grads = [by_output.get(i) for i in range(n)] + list(res_grads)
                 all_avals = [out_avals.get(i) for i in range(n)] + [r.aval for r in residuals]
