@@ -30,8 +30,10 @@ def _float32(samples):
 # Ops with graph attributes are whole programs, not one-node samples: CustomGradient is
 # compiled in test_programs.py, If and While (f32 and f64) in test_control_flow_programs.py,
 # WhileGrad (f32 and f64) in test_loop_grad_programs.py, WhileGradGrad (f32 and f64) in
-# tests/tracer/test_loop_second_order.py.
-GRAPH_OPS = {"CustomGradient", "If", "While", "WhileGrad", "WhileGradGrad", "WhileWithGrad"}
+# tests/tracer/test_loop_second_order.py, WhileStacks and WhileGradStacks (f64) in
+# test_loop_grad_programs.py (a tape across the call).
+GRAPH_OPS = {"CustomGradient", "If", "While", "WhileGrad", "WhileGradGrad", "WhileWithGrad",
+             "WhileStacks", "WhileGradStacks"}
 # PrintV2 has no outputs to compare: tests/ops/test_print.py compiles it and checks its text.
 NO_OUTPUTS = {"PrintV2"}
 # EagerPyFunc (tf.py_function) calls Python: never compiled, its programs run on the
