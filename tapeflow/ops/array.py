@@ -327,7 +327,8 @@ def getitem(x, key):
             axis += len(x.shape) - consumed
         elif k is None or isinstance(k, builtins.slice):
             axis += 1
-    y = strided_slice(x, slice_spec(tuple(static)))
+    whole = all(k is Ellipsis or k == builtins.slice(None) for k in static)
+    y = x if whole else strided_slice(x, slice_spec(tuple(static)))   # x[t]: no copy of x
     for axis, k in reversed(gathers):      # the last first: a gather drops its axis
         k = _dims._int32(k)
         size = _dims._int32(_dims.dim(_dims.shape_of(y), axis)) if y.shape[axis] is None \
