@@ -143,6 +143,9 @@ class Emitter:
         self.parallel = False   # any prange emitted
         self.uniform = set()    # ids of array values bound to one scalar literal (loops only)
         self.owned = set()      # variables holding a fresh C-contiguous buffer of the program's own
+        # ids of values whose array only this graph holds (a loop's list variable, a list
+        # written here): their last reader may write into it (TensorListSetItem)
+        self.private = set()
         self._counter = 0
         self.uses = {}          # value id -> consuming nodes
         for node in graph.nodes:
@@ -299,20 +302,22 @@ class Emitter:
         child.lines, child.depth, child.owner = self.lines, self.depth, self.owner
         return child
 
-    def inline(self, graph, inputs):
+    def inline(self, graph, inputs, private=()):
         """``graph`` run at the current position with its inputs bound to the expressions
         ``inputs``: emitted here, or called as a function the generator emitted once (its
-        ``emit_graph`` decides); returns the expressions of its outputs."""
+        ``emit_graph`` decides); returns the expressions of its outputs. ``private``: positions
+        of inputs whose arrays only this use holds (a loop's own list variables)."""
         if self.emit_graph is None:
             raise RuntimeError("Emitter.inline: this emitter was made without emit_graph")
-        return self.emit_graph(self, graph, inputs)
+        return self.emit_graph(self, graph, inputs, private)
 
-    def inline_here(self, graph, inputs, emit_steps):
+    def inline_here(self, graph, inputs, emit_steps, private=()):
         """``graph``'s lines emitted at the current position by ``emit_steps(child, graph)``
         through a child emitter; returns the expressions of its outputs."""
         child = self.child(graph)
         for v, expr in zip(graph.inputs, inputs, strict=True):
             child.bind(v, expr)
+        child.private = {graph.inputs[k].id for k in private}
         emit_steps(child, graph)
         return [child.ref(v) for v in graph.outputs]
 

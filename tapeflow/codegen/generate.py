@@ -137,13 +137,13 @@ def check_supported(graph):
             raise Unsupported(f"no codegen template for op {n.op!r}")
 
 
-def _emit_nested(em, graph, inputs):
+def _emit_nested(em, graph, inputs, private=()):
     """``Emitter.inline``'s work (an If branch, a While condition or body): ``graph`` emitted
     at the current position, or, if the program uses it from more than one place, a call of
     the one function emitted for it (nested.py says why). Returns its output expressions."""
     top = em.outermost()
     if not top.graph_keys.shared(graph):
-        return em.inline_here(graph, inputs, _emit_nested_steps)
+        return em.inline_here(graph, inputs, _emit_nested_steps, private)
     key = top.graph_keys.key(graph)
     fn = top.functions.get(key)
     if fn is None:

@@ -64,3 +64,30 @@ def test_a_tensor_array_grown_in_a_loop_of_run_time_length_runs_interpreted():
             assert ge is None and not g.numpy().any()
         else:
             np.testing.assert_allclose(g.numpy(), ge.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def _loop_copies(source):
+    """Lines copying a whole list inside a loop of the generated program (a copy per
+    iteration makes a TensorArray loop quadratic in its trip count)."""
+    return [ln for ln in source.splitlines() if ".copy()" in ln and "TensorListSetItem" in ln
+            and len(ln) - len(ln.lstrip()) > 4]
+
+
+@pytest.mark.parametrize("budget", [None, 0])
+def test_a_tensor_array_loop_writes_its_list_in_place(budget):
+    """The forward loop's list and the backward loop's list cotangent are the loops' own
+    (copied once before them), so each iteration writes one element, not a copy of the list;
+    past the memory budget (checkpoints, segments recomputed) too. Compiled == interpreter."""
+    x, w = R.normal(size=(7, 3)), 0.5 * R.normal(size=(3, 3))
+    args = (tf.constant(x), tf.constant(w), tf.constant(4))
+    if budget is None:
+        graph = tf.function(rnn_gradient).get_concrete_function(*args).graph
+    else:
+        with tf.config.loop_memory(budget):
+            graph = tf.function(rnn_gradient).get_concrete_function(*args).graph
+    prog = compile_graph(graph, "tensor_array_rnn")
+    assert _loop_copies(prog.source) == []
+    got = prog(x, w, np.int32(4))
+    want = run_graph(graph, x, w, np.int32(4))
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -13,8 +13,9 @@ from ...runtime.registry import gradient
 @gradient("TensorListSetItem", inputs=(1,))
 def _set_item(op, g):
     index, item = op.inputs[1], op.in_avals[2]
+    row = a.gather(g, index)        # read before the write: a loop then writes g in place
     zeros = creation.zeros(item.shape, item.dtype)
-    return [tensor_list_set_item(g, index, zeros), None, a.gather(g, index)]
+    return [tensor_list_set_item(g, index, zeros), None, row]
 
 
 @gradient("TensorListGetItem", inputs=(1,))

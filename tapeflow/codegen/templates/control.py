@@ -6,6 +6,7 @@ the enclosing program's sequence (so every generated name is unique and reads li
 others), and its array constants become parameters of the program, never globals, so the
 on-disk cache still works.
 """
+from .lists import loop_lists
 from .registry import stmt_op
 
 
@@ -39,13 +40,15 @@ def _while(em, node, cond_graph, body_graph, n_vars):
     state = [em.var(v) for v in node.outputs[:n_vars]]
     count = em.fresh("n")
     extra = [em.ref(v) for v in node.inputs[n_vars:]]
-    _assign(em, state, [em.ref(v) for v in node.inputs[:n_vars]])
+    own = loop_lists(body_graph, n_vars)     # list variables: copied once, written in place
+    _assign(em, state, [em.ref(v) + (".copy()" if k in own else "")
+                        for k, v in enumerate(node.inputs[:n_vars])])
     em.line(f"{count} = 0")
     with em.block("while True:"):
         (pred,) = em.inline(cond_graph, state + extra)
         with em.block(f"if not {pred}:"):
             em.line("break")
-        _assign(em, state, em.inline(body_graph, state + extra), simultaneous=True)
+        _assign(em, state, em.inline(body_graph, state + extra, own), simultaneous=True)
         em.line(f"{count} += 1")
     for v in node.outputs[:n_vars]:
         em.bind(v)

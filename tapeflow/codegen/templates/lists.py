@@ -1,5 +1,6 @@
-"""TensorListSetItem (runtime/kernels/lists.py): a copy of the list with one element written;
-TensorListGetItem: one element, copied out."""
+"""TensorListSetItem (runtime/kernels/lists.py): a copy of the list with one element written,
+or the list itself written where nothing else holds it (a loop's list variable); TensorListGetItem:
+one element, copied out."""
 from ...ir.shapes import num_elements
 from ..emitter import shape_lit
 from .registry import stmt_op
@@ -8,13 +9,19 @@ from .registry import stmt_op
 @stmt_op("TensorListSetItem")
 def _set_item(em, node):
     """Out of [0, n) raises IndexError like the kernel. The list is copied (its input may be
-    read again later); the element is written through a [n, m] view of the copy."""
+    read again later), unless only this graph holds its array and this write is its last
+    use (a loop's list variable: ``loop_lists``): a copy per iteration would make the loop
+    quadratic. The element is written through a [n, m] view."""
     lst, index, item = node.inputs
     (y,) = node.outputs
     n, m = lst.aval.shape[0], num_elements(lst.aval.shape[1:])
-    out = em.bind(y)
-    em.line(f"{out} = {em.ref(lst)}.copy()")
-    em.owned.add(out)
+    if _last_use(em, lst, node):
+        out = em.bind(y, em.ref(lst))
+    else:
+        out = em.bind(y)
+        em.line(f"{out} = {em.ref(lst)}.copy()")
+        em.owned.add(out)
+    em.private.add(y.id)
     k = em.fresh("k")
     em.line(f"{k} = {em.scalar_of(index)}")
     with em.block(f"if {k} < 0 or {k} >= {n}:"):
@@ -27,6 +34,31 @@ def _set_item(em, node):
         em.line(f"{flat}[{k}, :] = {iv}")
     else:
         em.line(f"{flat}[{k}, 0] = {em.ref(item)}")
+
+
+_COPYING = ("GatherV2", "TensorListGetItem")     # readers whose result is a new array
+
+
+def _last_use(em, lst, node):
+    """Whether ``node`` may write ``lst``'s array: only this graph holds it, it is no output,
+    and every other reader has run already and copied what it read (a gradient reads the
+    row, then zeroes it)."""
+    if lst.id not in em.private or lst.id in em.output_ids:
+        return False
+    others = [n for n in em.uses.get(lst.id, ()) if n is not node]
+    return all(n.op in _COPYING and n.outputs[0].id in em.expr for n in others)
+
+
+def loop_lists(graph, count):
+    """Positions ``k < count`` of a loop body's outputs fed back as its ``k``-th input whose
+    array the loop may own: made by a TensorListSetItem (a copy, or the input list written in
+    place), output once and read by nothing else in the body, so no other value aliases it.
+    The loop copies their initial values once and passes them as ``private``."""
+    read = {v.id for node in graph.nodes for v in node.inputs}
+    outs = [v.id for v in graph.outputs]
+    return [k for k, v in enumerate(graph.outputs[:count])
+            if v.node is not None and v.node.op == "TensorListSetItem"
+            and v.id not in read and outs.count(v.id) == 1]
 
 
 @stmt_op("TensorListGetItem")

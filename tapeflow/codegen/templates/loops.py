@@ -18,6 +18,7 @@ from ...ir.graph import Graph, use_counts
 from ...runtime.kernels.loops import counted, history_spans, row_states, stacked_rows
 from ..emitter import np_type
 from .control import _assign
+from .lists import loop_lists
 from .registry import stmt_op
 
 
@@ -167,10 +168,10 @@ class _Hoisted:
         em.line(f"{name} = max(1, {BLOCK_BYTES} // max({_nbytes(avals)}, 1))")
         return name
 
-    def run(self, em, i, args, bufs, lo):
+    def run(self, em, i, args, bufs, lo, private=()):
         """The backward body at iteration ``i``: its carry expressions (hoisted ones
         unchanged), having written the stacked values' rows (row ``i - lo`` of the block)."""
-        outs = em.inline(self.graph, args)
+        outs = em.inline(self.graph, args, private)
         for b, e in zip(bufs, outs[self.n_out:], strict=True):
             em.line(f"{b}[{i} - {lo}] = {e}")
         return outs[:self.n_out]
@@ -195,10 +196,14 @@ def _backward(em, m, rows, hoisted, extra, carry):
     hoisted products are added a block of iterations at a time."""
     i = em.fresh("i")
     em.line(f"{i} = {m}")
+    own = loop_lists(hoisted.graph, len(carry))   # list cotangents: copied once, written in place
+    for c in own:
+        em.line(f"{carry[c]} = {carry[c]}.copy()")
+    private = [len(hoisted.graph.inputs) - len(carry) + c for c in own]
     if not hoisted.terms:
         with em.block(f"while {i} > 0:"):
             em.line(f"{i} -= 1")
-            _assign(em, carry, em.inline(hoisted.graph, rows.rows(i) + extra + carry),
+            _assign(em, carry, em.inline(hoisted.graph, rows.rows(i) + extra + carry, private),
                     simultaneous=True)
         return
     blk = hoisted.block(em, rows)
@@ -208,7 +213,7 @@ def _backward(em, m, rows, hoisted, extra, carry):
     em.line(f"{lo} = max({hi} - {blk}, 0)")
     with em.block(f"while {i} > 0:"):
         em.line(f"{i} -= 1")
-        _assign(em, carry, hoisted.run(em, i, rows.rows(i) + extra + carry, bufs, lo),
+        _assign(em, carry, hoisted.run(em, i, rows.rows(i) + extra + carry, bufs, lo, private),
                 simultaneous=True)
         with em.block(f"if {i} == {lo}:"):
             hoisted.flush(em, lo, hi, carry, rows, bufs)
@@ -247,25 +252,29 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
     checkpoints = [_buffer(em, f"max({segs}, 1)", v.aval) for v in fwd_graph.inputs[:n_vars]]
     rows = _Rows(em, fwd_graph, n_vars, k)
     step = dce(Graph(fwd_graph.inputs, fwd_graph.nodes, fwd_graph.outputs[:n_vars]))
+    own_step, own = loop_lists(step, n_vars), loop_lists(fwd_graph, n_vars)
+    for j in own_step:          # list variables: copied once, written in place
+        em.line(f"{state[j]} = {state[j]}.copy()")
     em.line(f"{i} = 0")
     with em.block(f"while {i} < ({segs} - 1) * {k}:"):      # checkpoints only
         with em.block(f"if {i} % {k} == 0:"):
             for c, s in zip(checkpoints, state, strict=True):
                 em.line(f"{c}[{i} // {k}] = {s}")
-        _assign(em, state, em.inline(step, state + extra), simultaneous=True)
+        _assign(em, state, em.inline(step, state + extra, own_step), simultaneous=True)
         em.line(f"{i} += 1")
     with em.block(f"if {segs} > 0:"):
         for c, s in zip(checkpoints, state, strict=True):
             em.line(f"{c}[{segs} - 1] = {s}")
     with em.block(f"while {segs} > 0:"):
         em.line(f"{segs} -= 1")
-        _assign(em, state, [f"{c}[{segs}]" for c in checkpoints])
+        _assign(em, state, [f"{c}[{segs}]" + (".copy()" if j in own else "")
+                            for j, c in enumerate(checkpoints)])
         m = em.fresh("m")
         em.line(f"{m} = min({k}, {n} - {segs} * {k})")
         rows.start(state)
         em.line(f"{i} = 0")
         with em.block(f"while {i} < {m}:"):
-            outs = em.inline(fwd_graph, state + extra)
+            outs = em.inline(fwd_graph, state + extra, own)
             rows.write(i, outs)
             _assign(em, state, outs[:n_vars], simultaneous=True)
             em.line(f"{i} += 1")
@@ -285,6 +294,9 @@ def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_
     else:                   # a counted loop (``for i in tf.range``): its trip count up front
         at, bound = bounds
         em.line(f"{cap} = max(1, min({fit}, np.int64({ins[bound]}) - np.int64({ins[at]})))")
+    own = loop_lists(fwd_graph, n_vars)      # list variables: copied once, written in place
+    for k in own:
+        em.line(f"{state[k]} = {state[k]}.copy()")
     rows = _Rows(em, fwd_graph, n_vars, cap)
     rows.start(state)
     em.line(f"{keep} = True")
@@ -293,7 +305,7 @@ def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_
         (pred,) = em.inline(cond_graph, state + extra)
         with em.block(f"if not {pred}:"):
             em.line("break")
-        outs = em.inline(fwd_graph, state + extra)
+        outs = em.inline(fwd_graph, state + extra, own)
         with em.block(f"if {keep} and {n} >= {cap}:"):
             with em.block(f"if {n} < {fit}:"):       # double the buffers, up to the budget
                 em.line(f"{cap} = min(2 * {cap}, {fit})")
