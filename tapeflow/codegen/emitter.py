@@ -226,6 +226,10 @@ class Emitter:
             self.line(f"{name} = np.empty({shape}, dtype={dt})")
             if self._hugepages(v, name):    # before the first write: its pages fault in 2 MB at a time
                 self.line(f"rt.hugepages({name})")
+        elif self._hugepages(v, name):      # huge pages asked for before the fill writes
+            self.line(f"{name} = np.empty({shape}, dtype={dt})")
+            self.line(f"rt.hugepages({name})")
+            self.line(f"{name}.fill({fill})")
         else:
             self.line(f"{name} = np.full({shape}, {fill}, dtype={dt})")
         return name

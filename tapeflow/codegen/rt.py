@@ -114,6 +114,16 @@ def hugepages(a):
     _madvise(start, data - start + np.uintp(a.nbytes), MADV_HUGEPAGE)
 
 
+@njit(**_JIT)
+def fresh_copy(a):
+    """A C-contiguous copy of ``a`` in fresh memory that asks for huge pages before it is
+    written (a loop's own copy of a list: ``.copy()`` would fault every 4 KB page)."""
+    out = np.empty(a.shape, a.dtype)
+    hugepages(out)
+    out[...] = a
+    return out
+
+
 # -- BLAS/LAPACK, wrapped so their (heavy) compilation lands in Numba's disk
 # cache once per signature instead of being redone inside every program that uses them.
 # ``dot``/``dot_into`` live in blas.py: Numba's cache of a function is keyed by its own

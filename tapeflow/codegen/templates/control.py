@@ -41,7 +41,7 @@ def _while(em, node, cond_graph, body_graph, n_vars):
     count = em.fresh("n")
     extra = [em.ref(v) for v in node.inputs[n_vars:]]
     own = loop_lists(body_graph, n_vars)     # list variables: copied once, written in place
-    _assign(em, state, [em.ref(v) + (".copy()" if k in own else "")
+    _assign(em, state, [f"rt.fresh_copy({em.ref(v)})" if k in own else em.ref(v)
                         for k, v in enumerate(node.inputs[:n_vars])])
     em.line(f"{count} = 0")
     with em.block("while True:"):

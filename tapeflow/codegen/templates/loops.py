@@ -198,7 +198,7 @@ def _backward(em, m, rows, hoisted, extra, carry):
     em.line(f"{i} = {m}")
     own = loop_lists(hoisted.graph, len(carry))   # list cotangents: copied once, written in place
     for c in own:
-        em.line(f"{carry[c]} = {carry[c]}.copy()")
+        em.line(f"{carry[c]} = rt.fresh_copy({carry[c]})")
     private = [len(hoisted.graph.inputs) - len(carry) + c for c in own]
     if not hoisted.terms:
         with em.block(f"while {i} > 0:"):
@@ -254,7 +254,7 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
     step = dce(Graph(fwd_graph.inputs, fwd_graph.nodes, fwd_graph.outputs[:n_vars]))
     own_step, own = loop_lists(step, n_vars), loop_lists(fwd_graph, n_vars)
     for j in own_step:          # list variables: copied once, written in place
-        em.line(f"{state[j]} = {state[j]}.copy()")
+        em.line(f"{state[j]} = rt.fresh_copy({state[j]})")
     em.line(f"{i} = 0")
     with em.block(f"while {i} < ({segs} - 1) * {k}:"):      # checkpoints only
         with em.block(f"if {i} % {k} == 0:"):
@@ -267,7 +267,7 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
             em.line(f"{c}[{segs} - 1] = {s}")
     with em.block(f"while {segs} > 0:"):
         em.line(f"{segs} -= 1")
-        _assign(em, state, [f"{c}[{segs}]" + (".copy()" if j in own else "")
+        _assign(em, state, [f"rt.fresh_copy({c}[{segs}])" if j in own else f"{c}[{segs}]"
                             for j, c in enumerate(checkpoints)])
         m = em.fresh("m")
         em.line(f"{m} = min({k}, {n} - {segs} * {k})")
@@ -296,7 +296,7 @@ def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_
         em.line(f"{cap} = max(1, min({fit}, np.int64({ins[bound]}) - np.int64({ins[at]})))")
     own = loop_lists(fwd_graph, n_vars)      # list variables: copied once, written in place
     for k in own:
-        em.line(f"{state[k]} = {state[k]}.copy()")
+        em.line(f"{state[k]} = rt.fresh_copy({state[k]})")
     rows = _Rows(em, fwd_graph, n_vars, cap)
     rows.start(state)
     em.line(f"{keep} = True")
