@@ -6,6 +6,18 @@ from ..emitter import shape_lit
 from .registry import stmt_op
 
 
+def _element(em, op, lst, index, n, m):
+    """(index name, [n, m] view of the list expression ``lst``): out of [0, n) raises
+    IndexError like the kernel (the interpreter then raises the op's own text)."""
+    k = em.fresh("k")
+    em.line(f"{k} = {em.scalar_of(index)}")
+    with em.block(f"if {k} < 0 or {k} >= {n}:"):
+        em.line(f'raise IndexError("{op}: an index is out of range [0, {n})")')
+    flat = em.fresh("lv")
+    em.line(f"{flat} = {lst}.reshape({shape_lit((n, m))})")
+    return k, flat
+
+
 @stmt_op("TensorListSetItem")
 def _set_item(em, node):
     """Out of [0, n) raises IndexError like the kernel. The list is copied (its input may be
@@ -22,12 +34,7 @@ def _set_item(em, node):
         em.line(f"{out} = {em.ref(lst)}.copy()")
         em.owned.add(out)
     em.private.add(y.id)
-    k = em.fresh("k")
-    em.line(f"{k} = {em.scalar_of(index)}")
-    with em.block(f"if {k} < 0 or {k} >= {n}:"):
-        em.line(f'raise IndexError("TensorListSetItem: an index is out of range [0, {n})")')
-    flat = em.fresh("lv")
-    em.line(f"{flat} = {out}.reshape({shape_lit((n, m))})")
+    k, flat = _element(em, "TensorListSetItem", out, index, n, m)
     if item.aval.shape:
         iv = em.fresh("iv")
         em.line(f"{iv} = {em.ref(item)}.reshape({shape_lit((m,))})")
@@ -67,12 +74,7 @@ def _get_item(em, node):
     lst, index = node.inputs
     (y,) = node.outputs
     n, m = lst.aval.shape[0], num_elements(lst.aval.shape[1:])
-    k = em.fresh("k")
-    em.line(f"{k} = {em.scalar_of(index)}")
-    with em.block(f"if {k} < 0 or {k} >= {n}:"):
-        em.line(f'raise IndexError("TensorListGetItem: an index is out of range [0, {n})")')
-    flat = em.fresh("lv")
-    em.line(f"{flat} = {em.ref(lst)}.reshape({shape_lit((n, m))})")
+    k, flat = _element(em, "TensorListGetItem", em.ref(lst), index, n, m)
     if y.aval.shape:
         em.define(y, f"{flat}[{k}, :].copy().reshape({shape_lit(y.aval.shape)})")
     else:

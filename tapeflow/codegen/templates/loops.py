@@ -319,6 +319,20 @@ def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_
     return n, keep, rows
 
 
+def _forward(em, node, cond_graph, fwd_graph, n_vars, ins, extra, memory_budget):
+    """The forward loop WhileWithGrad and WhileStacks share, from the node's initial loop
+    variables: its outputs' loop variables and trip count bound; returns (state names, trip
+    count, whether the rows were kept, the ``_Rows``)."""
+    state = [em.var(v) for v in node.outputs[:n_vars]]
+    _assign(em, state, ins[:n_vars])
+    n, keep, rows = _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra,
+                                   memory_budget)
+    for v in node.outputs[:n_vars]:
+        em.bind(v)
+    em.define(node.outputs[n_vars], f"np.int32({n})")
+    return state, n, keep, rows
+
+
 @stmt_op("WhileWithGrad")
 def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
                      memory_budget):
@@ -327,13 +341,8 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
     the memory budget; past it the rows are dropped and WhileGrad's loops run (``_segments``)."""
     ins = [em.ref(v) for v in node.inputs]
     init, extra, seeds = ins[:n_vars], ins[n_vars:n_vars + n_extra], ins[n_vars + n_extra:]
-    state = [em.var(v) for v in node.outputs[:n_vars]]
-    _assign(em, state, init)
-    n, keep, rows = _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra,
-                                   memory_budget)
-    for v in node.outputs[:n_vars]:
-        em.bind(v)
-    em.define(node.outputs[n_vars], f"np.int32({n})")
+    state, n, keep, rows = _forward(em, node, cond_graph, fwd_graph, n_vars, ins, extra,
+                                    memory_budget)
     carry = [em.var(v) for v in node.outputs[n_vars + 1:]]
     _assign(em, carry, em.inline(seed_graph, state + [em.ref(node.outputs[n_vars])] + seeds))
     hoisted = _Hoisted(bwd_graph, len(fwd_graph.outputs) - n_vars, n_extra)
@@ -355,14 +364,8 @@ def _while_stacks(em, node, cond_graph, body_graph, fwd_graph, n_vars, memory_bu
     stacks (no rows when the budget dropped them). Their leading size is the trip count, a
     size only the run knows: the program's one output of unknown size (``stack_output``)."""
     ins = [em.ref(v) for v in node.inputs]
-    init, extra = ins[:n_vars], ins[n_vars:]
-    state = [em.var(v) for v in node.outputs[:n_vars]]
-    _assign(em, state, init)
-    n, keep, rows = _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra,
-                                   memory_budget)
-    for v in node.outputs[:n_vars]:
-        em.bind(v)
-    em.define(node.outputs[n_vars], f"np.int32({n})")
+    _, n, keep, rows = _forward(em, node, cond_graph, fwd_graph, n_vars, ins, ins[n_vars:],
+                                memory_budget)
     states, spans = row_states(fwd_graph, n_vars), history_spans(fwd_graph, n_vars)
     for v, r in zip(node.outputs[n_vars + 1:], stacked_rows(fwd_graph, n_vars), strict=True):
         if states[r] is None:
