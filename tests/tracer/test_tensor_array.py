@@ -339,37 +339,42 @@ def test_tensor_array_as_a_tf_while_loop_variable_eagerly_and_in_a_function():
 X4 = tf.constant([1.0, 2.0, 3.0, 4.0])
 
 
-def split_second_order(x):
+def _second_order(loss, x):
+    """(d loss/dx, d(sum of it)/dx) by nested tapes."""
     with tf.GradientTape() as t2:
         t2.watch(x)
         with tf.GradientTape() as t1:
             t1.watch(x)
-            ta = tf.TensorArray(tf.float32, 2).split(x * x * x, [2, 2])
-            y = tf.reduce_sum(ta.read(0) * ta.read(1))
+            y = loss(x)
         g = t1.gradient(y, x)
     return g, t2.gradient(g, x)
+
+
+def _split_loss(x):
+    ta = tf.TensorArray(tf.float32, 2).split(x * x * x, [2, 2])
+    return tf.reduce_sum(ta.read(0) * ta.read(1))
+
+
+def _scatter_concat_loss(x):
+    ta = tf.TensorArray(tf.float32, 4, clear_after_read=False)
+    ta = ta.scatter([3, 0], tf.reshape(x * x, [2, 2]))
+    return tf.reduce_sum(ta.stack() ** 3) + tf.reduce_sum(ta.concat())
+
+
+def _write_read_loss(x):
+    return tf.reduce_sum(tf.TensorArray(tf.float32, 3).write(1, x * x).read(1))
+
+
+def split_second_order(x):
+    return _second_order(_split_loss, x)
 
 
 def scatter_concat_second_order(x):
-    with tf.GradientTape() as t2:
-        t2.watch(x)
-        with tf.GradientTape() as t1:
-            t1.watch(x)
-            ta = tf.TensorArray(tf.float32, 4, clear_after_read=False)
-            ta = ta.scatter([3, 0], tf.reshape(x * x, [2, 2]))
-            y = tf.reduce_sum(ta.stack() ** 3) + tf.reduce_sum(ta.concat())
-        g = t1.gradient(y, x)
-    return g, t2.gradient(g, x)
+    return _second_order(_scatter_concat_loss, x)
 
 
 def write_read_second_order(x):
-    with tf.GradientTape() as t2:
-        t2.watch(x)
-        with tf.GradientTape() as t1:
-            t1.watch(x)
-            y = tf.reduce_sum(tf.TensorArray(tf.float32, 3).write(1, x * x).read(1))
-        g = t1.gradient(y, x)
-    return g, t2.gradient(g, x)
+    return _second_order(_write_read_loss, x)
 
 
 SECOND_ORDER = [  # TensorFlow 2.21's (first, second) order, eagerly and in tf.function alike
