@@ -331,10 +331,9 @@ def getitem(x, key):
     y = x if whole else strided_slice(x, slice_spec(tuple(static)))   # x[t]: no copy of x
     for axis, k in reversed(gathers):      # the last first: a gather drops its axis
         k = _dims._int32(k)
-        size = _dims._int32(_dims.dim(_dims.shape_of(y), axis)) if y.shape[axis] is None \
-            else wrap(np.asarray(y.shape[axis], np.int32))
         negative = apply("Less", [k, wrap(np.asarray(0, np.int32))])
-        k = apply("SelectV2", [negative, apply("Add", [k, size]), k])
+        wrapped = _dims.add(k, _dims.dim(_dims.shape_of(y), axis))     # k + the axis' size
+        k = apply("SelectV2", [negative, wrapped, k])
         y = apply("GatherV2", [y, k], {"axis": axis, "batch_dims": 0})
     return y
 

@@ -225,7 +225,7 @@ class ConcreteFunction:
         # data the tape does not watch is never computed. Otherwise every float input, as
         # TensorFlow's backward function: which of its inputs reach which outputs decides
         # None or zeros at second order through the call.
-        wrt = None if keep_inputs else tuple(rec.tracks(i) for i in ids for rec in tapes)
+        wrt = None if keep_inputs else tuple(tapes[0].tracks(i) for i in ids)
         if wrt is not None and all(w or not a.dtype.is_floating for w, a in zip(wrt, avals)):
             wrt = None
         forward = self.tape_pair(wrt)[0]

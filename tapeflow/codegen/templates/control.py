@@ -6,7 +6,7 @@ the enclosing program's sequence (so every generated name is unique and reads li
 others), and its array constants become parameters of the program, never globals, so the
 on-disk cache still works.
 """
-from .lists import loop_lists
+from .lists import own_loop_lists
 from .registry import stmt_op
 
 
@@ -40,9 +40,8 @@ def _while(em, node, cond_graph, body_graph, n_vars):
     state = [em.var(v) for v in node.outputs[:n_vars]]
     count = em.fresh("n")
     extra = [em.ref(v) for v in node.inputs[n_vars:]]
-    own = loop_lists(body_graph, n_vars)     # list variables: copied once, written in place
-    _assign(em, state, [f"rt.fresh_copy({em.ref(v)})" if k in own else em.ref(v)
-                        for k, v in enumerate(node.inputs[:n_vars])])
+    _assign(em, state, [em.ref(v) for v in node.inputs[:n_vars]])
+    own = own_loop_lists(em, body_graph, state)     # list variables: written in place
     em.line(f"{count} = 0")
     with em.block("while True:"):
         (pred,) = em.inline(cond_graph, state + extra)

@@ -18,7 +18,7 @@ from ...ir.graph import Graph, use_counts
 from ...runtime.kernels.loops import counted, history_spans, row_states, stacked_rows
 from ..emitter import np_type
 from .control import _assign
-from .lists import loop_lists
+from .lists import loop_lists, own_loop_lists
 from .registry import stmt_op
 
 
@@ -196,9 +196,7 @@ def _backward(em, m, rows, hoisted, extra, carry):
     hoisted products are added a block of iterations at a time."""
     i = em.fresh("i")
     em.line(f"{i} = {m}")
-    own = loop_lists(hoisted.graph, len(carry))   # list cotangents: copied once, written in place
-    for c in own:
-        em.line(f"{carry[c]} = rt.fresh_copy({carry[c]})")
+    own = own_loop_lists(em, hoisted.graph, carry)    # list cotangents: written in place
     private = [len(hoisted.graph.inputs) - len(carry) + c for c in own]
     if not hoisted.terms:
         with em.block(f"while {i} > 0:"):
@@ -252,9 +250,8 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
     checkpoints = [_buffer(em, f"max({segs}, 1)", v.aval) for v in fwd_graph.inputs[:n_vars]]
     rows = _Rows(em, fwd_graph, n_vars, k)
     step = dce(Graph(fwd_graph.inputs, fwd_graph.nodes, fwd_graph.outputs[:n_vars]))
-    own_step, own = loop_lists(step, n_vars), loop_lists(fwd_graph, n_vars)
-    for j in own_step:          # list variables: copied once, written in place
-        em.line(f"{state[j]} = rt.fresh_copy({state[j]})")
+    own_step = own_loop_lists(em, step, state)      # list variables: written in place
+    own = loop_lists(fwd_graph, n_vars)             # copied as each segment restores them
     em.line(f"{i} = 0")
     with em.block(f"while {i} < ({segs} - 1) * {k}:"):      # checkpoints only
         with em.block(f"if {i} % {k} == 0:"):
@@ -294,9 +291,7 @@ def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_
     else:                   # a counted loop (``for i in tf.range``): its trip count up front
         at, bound = bounds
         em.line(f"{cap} = max(1, min({fit}, np.int64({ins[bound]}) - np.int64({ins[at]})))")
-    own = loop_lists(fwd_graph, n_vars)      # list variables: copied once, written in place
-    for k in own:
-        em.line(f"{state[k]} = rt.fresh_copy({state[k]})")
+    own = own_loop_lists(em, fwd_graph, state)      # list variables: written in place
     rows = _Rows(em, fwd_graph, n_vars, cap)
     rows.start(state)
     em.line(f"{keep} = True")
