@@ -67,8 +67,7 @@ def crop_or_pad(x, shape, constant_values=0):
 
 def empty(n, rank, dtype):
     """``n`` uninitialized elements of rank ``rank``."""
-    return (creation.zeros((n,) + (0,) * rank, dtype),
-            wrap(np.zeros((n, 1 + rank), np.int32)))
+    return creation.zeros([n] + [0] * rank, dtype), creation.zeros([n, 1 + rank], D.int32)
 
 
 def from_dense(buf, written):
@@ -98,6 +97,12 @@ def relaxed(values, shapes, zero, rows):
         values = crop_or_pad(values, [n] + [d if _symbolic(d) else math.add(zero, d)
                                             for d in sizes])
     return values, shapes
+
+
+def grown(values, shapes, n):
+    """The pair with ``n`` elements (a dynamic-size list sized before a loop)."""
+    sizes = [dims.dim(dims.shape_of(values), k) for k in range(1, len(values.shape))]
+    return crop_or_pad(values, [n] + sizes), crop_or_pad(shapes, [n, shapes.shape[1]])
 
 
 def length(values):
@@ -207,5 +212,5 @@ def concat_grad(g, shapes, shape, attrs):
     return apply("RaggedListConcatGrad", [g, shapes, sizes], {**attrs, "shape": tuple(target)})
 
 
-__all__ = ["crop_or_pad", "empty", "from_dense", "relaxed", "length", "set_item", "get_item",
+__all__ = ["crop_or_pad", "empty", "from_dense", "relaxed", "grown", "length", "set_item", "get_item",
            "gather", "stack", "concat", "concat_grad"]
