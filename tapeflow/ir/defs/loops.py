@@ -200,8 +200,11 @@ def _while_grad_stacks(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budg
     if k > len(avals):
         raise InferError(f"WhileGradStacks takes {k} stacks but has {len(avals)} inputs")
     got, want = tuple(avals[len(avals) - k:]), stack_avals(fwd_graph, n_vars)
-    if tuple((a.shape[1:], a.dtype) for a in got) != tuple((a.shape[1:], a.dtype) for a in want) \
-            or any(len(a.shape) != len(b.shape) for a, b in zip(got, want, strict=True)):
+    # a row size known only at run time (None) takes any size: the backward replayed with
+    # the forward's concrete stacks (a jacobian through the call)
+    if any(a.dtype != b.dtype or len(a.shape) != len(b.shape) or any(
+            w is not None and g != w for g, w in zip(a.shape[1:], b.shape[1:]))
+           for a, b in zip(got, want, strict=True)):
         raise InferError(f"WhileGradStacks' stacks are {_fmt(got)} for rows {_fmt(want)}")
     return _while_grad(avals[:len(avals) - k], fwd_graph, bwd_graph, n_vars, n_extra,
                        memory_budget)
