@@ -335,7 +335,11 @@ class TensorArray:
         if not self._dynamic_size and self._length() is not None and k > self._length():
             raise ValueError(f"Cannot unstack {k} tensors into a TensorArray of static size "
                              f"{self._length()} ")
-        return self.scatter(list(range(k)), value)
+        if self._graph:
+            return self.scatter(list(range(k)), value)
+        for i in range(k):      # TensorFlow's eager unstack neither checks nor merges shapes
+            self._write(i, array.gather(value, i), check=False)
+        return self
 
     def scatter(self, indices, value, name=None) -> TensorArray:
         value = self._value(value)
