@@ -1,27 +1,42 @@
-"""``tf.TensorArray``: eagerly a Python list of tensors, in a function one dense tensor.
+"""``tf.TensorArray``: eagerly a Python list of tensors, in a function a dense or padded one.
 
 Eagerly (no trace running when it is made) it is TensorFlow's ``_EagerTensorArray``: a list
 of tensors, mutated in place (``write`` returns ``self``), every op recorded on the tapes as
 the op it is (``read`` returns the written tensor itself, ``stack`` is a ``Pack`` with zeros
 for unwritten elements), so gradients, None versus zeros included, are TensorFlow's eager
 ones, and its errors are checked exactly (out of range, negative index, wrong dtype or
-shape, a second read after ``clear_after_read``).
+shape, a second read after ``clear_after_read``, Pack's error for a stack of elements of
+different shapes, zeros of an element shape not fully known). Indices may be tensors.
 
-Inside a function a TensorArray is one tensor of shape ``[size, *element_shape]``, and each
-method returns a new TensorArray (TensorFlow's graph-mode semantics: ``ta = ta.write(i,
-x)``). Its size is static, except for a dynamic-size one that a loop of unknown trip count
-assigns: its size becomes a run-time one (``_n`` None, the tensor's leading dim None, as
-TensorFlow's ``[None, ...]`` stack), and a write past the end appends zero rows up to the
-index (``_grown``) before writing. Such a graph has sizes that depend on the data, so it
-runs on the NumPy interpreter, not as a compiled program. With ``infer_shape=False``, an
-element of another shape written at a Python int index turns it into a list of tensors
-(``_ragged``), which cannot be a loop variable. ``write`` at a tensor index is
+``element_shape`` is TensorFlow's: the shape given (``TensorShape(None)`` when none), merged
+with each written shape when ``infer_shape`` (a write must be compatible with it either way),
+in one cell shared by every TensorArray that writes, loops and branches make from this one,
+as TensorFlow shares its ``_element_shape`` list.
+
+Inside a function each method returns a new TensorArray (TensorFlow's graph-mode semantics:
+``ta = ta.write(i, x)``), held as one dense tensor of shape ``[size, *shape]`` while every
+element written has one static shape (``_shape``). ``write`` at a tensor index is
 ``TensorListSetItem``, ``read`` at one ``TensorListGetItem`` (TensorFlow's error text when it
-is out of range), ``gather`` and a Python index ``GatherV2``; as in
-TensorFlow's TensorList, unwritten elements read as zeros, writing twice overwrites, and
-``clear_after_read`` is ignored. Until the element shape is known (``element_shape=`` or a
-first write) there is no tensor yet. A loop variable flattens to its tensor through the
-``__tf_flatten__`` protocol (``_nest``), so a converted loop carries it as a While variable.
+is out of range), ``gather`` and a Python index ``GatherV2``; as in TensorFlow's TensorList,
+unwritten elements read as zeros, writing twice overwrites, and ``clear_after_read`` is
+ignored. Its size is static, except for one made with a tensor size, or a dynamic-size one
+that a loop of unknown trip count assigns: the size is then a run-time one (``_n`` None, the
+tensor's leading dim None, as TensorFlow's ``[None, ...]`` stack), and a dynamic-size write
+past the end appends zero rows up to the index (``_grown``) before writing.
+
+An element of another shape (``infer_shape=False``, ``split`` into unequal lengths) or of a
+size known only at run time makes it the padded list of ``ops/ragged_list.py``: values padded
+to the largest sizes written plus each element's shape (``_shapes``), whose readers follow
+TensorFlow's TensorList rules and errors for elements of different shapes and uninitialized
+ones. Written at Python indices with static shapes it stays static (the program compiles);
+written in a loop on a tensor its sizes are data, so the program runs on the NumPy
+interpreter. One element rank per TensorArray (TensorFlow's TensorList takes several).
+
+Until the element shape is known (``element_shape=`` or a first write) there is no tensor
+yet; a read, stack or concat before it reads a padded list of uninitialized elements, so it
+raises TensorFlow's error. A loop variable flattens to its tensor(s) through the
+``__tf_flatten__`` protocol (``_nest``), so a converted loop carries it as While variables
+(``tracer/loop_lists.py`` sizes it, and retraces a loop whose body makes it padded).
 """
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
 """The ops behind ``tf.TensorArray`` inside functions: a list held densely, or padded.
 
-A TensorArray in a traced function is one tensor of shape ``[size, *element_shape]`` (every
-IR value has a static shape, so the size and the element shape are known when tracing);
-``TensorListSetItem`` writes one element, ``TensorListGetItem`` reads one at a tensor index
-(a Python index and ``gather`` are ``GatherV2``). TensorFlow's ops of the same names work on
-a variant list handle; here the "list" is that dense tensor.
+A TensorArray in a traced function is one tensor of shape ``[size, *element_shape]`` while its
+elements share one static shape; ``TensorListSetItem`` writes one element,
+``TensorListGetItem`` reads one at a tensor index (a Python index and ``gather`` are
+``GatherV2``). TensorFlow's ops of the same names work on a variant list handle; here the
+"list" is that dense tensor. Elements of different shapes are two tensors, values padded and
+their shapes (below): every IR value keeps one static rank, so TensorFlow's variant list is
+not a value type here; its TensorList rules live in the RaggedList ops' kernels.
 """
 from ...errors import InferError
 from .. import dtypes as D
