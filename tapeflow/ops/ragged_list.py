@@ -90,10 +90,11 @@ def relaxed(values, shapes, zero, rows):
     vshape = dims.shape_of(values)
     n = dims.dim(vshape, 0)
     sizes = [dims.dim(vshape, k) for k in range(1, len(vshape))]
-    if rows and not _symbolic(n):
+    grow = rows and not _symbolic(n)
+    if grow:
         n = math.add(zero, n)
         shapes = crop_or_pad(shapes, [n, shapes.shape[1]])
-    if _symbolic(n) or any(not _symbolic(d) for d in sizes):
+    if grow or any(not _symbolic(d) for d in sizes):
         values = crop_or_pad(values, [n] + [d if _symbolic(d) else math.add(zero, d)
                                             for d in sizes])
     return values, shapes
