@@ -138,10 +138,13 @@ class TensorShape(tuple):
         return not self._unknown and tuple.__len__(self) > 0
 
     def __eq__(self, other):
-        try:
-            other = TensorShape(other)
-        except (TypeError, ValueError):
-            return False
+        if type(other) is tuple:        # the runtime's shapes: no conversion
+            return not self._unknown and tuple.__eq__(self, other)
+        if not isinstance(other, TensorShape):
+            try:
+                other = TensorShape(other)
+            except (TypeError, ValueError):
+                return False
         return self._unknown == other._unknown and tuple.__eq__(self, other)
 
     def __ne__(self, other):
