@@ -11,8 +11,8 @@ adjoint ops (``concat_grad``) for the rest, to any order.
 
 Written at Python indices with shapes the trace knows, ``shapes`` stays a constant (each
 write folds), and a read then is a static slice: such a function compiles as before. Sizes
-known only at run time (a write in a loop on a tensor) make the graph run on the
-interpreter, as TensorFlow's data-dependent TensorList does in XLA's absence.
+known only at run time (a write in a loop on a tensor) make the graph run on the NumPy
+interpreter.
 """
 from __future__ import annotations
 

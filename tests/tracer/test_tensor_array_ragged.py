@@ -568,3 +568,31 @@ def test_gradient_equals_the_eager_loop_and_finite_differences():
     eps = 1e-6
     fd = [(grads(f, x0 + eps * e)[0] - grads(f, x0 - eps * e)[0]) / (2 * eps) for e in np.eye(2)]
     np.testing.assert_allclose(traced[1], fd, rtol=1e-6)
+
+
+def test_a_size_given_as_a_tensor():
+    """TF 2.21: TensorArray(size=n) of a tensor n = 3 written with x * i: stack [[0, 0], [1, 2],
+    [2, 4]], size 3, d sum(stack^2)/dx [10, 20]; written at 0 only (n = 2), stack [[1, 2],
+    [0, 0]] of static shape [None, 2]."""
+    def written(x, n):
+        ta = tf.TensorArray(tf.float32, size=n)
+        for i in tf.range(n):
+            ta = ta.write(i, x * tf.cast(i, tf.float32))
+        return ta.stack(), ta.size()
+
+    seen = []
+
+    def first(x, n):
+        s = tf.TensorArray(tf.float32, size=n).write(0, x).stack()
+        seen.append(s.shape)
+        return s
+
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        s, k = tf.function(written)(x, tf.constant(3))
+        y = tf.reduce_sum(s * s)
+    assert s.numpy().tolist() == [[0.0, 0.0], [1.0, 2.0], [2.0, 4.0]] and int(k) == 3
+    assert t.gradient(y, x).numpy().tolist() == [10.0, 20.0]
+    assert tf.function(first)(x, tf.constant(2)).numpy().tolist() == [[1.0, 2.0], [0.0, 0.0]]
+    assert seen == [[None, 2]]
