@@ -213,5 +213,5 @@ def concat_grad(g, shapes, shape, attrs):
     return apply("RaggedListConcatGrad", [g, shapes, sizes], {**attrs, "shape": tuple(target)})
 
 
-__all__ = ["crop_or_pad", "empty", "from_dense", "relaxed", "grown", "length", "set_item", "get_item",
-           "gather", "stack", "concat", "concat_grad"]
+__all__ = ["crop_or_pad", "empty", "from_dense", "relaxed", "grown", "length", "set_item",
+           "get_item", "gather", "stack", "concat", "concat_grad"]

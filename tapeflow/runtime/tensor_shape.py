@@ -157,7 +157,9 @@ class TensorShape(tuple):
         return TensorShape, (None if self._unknown else list(tuple.__iter__(self)),)
 
     def __repr__(self):
-        return "TensorShape(None)" if self._unknown else f"TensorShape({list(tuple.__iter__(self))})"
+        if self._unknown:
+            return "TensorShape(None)"
+        return f"TensorShape({list(tuple.__iter__(self))})"
 
     def __str__(self):
         return "<unknown>" if self._unknown else str(tuple(tuple.__iter__(self)))

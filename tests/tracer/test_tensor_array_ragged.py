@@ -381,7 +381,8 @@ def test_gather_overwrite_and_never_written():
                                                    "elements."):
         tf.function(gather_oob)(n)
     c, s = tf.function(overwritten)(n)
-    assert c.numpy().tolist() == [1.0, 2.0, 2.0, 9.0] and s.numpy().tolist() == [[1.0], [8.0], [9.0]]
+    assert c.numpy().tolist() == [1.0, 2.0, 2.0, 9.0]
+    assert s.numpy().tolist() == [[1.0], [8.0], [9.0]]
     assert int(tf.function(empty)(tf.constant(0))) == 0
     with pytest.raises(InvalidArgumentError, match="Tried to stack elements of an empty list with "
                                                    "non-fully-defined element_shape: <unknown>"):
