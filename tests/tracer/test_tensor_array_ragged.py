@@ -150,6 +150,24 @@ def test_eager_gradients_none_and_zeros():
     assert [float(y), float(g), float(t2.gradient(g, x))] == [96.0, 192.0, 288.0]
 
 
+def test_eager_gather_reads_only_its_indices_and_an_unwritten_read_clears():
+    """TF 2.21: gather([1, 1]) of a, b gives gradients [None, [2, 2]] (eager gather stacks the
+    elements it reads, nothing else); reading an unwritten element twice (clear_after_read)
+    is InvalidArgumentError "Could not read index 0 twice because it was cleared ..."."""
+    a, b = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([a, b])
+        ta = tf.TensorArray(tf.float32, size=2, clear_after_read=False).write(0, a).write(1, b)
+        g = ta.gather([1, 1])
+    da, db = t.gradient(g, [a, b])
+    assert da is None and db.numpy().tolist() == [2.0, 2.0]
+    ta = tf.TensorArray(tf.float32, size=2, element_shape=[2])
+    assert ta.read(0).numpy().tolist() == [0.0, 0.0]
+    with pytest.raises(InvalidArgumentError, match="Could not read index 0 twice because it "
+                                                   "was cleared after a previous read"):
+        ta.read(0)
+
+
 # -- in a function: a loop on a tensor writes elements of different shapes -------------------
 
 @pytest.mark.parametrize("fixed", [False, True], ids=["dynamic_size", "size_tensor"])
