@@ -15,7 +15,7 @@ added a block of iterations at a time as one large product (``_Hoisted``).
 """
 from ...passes.dce import dce
 from ...ir.graph import Graph, use_counts
-from ...runtime.kernels.loops import counted, history_spans, row_states, stacked_rows
+from ...runtime.kernels.loops import history_spans, row_states, stacked_rows, trip_bounds
 from ..emitter import np_type
 from .control import _assign
 from .lists import loop_lists, own_loop_lists
@@ -280,17 +280,18 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
 
 def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_budget):
     """The While's loop over the names ``state``, writing each iteration's rows into buffers
-    that double as they fill (the trip count is not known before), up to the memory budget,
-    past which they are dropped. Returns the names of the trip count, whether the rows were
-    kept, and the ``_Rows``."""
+    up to the memory budget, past which they are dropped: sized up front when the condition
+    bounds the trip count (``trip_bounds``: a counted loop, ``maximum_iterations``), else
+    doubling as they fill (the trip count is known only at the end). Returns the names of
+    the trip count, whether the rows were kept, and the ``_Rows``."""
     fit, n, cap, keep = em.fresh("fit"), em.fresh("n"), em.fresh("cap"), em.fresh("keep")
     em.line(f"{fit} = max({int(memory_budget)} // max({_row_bytes(em, fwd_graph, n_vars)}, 1), 1)")
-    bounds = counted(cond_graph, fwd_graph, n_vars)
-    if bounds is None:
+    bounds = trip_bounds(cond_graph, fwd_graph, n_vars)
+    if not bounds:
         em.line(f"{cap} = min({fit}, 16)")
-    else:                   # a counted loop (``for i in tf.range``): its trip count up front
-        at, bound = bounds
-        em.line(f"{cap} = max(1, min({fit}, np.int64({ins[bound]}) - np.int64({ins[at]})))")
+    else:   # its trip count (``for i in tf.range``) or its bound (``maximum_iterations``) up front
+        most = ", ".join(f"np.int64({ins[j]}) - np.int64({ins[i]})" for i, j in bounds)
+        em.line(f"{cap} = max(1, min({fit}, {most}))")
     own = own_loop_lists(em, fwd_graph, state)      # list variables: written in place
     rows = _Rows(em, fwd_graph, n_vars, cap)
     rows.start(state)
@@ -332,8 +333,8 @@ def _forward(em, node, cond_graph, fwd_graph, n_vars, ins, extra, memory_budget)
 def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
                      memory_budget):
     """runtime/kernels/loops.py's WhileWithGrad: the While's loop writing each iteration's
-    rows into buffers that double as they fill (the trip count is not known before), up to
-    the memory budget; past it the rows are dropped and WhileGrad's loops run (``_segments``)."""
+    rows into buffers (``_stacking_loop``), up to the memory budget; past it the rows are
+    dropped and WhileGrad's loops run (``_segments``)."""
     ins = [em.ref(v) for v in node.inputs]
     init, extra, seeds = ins[:n_vars], ins[n_vars:n_vars + n_extra], ins[n_vars + n_extra:]
     state, n, keep, rows = _forward(em, node, cond_graph, fwd_graph, n_vars, ins, extra,
@@ -354,8 +355,8 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
 
 @stmt_op("WhileStacks")
 def _while_stacks(em, node, cond_graph, body_graph, fwd_graph, n_vars, memory_budget):
-    """runtime/kernels/loops.py's WhileStacks: WhileWithGrad's forward loop (buffers doubling
-    as they fill, up to the budget), whose buffers, cut to the trip count, are outputs: the
+    """runtime/kernels/loops.py's WhileStacks: WhileWithGrad's forward loop (``_stacking_loop``,
+    up to the budget), whose buffers, cut to the trip count, are outputs: the
     stacks (no rows when the budget dropped them). Their leading size is the trip count, a
     size only the run knows: the program's one output of unknown size (``stack_output``)."""
     ins = [em.ref(v) for v in node.inputs]
