@@ -295,6 +295,59 @@ def _adds_one(fwd_graph, i):
         one.attrs["value"] == 1 and one in fwd_graph.nodes
 
 
+@dataclass(frozen=True)
+class CounterIndex:
+    """A value of a loop body that is ``slope * c + offset``, ``c`` the integer loop variable
+    ``counter`` that the body adds 1 to: iteration ``k`` computes ``slope * (c0 + k) + offset``
+    from the counter's initial value ``c0``. ``slope`` is a product of factors, ``offset`` a
+    sum of ``(sign, product)`` terms; each factor is loop-invariant: an int (a constant of the
+    body) or ``("operand", j)`` (the body's input ``j >= n_vars``). ``ta.write(t, ...)`` in
+    ``for t in tf.range(a, b, d)`` writes at such an index (``a + c * d``), and so does a
+    write at ``tf.while_loop``'s counter or ``2 * t + 1``."""
+    counter: int
+    slope: tuple
+    offset: tuple
+
+
+def counter_index(graph, n_vars, v):
+    """``v``, a value of loop body ``graph``, as a ``CounterIndex``, or None."""
+    inputs = {x.id: k for k, x in enumerate(graph.inputs)}
+    nodes = set(map(id, graph.nodes))
+
+    def invariant(x):
+        k = inputs.get(x.id)
+        if k is not None:
+            return ("operand", k) if k >= n_vars else None
+        node = x.node
+        if node is not None and id(node) in nodes and node.op == "Const" and \
+                node.attrs["value"].shape == () and x.aval.dtype.is_integer:
+            return int(node.attrs["value"])
+        return None
+
+    def affine(x):
+        k = inputs.get(x.id)
+        if k is not None:
+            ok = k < n_vars and x.aval.dtype.is_integer and _adds_one(graph, k)
+            return CounterIndex(k, (), ()) if ok else None
+        node = x.node
+        if node is None or id(node) not in nodes or node.op not in ("Add", "Sub", "Mul"):
+            return None
+        a, b = node.inputs
+        pairs = ((a, b), (b, a)) if node.op != "Sub" else ((a, b),)
+        for p, q in pairs:
+            f, c = affine(p), invariant(q)
+            if f is None or c is None:
+                continue
+            if node.op == "Mul":
+                return CounterIndex(f.counter, f.slope + (c,),
+                                    tuple((sign, t + (c,)) for sign, t in f.offset))
+            return CounterIndex(f.counter, f.slope,
+                                f.offset + ((1 if node.op == "Add" else -1, (c,)),))
+        return None
+
+    return affine(v)
+
+
 def counted(cond_graph, fwd_graph, n_vars):
     """(i, j) if the loop runs exactly while loop variable ``i < operand j`` and the body adds
     1 to ``i`` (``for i in tf.range`` makes such loops): it runs ``j - i`` times from the start
