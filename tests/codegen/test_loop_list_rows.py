@@ -1,7 +1,13 @@
-"""A TensorArray loop's gradient reads the list's cotangent in place instead of copying it to
-zero each row it reads, where nothing reads the cotangent afterwards and every iteration
-wrote another row (``read_only_list_cotangents`` in passes/share_loops.py). Compiled
-gradients and the stacked list equal eager's, for rows written once and rows written again."""
+"""A TensorArray loop's gradient keeps each written row once: compiled, the list written at row
+``t`` in iteration ``t`` with the new state ``h`` is ``h``'s history (one buffer, one row
+longer: ``_SharedList`` in codegen/templates/loops.py), and the backward reads the list's
+cotangent in place instead of copying it to zero each row it reads, where nothing reads the
+cotangent afterwards and every iteration wrote another row (``read_only_list_cotangents`` in
+passes/share_loops.py). Gradients and the stacked list equal eager's for writes that share
+and writes that cannot (another row, a repeated row, a loop whose buffers double, past the
+memory budget); the sharing is seen in the buffer under the list the program returns."""
+import re
+
 import numpy as np
 import pytest
 
@@ -76,10 +82,27 @@ def check(fn, n, size, at, budget=None):
     return np.asarray(s), cf.program.source
 
 
-@pytest.mark.parametrize("at,size", [(lambda t: t, 6), (lambda t: 2 * t, 11),
+def rows_under(a):
+    """Rows of the buffer the program allocated under array ``a``."""
+    return memoryview(a.base).nbytes // ROW
+
+
+@pytest.mark.parametrize("n,size", [(6, 6), (6, 9), (1, 4), (0, 3)])
+def test_rows_written_at_t_are_the_states_history(n, size):
+    """Row t holds h after iteration t: the history's buffer (row 0: h before the loop) is the
+    list's, so the list the program returns sits in a buffer one row longer than itself."""
+    s, source = check(loss, n, size, lambda t: t)
+    assert "alias" in source
+    assert rows_under(s) == size + 1
+
+
+@pytest.mark.parametrize("at,size", [(lambda t: t + 1, 7), (lambda t: 2 * t, 11),
                                      (lambda t: 5 - t, 6)])
-def test_rows_written_once_give_eager_gradients(at, size):
-    check(loss, 6, size, at)
+def test_rows_written_elsewhere_keep_a_history_of_their_own(at, size):
+    """Another first row or another step: the check made when the loop starts fails, and the
+    list is a copy of its own, exactly its size."""
+    s, _ = check(loss, 6, size, at)
+    assert rows_under(s) == size
 
 
 def test_a_row_written_twice_gives_the_overwritten_value_no_gradient():
@@ -87,6 +110,19 @@ def test_a_row_written_twice_gives_the_overwritten_value_no_gradient():
     row it read, so it still writes (and copies) the list's cotangent."""
     _, source = check(loss, 5, 3, lambda t: 0 * t)
     assert "TensorListSetItem" in source.split("def ", 1)[1]
+
+
+def test_a_loop_whose_buffers_double_moves_its_history_away_from_the_list():
+    """16 rows first (the list's 20 + 1 in the shared buffer): at the 17th iteration the
+    history moves to a buffer of 32 + 1 rows and the list stays where it was, so both go on
+    from there."""
+    s, source = check(while_loss, 20, 20, lambda t: t)
+    assert "alias" in source and re.search(r"cap\d+ = min\(fit\d+, 16\)", source)
+    assert rows_under(s) == 21
+
+
+def test_past_the_memory_budget_the_checkpointed_gradient_is_the_same():
+    check(loss, 6, 6, lambda t: t, budget=0)
 
 
 def joint_graph(size, at):
