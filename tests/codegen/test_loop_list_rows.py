@@ -121,6 +121,52 @@ def test_a_loop_whose_buffers_double_moves_its_history_away_from_the_list():
     assert rows_under(s) == 21
 
 
+def unstacked_loss(x, w, n, size, at):
+    """The list starts from x's rows, so its initial value's cotangent is read: x's gradient."""
+    ta = tf.TensorArray(x.dtype, size=size).unstack(x[:size])
+    h = tf.zeros_like(x[0])
+    for t in tf.range(n):
+        h = tf.tanh(h @ w + x[t])
+        ta = ta.write(at(t), h)
+    s = ta.stack()
+    return tf.reduce_sum(s * s), s
+
+
+def reading_loss(x, w, n, size, at):
+    """The body reads a row the loop writes later (its initial zeros until then). Eagerly a
+    read clears the element unless ``clear_after_read=False`` (in a function it never does,
+    as TensorFlow's TensorList)."""
+    ta = tf.TensorArray(x.dtype, size=size, element_shape=x.shape[1:], clear_after_read=False)
+    h = tf.zeros_like(x[0])
+    for t in tf.range(n):
+        h = tf.tanh(h @ w + x[t] + ta.read(size - 1 - t))
+        ta = ta.write(at(t), h)
+    s = ta.stack()
+    return tf.reduce_sum(h * h) + tf.reduce_sum(s * s), s
+
+
+def stack_tested_loss(x, w, n, size, at):
+    """The loop's test reads the list (the rows it has not written yet are zeros)."""
+    ta = tf.TensorArray(x.dtype, size=size, element_shape=x.shape[1:])
+    h = tf.zeros_like(x[0])
+    t = 0
+    while t < n and tf.reduce_sum(tf.abs(ta.stack())) < 1e6:
+        h = tf.tanh(h @ w + x[t])
+        ta = ta.write(at(t), h)
+        t += 1
+    s = ta.stack()
+    return tf.reduce_sum(h * h) + tf.reduce_sum(s * s), s
+
+
+@pytest.mark.parametrize("fn", [reading_loss, stack_tested_loss, unstacked_loss])
+def test_rows_the_loop_reads_before_it_writes_them_hold_their_initial_values(fn):
+    """Where only the write reads the list, the rows the loop writes are not copied in first
+    and the others get their initial values after the loop (x's rows: ``unstacked_loss``);
+    a body or test reading it sees every initial row."""
+    s, source = check(fn, 6, 8, lambda t: t)
+    assert "alias" in source and rows_under(s) == 9
+
+
 def test_past_the_memory_budget_the_checkpointed_gradient_is_the_same():
     check(loss, 6, 6, lambda t: t, budget=0)
 
@@ -144,17 +190,6 @@ def test_the_backward_reads_the_list_cotangent_in_place_where_rows_are_distinct(
     assert "TensorListSetItem" in bwd_ops(joint_graph(3, lambda t: 0 * t))
     plain = tf.function(lambda x: x * 2.0).get_concrete_function(tf.constant(W)).program.graph
     assert read_only_list_cotangents(plain) is plain
-
-
-def unstacked_loss(x, w, n, size, at):
-    """The list starts from x's rows, so its initial value's cotangent is read: x's gradient."""
-    ta = tf.TensorArray(x.dtype, size=size).unstack(x[:size])
-    h = tf.zeros_like(x[0])
-    for t in tf.range(n):
-        h = tf.tanh(h @ w + x[t])
-        ta = ta.write(at(t), h)
-    s = ta.stack()
-    return tf.reduce_sum(s * s), s
 
 
 def test_a_list_cotangent_read_after_the_loop_is_still_zeroed():

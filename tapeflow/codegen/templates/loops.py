@@ -130,11 +130,13 @@ class _SharedList:
     forward keeps ``h`` once, not in the list and again in a stack. Whether the index is
     ``i`` is known when the loop starts (``counter_index``: slope 1 and the first row 0), so
     the generated code checks it there (``alias``), and keeps a history of its own if not, or
-    once a doubling buffer moves the history away from the list."""
+    once a doubling buffer moves the history away from the list. Where the body reads the
+    list only to write it (``read`` False), the rows the loop writes are not copied in first:
+    the others get their initial values after the loop (``finish``)."""
 
-    def __init__(self, em, list_var, state, index, names, operands, n_vars):
-        self.list_var, self.state, self.alias = list_var, state, em.fresh("alias")
-        self.names = names
+    def __init__(self, em, list_var, state, index, read, names, operands, n_vars):
+        self.list_var, self.state, self.read, self.names = list_var, state, read, names
+        self.alias, self.holds, self.initial = em.fresh("alias"), em.fresh("holds"), None
 
         def product(factors):
             return " * ".join([str(f) if isinstance(f, int) else
@@ -145,9 +147,10 @@ class _SharedList:
         em.line(f"{self.alias} = {slope} == 1 and {first} == 0")
 
     @staticmethod
-    def find(fwd_graph, n_vars, own):
-        """(list variable, state variable, ``CounterIndex``) of a list the loop may share
-        with a state's history (the class docstring), or None."""
+    def find(cond_graph, fwd_graph, n_vars, own):
+        """(list variable, state variable, ``CounterIndex``, whether the loop reads the list
+        other than to write it) of a list the loop may share with a state's history (the
+        class docstring), or None."""
         after = {v.id: j for j, v in enumerate(fwd_graph.outputs[:n_vars])}
         kept = {s[0] for s in row_states(fwd_graph, n_vars) if s is not None}
         for j in own:
@@ -158,7 +161,9 @@ class _SharedList:
                 continue            # (the item has the list's element type: SetItem's rule)
             at = counter_index(fwd_graph, n_vars, index)
             if at is not None:
-                return j, h, at
+                uses = use_counts(cond_graph)
+                read = use_counts(fwd_graph)[lst.id] > 1 or uses.get(cond_graph.inputs[j].id)
+                return j, h, at, bool(read)
         return None
 
     def allocate(self, em, cap, aval):
@@ -166,14 +171,27 @@ class _SharedList:
         ``cap + 1`` rows of its own and the list copied as ``own_loop_lists`` does."""
         name, lst = em.fresh("stack"), self.names[self.list_var]
         rows = f"{lst}.shape[0]"
+        if not self.read:               # (``alias`` may change as the loop runs)
+            self.initial = em.fresh("initial")
+            em.line(f"{self.holds} = {self.alias}")
+            em.line(f"{self.initial} = {lst}")
         with em.block(f"if {self.alias}:"):
             _buffer(em, f"max({cap}, {rows}) + 1", aval, name)
-            em.line(f"{name}[1:{rows} + 1] = {lst}")
+            if self.read:
+                em.line(f"{name}[1:{rows} + 1] = {lst}")
             em.line(f"{lst} = {name}[1:{rows} + 1]")
         with em.block("else:"):
             _buffer(em, f"{cap} + 1", aval, name)
             em.line(f"{lst} = rt.fresh_copy({lst})")
         return name
+
+    def finish(self, em, n):
+        """After the loop's ``n`` iterations: the rows it did not write get their initial
+        values, where the list holds the history and was not copied in first."""
+        if not self.read:
+            with em.block(f"if {self.holds}:"):
+                lst = self.names[self.list_var]
+                em.line(f"{lst}[{n}:] = {self.initial}[{n}:]")
 
 
 class _Hoisted:
@@ -359,10 +377,9 @@ def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_
     else:   # its trip count (``for i in tf.range``) or its bound (``maximum_iterations``) up front
         most = ", ".join(f"np.int64({ins[j]}) - np.int64({ins[i]})" for i, j in bounds)
         em.line(f"{cap} = max(1, min({fit}, {most}))")
-    found = _SharedList.find(fwd_graph, n_vars, loop_lists(fwd_graph, n_vars)) \
+    found = _SharedList.find(cond_graph, fwd_graph, n_vars, loop_lists(fwd_graph, n_vars)) \
         if share_lists else None
-    shared = None if found is None else _SharedList(em, found[0], found[1], found[2], state,
-                                                     extra, n_vars)
+    shared = None if found is None else _SharedList(em, *found, state, extra, n_vars)
     own = own_loop_lists(em, fwd_graph, state, but=found[:1] if found else ())
     rows = _Rows(em, fwd_graph, n_vars, cap, shared)   # copies the shared list (allocate)
     rows.start(state)
@@ -383,6 +400,8 @@ def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_
             rows.write(n, outs)
         _assign(em, state, outs[:n_vars], simultaneous=True)
         em.line(f"{n} += 1")
+    if shared:
+        shared.finish(em, n)
     return n, keep, rows
 
 
