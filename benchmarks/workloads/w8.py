@@ -7,7 +7,8 @@ recomputed) so the cost stays linear in T. Written as TensorFlow users write it,
 carrying sum_t mean(h_t) as a loop variable (the peers run this form); `tf_code_tensor_array`
 is the same gradient written with ``x[t]`` and a TensorArray, timed as a second tapeflow
 contender. The scaling run times the
-compiled tapeflow gradient and hand NumPy BPTT at T = 100, 200, 400, 800 in the same process;
+compiled tapeflow gradient (both forms) and hand NumPy BPTT at T = 100, 200, 400, 800 in the same
+process (``benchmarks/w8_scaling_ta.py`` compares the two forms' scaling interleaved);
 the memory run gives the peak bytes of one gradient with the loop's stacks and with its
 checkpointing (``tapeflow.config.loop_memory(0)``) at each T, and the checkpointed compiled
 gradient is timed at T = 200 and 800.
@@ -125,9 +126,11 @@ def _median_ms(step, n):
 
 
 def scaling(opts):
-    """Median ms per gradient call of compiled tapeflow and hand NumPy at each T (same run)."""
+    """Median ms per gradient call of compiled tapeflow (the gather form and the TensorArray
+    form) and hand NumPy at each T (same run)."""
     import tapeflow
     fn = tapeflow.function(tf_code(tapeflow), jit_compile=True)   # compiled, not tiered
+    ta = tapeflow.function(tf_code_tensor_array(tapeflow), jit_compile=True)
     base = params(False) if not opts.quick else params(True)
     rows = []
     for T in (SCALING if not opts.quick else (10, 20)):
@@ -135,6 +138,7 @@ def scaling(opts):
         args = tf_args(tapeflow, inp)
         n = 3 if opts.quick else 15
         rows.append({"T": T, "tapeflow_ms": _median_ms(lambda: fn(*args), n),
+                     "tapeflow_ta_ms": _median_ms(lambda: ta(*args), n),
                      "numpy_ms": _median_ms(lambda: numpy_grads(inp), n)})
     return rows
 
@@ -200,8 +204,9 @@ def run(opts):
                   f"checkpoints {row['checkpoints_peak_kb']:.0f} KiB", flush=True)
         result["checkpointed"] = checkpoint_scaling(opts)
         rows = result["scaling"] = scaling(opts)
-        by_t = {r["T"]: r["tapeflow_ms"] for r in rows}
-        if 200 in by_t and 800 in by_t:
-            result["targets"].append(harness.target("T=800 <= 5 x T=200 (linear in T)",
-                                                    by_t[800] / by_t[200], 5.0, "x"))
+        for key, form in (("tapeflow_ms", ""), ("tapeflow_ta_ms", ", TensorArray form")):
+            by_t = {r["T"]: r[key] for r in rows}
+            if 200 in by_t and 800 in by_t:
+                result["targets"].append(harness.target(f"T=800 <= 5 x T=200 (linear in T{form})",
+                                                        by_t[800] / by_t[200], 5.0, "x"))
     return result

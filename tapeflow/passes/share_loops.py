@@ -18,14 +18,29 @@ return the stacks and the backward read them, for the same n + n. It runs in ``F
 fused op is never differentiated), and only when nothing it moves has an effect: the While
 prints nothing, and the nodes moved above it (the starting carry's other inputs, e.g.
 constant zeros) and the seed nodes are pure, so every print runs in its order.
+
+Then, in every loop gradient of the program (``read_only_list_cotangents``): a TensorArray's
+cotangent carried by the backward body, which reads the row iteration ``k`` wrote and zeroes
+it (``TensorListSetItem``'s gradient: an overwritten element gets no gradient), is left
+unwritten when nothing reads the carry's result and the forward wrote a different row in
+every iteration (``counter_index`` with a constant slope other than 0): no later iteration
+reads a zeroed row, so the zeroes are never seen. The backward then reads the cotangent in
+place, where writing it made the program copy the whole ``[n, ...]`` array first (it is
+often a constant argument, the gradient of ``ta.stack()``'s mean).
 """
-from ..ir.graph import Graph, Node, Value
+from ..ir.graph import Graph, Node, Value, use_counts
+from ..runtime.kernels.loops import counter_index
 from .dce import dce
 from .rewrite import copy_node, is_pure, keep
 
 
 def share_loops(graph):
-    """``graph`` with each (While, WhileGrad of it) pair fused into one WhileWithGrad."""
+    """``graph`` with each (While, WhileGrad of it) pair fused into one WhileWithGrad, and
+    the list cotangents nothing reads after a loop gradient left unwritten."""
+    return read_only_list_cotangents(_fused(graph))
+
+
+def _fused(graph):
     producer = {v.id: node for node in graph.nodes for v in node.outputs}
     for g in graph.nodes:
         if g.op != "WhileGrad":
@@ -40,7 +55,7 @@ def share_loops(graph):
             continue
         fused = _fuse(graph, w, g, producer)
         if fused is not None:
-            return share_loops(fused)
+            return _fused(fused)
     return graph
 
 
@@ -102,3 +117,71 @@ def _seed_graph(w, seed_nodes, carry):
         copied.append(copy_node(n, [env[v.id] for v in n.inputs]))
         env.update((a.id, b) for a, b in zip(n.outputs, copied[-1].outputs, strict=True))
     return dce(Graph(inputs, copied, [env[v.id] for v in carry])), externals
+
+
+def read_only_list_cotangents(graph):
+    """``graph`` with each loop gradient's list cotangents that need no zeroing passed through
+    its backward body unwritten (module docstring)."""
+    uses, producer = use_counts(graph), {v.id: n for n in graph.nodes for v in n.outputs}
+    env, out = {}, []
+    for node in graph.nodes:
+        inputs = [env.get(v.id, v) for v in node.inputs]
+        bwd = _read_only(node, uses, producer) if node.op in _CARRY_OUTPUTS else None
+        if bwd is None or bwd is node.attrs["bwd_graph"]:
+            out.append(keep(node, inputs))
+        else:
+            out.append(Node(node.op, inputs, dict(node.attrs, bwd_graph=bwd),
+                            [v.aval for v in node.outputs], node.line))
+        env.update((a.id, b) for a, b in zip(node.outputs, out[-1].outputs, strict=True))
+    if all(a is b for a, b in zip(graph.nodes, out, strict=True)):
+        return graph
+    return Graph(graph.inputs, out, [env.get(v.id, v) for v in graph.outputs])
+
+
+# per loop gradient: (where its backward body's carry results start among its outputs, where
+# its loop variables and operands start among its inputs)
+_CARRY_OUTPUTS = {"WhileGrad": (lambda a: 0, 1), "WhileGradStacks": (lambda a: 0, 1),
+                  "WhileWithGrad": (lambda a: a["n_vars"] + 1, 0)}
+
+
+def _read_only(node, uses, producer):
+    """``node``'s backward body with the list cotangents that need no zeroing unwritten."""
+    a = node.attrs
+    fwd, bwd, nv, n_extra = a["fwd_graph"], a["bwd_graph"], a["n_vars"], a["n_extra"]
+    first_out, first_in = _CARRY_OUTPUTS[node.op]
+    n_rows = len(fwd.outputs) - nv
+    carry = bwd.inputs[n_rows + n_extra:]
+    inner = use_counts(bwd)
+    readers = {}
+    for n in bwd.nodes:
+        for v in n.inputs:
+            readers.setdefault(v.id, []).append(n)
+
+    def constant(factors):      # the product's value, if every factor is a known int
+        value = 1
+        for f in factors:
+            const = None if isinstance(f, int) else producer.get(node.inputs[first_in + f[1]].id)
+            if not isinstance(f, int) and (const is None or const.op != "Const"):
+                return None
+            value *= f if isinstance(f, int) else int(const.attrs["value"])
+        return value
+
+    outputs = list(bwd.outputs)
+    for c, (m, out) in enumerate(zip(carry, bwd.outputs, strict=True)):
+        write = out.node
+        if uses.get(node.outputs[first_out(a) + c].id) or write is None or \
+                write.op != "TensorListSetItem" or write.inputs[0] is not m or inner[out.id] != 1:
+            continue
+        index = write.inputs[1]
+        reads = [n for n in readers.get(m.id, []) if n is not write]
+        if any(n.op not in ("GatherV2", "TensorListGetItem") or n.inputs[1] is not index or
+               (n.op == "GatherV2" and (n.attrs["axis"] != 0 or n.attrs["batch_dims"] != 0))
+               for n in reads):
+            continue
+        row = next((r for r, v in enumerate(bwd.inputs[:n_rows]) if v is index), None)
+        at = None if row is None else counter_index(fwd, nv, fwd.outputs[nv + row])
+        if at is not None and constant(at.slope) not in (None, 0):
+            outputs[c] = m
+    if outputs == list(bwd.outputs):
+        return bwd
+    return dce(Graph(bwd.inputs, bwd.nodes, outputs))

@@ -68,13 +68,15 @@ def loop_lists(graph, count):
             and v.id not in read and outs.count(v.id) == 1]
 
 
-def own_loop_lists(em, graph, names):
+def own_loop_lists(em, graph, names, but=()):
     """``loop_lists`` of a loop body ``graph`` whose loop variables are the names ``names``:
     each such variable's array is copied once here (fresh memory, huge pages asked for), so
-    the loop owns it; returns the positions, the body's ``private`` inputs among ``names``."""
+    the loop owns it; returns the positions, the body's ``private`` inputs among ``names``.
+    ``but``: positions the caller copies itself."""
     own = loop_lists(graph, len(names))
     for k in own:
-        em.line(f"{names[k]} = rt.fresh_copy({names[k]})")
+        if k not in but:
+            em.line(f"{names[k]} = rt.fresh_copy({names[k]})")
     return own
 
 

@@ -15,7 +15,8 @@ added a block of iterations at a time as one large product (``_Hoisted``).
 """
 from ...passes.dce import dce
 from ...ir.graph import Graph, use_counts
-from ...runtime.kernels.loops import counted, history_spans, row_states, stacked_rows
+from ...runtime.kernels.loops import (counter_index, history_spans, row_states, stacked_rows,
+                                      trip_bounds)
 from ..emitter import np_type
 from .control import _assign
 from .lists import loop_lists, own_loop_lists
@@ -45,8 +46,8 @@ def _row_bytes(em, fwd_graph, n_vars):
     return name
 
 
-def _buffer(em, rows, aval):
-    name = em.fresh("stack")
+def _buffer(em, rows, aval, name=None):
+    name = name or em.fresh("stack")
     dims = ", ".join([rows] + [str(d) for d in aval.shape])     # sizes as read (symbolic.py)
     em.line(f"{name} = np.empty(({dims},), dtype={np_type(aval.dtype)})")
     em.line(f"rt.hugepages({name})")         # stacks are often megabytes (emitter.alloc)
@@ -58,10 +59,11 @@ class _Rows:
     variable's value before or after the iteration (``h`` and the new ``h`` of a recurrence)
     is read from that variable's history, one buffer of ``cap + 1`` states (``[i]`` before
     iteration ``i``, ``[i + 1]`` after it), so a state is stored once, not twice; every
-    other row has a stack of ``cap`` rows."""
+    other row has a stack of ``cap`` rows. ``shared``: a ``_SharedList`` whose history is
+    the list's own buffer while its ``alias`` holds."""
 
-    def __init__(self, em, fwd_graph, n_vars, cap):
-        self.em, self.n_vars = em, n_vars
+    def __init__(self, em, fwd_graph, n_vars, cap, shared=None):
+        self.em, self.n_vars, self.shared = em, n_vars, shared
         self.avals = [v.aval for v in fwd_graph.outputs[n_vars:]]
         self.history, self.stacks, self.where = {}, {}, []
         for r, state in enumerate(row_states(fwd_graph, n_vars)):
@@ -71,8 +73,10 @@ class _Rows:
             else:
                 j, offset = state
                 if j not in self.history:
-                    self.history[j] = (_buffer(em, f"{cap} + 1", fwd_graph.inputs[j].aval),
-                                       fwd_graph.inputs[j].aval)
+                    aval = fwd_graph.inputs[j].aval
+                    name = shared.allocate(em, cap, aval) if shared and shared.state == j \
+                        else _buffer(em, f"{cap} + 1", aval)
+                    self.history[j] = (name, aval)
                 self.where.append((self.history[j][0], offset))
 
     def start(self, state):
@@ -85,7 +89,11 @@ class _Rows:
         for r, s in self.stacks.items():
             self.em.line(f"{s}[{i}] = {outs[self.n_vars + r]}")
         for j, (h, _) in self.history.items():
-            self.em.line(f"{h}[{i} + 1] = {outs[j]}")
+            if self.shared and self.shared.state == j:    # the list's write put it there
+                with self.em.block(f"if not {self.shared.alias}:"):
+                    self.em.line(f"{h}[{i} + 1] = {outs[j]}")
+            else:
+                self.em.line(f"{h}[{i} + 1] = {outs[j]}")
 
     def grow(self, n, cap):
         """Copy the first ``n`` iterations' rows into buffers of ``cap`` (the doubled size)."""
@@ -93,6 +101,8 @@ class _Rows:
             self._regrow(s, cap, self.avals[r], n)
         for h, aval in self.history.values():
             self._regrow(h, f"{cap} + 1", aval, f"{n} + 1")
+        if self.shared:                     # the list stays where it is: a history of its own
+            self.em.line(f"{self.shared.alias} = False")
 
     def _regrow(self, name, rows, aval, used):
         grown = _buffer(self.em, rows, aval)
@@ -110,6 +120,78 @@ class _Rows:
         """Row ``r`` of iterations ``lo .. hi-1`` as one ``[hi - lo, ...]`` array (contiguous)."""
         name, offset = self.where[r]
         return f"{name}[{lo} + 1:{hi} + 1]" if offset else f"{name}[{lo}:{hi}]"
+
+
+class _SharedList:
+    """A list loop variable (a TensorArray the loop writes in place, ``loop_lists``) written
+    at row ``i`` in iteration ``i`` with the new value of the loop variable ``state`` (``h =
+    tanh(...); ta = ta.write(t, h)``): its rows are that variable's history from row 1 on. So
+    the history buffer is the list's, one row longer (row 0 holds the initial state) and the
+    forward keeps ``h`` once, not in the list and again in a stack. Whether the index is
+    ``i`` is known when the loop starts (``counter_index``: slope 1 and the first row 0), so
+    the generated code checks it there (``alias``), and keeps a history of its own if not, or
+    once a doubling buffer moves the history away from the list. Where the body reads the
+    list only to write it (``read`` False), the rows the loop writes are not copied in first:
+    the others get their initial values after the loop (``finish``)."""
+
+    def __init__(self, em, list_var, state, index, read, names, operands, n_vars):
+        self.list_var, self.state, self.read, self.names = list_var, state, read, names
+        self.alias, self.holds, self.initial = em.fresh("alias"), em.fresh("holds"), None
+
+        def product(factors):
+            return " * ".join([str(f) if isinstance(f, int) else
+                               f"np.int64({operands[f[1] - n_vars]})" for f in factors]) or "1"
+        slope = product(index.slope)
+        first = " ".join([f"{slope} * np.int64({names[index.counter]})"] +
+                         [f"{'+' if sign > 0 else '-'} {product(t)}" for sign, t in index.offset])
+        em.line(f"{self.alias} = {slope} == 1 and {first} == 0")
+
+    @staticmethod
+    def find(cond_graph, fwd_graph, n_vars, own):
+        """(list variable, state variable, ``CounterIndex``, whether the loop reads the list
+        other than to write it) of a list the loop may share with a state's history (the
+        class docstring), or None."""
+        after = {v.id: j for j, v in enumerate(fwd_graph.outputs[:n_vars])}
+        kept = {s[0] for s in row_states(fwd_graph, n_vars) if s is not None}
+        for j in own:
+            write = fwd_graph.outputs[j].node
+            lst, index, item = write.inputs
+            h = after.get(item.id)
+            if lst is not fwd_graph.inputs[j] or h is None or h == j or h not in kept:
+                continue            # (the item has the list's element type: SetItem's rule)
+            at = counter_index(fwd_graph, n_vars, index)
+            if at is not None:
+                uses = use_counts(cond_graph)
+                read = use_counts(fwd_graph)[lst.id] > 1 or uses.get(cond_graph.inputs[j].id)
+                return j, h, at, bool(read)
+        return None
+
+    def allocate(self, em, cap, aval):
+        """The state's history buffer: the list's rows after its first (``alias``), else
+        ``cap + 1`` rows of its own and the list copied as ``own_loop_lists`` does."""
+        name, lst = em.fresh("stack"), self.names[self.list_var]
+        rows = f"{lst}.shape[0]"
+        if not self.read:               # (``alias`` may change as the loop runs)
+            self.initial = em.fresh("initial")
+            em.line(f"{self.holds} = {self.alias}")
+            em.line(f"{self.initial} = {lst}")
+        with em.block(f"if {self.alias}:"):
+            _buffer(em, f"max({cap}, {rows}) + 1", aval, name)
+            if self.read:
+                em.line(f"{name}[1:{rows} + 1] = {lst}")
+            em.line(f"{lst} = {name}[1:{rows} + 1]")
+        with em.block("else:"):
+            _buffer(em, f"{cap} + 1", aval, name)
+            em.line(f"{lst} = rt.fresh_copy({lst})")
+        return name
+
+    def finish(self, em, n):
+        """After the loop's ``n`` iterations: the rows it did not write get their initial
+        values, where the list holds the history and was not copied in first."""
+        if not self.read:
+            with em.block(f"if {self.holds}:"):
+                lst = self.names[self.list_var]
+                em.line(f"{lst}[{n}:] = {self.initial}[{n}:]")
 
 
 class _Hoisted:
@@ -278,21 +360,28 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
         _backward(em, m, rows, hoisted, extra, carry)
 
 
-def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_budget):
+def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_budget,
+                   share_lists=False):
     """The While's loop over the names ``state``, writing each iteration's rows into buffers
-    that double as they fill (the trip count is not known before), up to the memory budget,
-    past which they are dropped. Returns the names of the trip count, whether the rows were
-    kept, and the ``_Rows``."""
+    up to the memory budget, past which they are dropped: sized up front when the condition
+    bounds the trip count (``trip_bounds``: a counted loop, ``maximum_iterations``), else
+    doubling as they fill (the trip count is known only at the end). ``share_lists``: a
+    list written at row ``i`` with a state's new value may hold that state's history
+    (``_SharedList``; only where nothing but this op's backward reads the history). Returns
+    the names of the trip count, whether the rows were kept, and the ``_Rows``."""
     fit, n, cap, keep = em.fresh("fit"), em.fresh("n"), em.fresh("cap"), em.fresh("keep")
     em.line(f"{fit} = max({int(memory_budget)} // max({_row_bytes(em, fwd_graph, n_vars)}, 1), 1)")
-    bounds = counted(cond_graph, fwd_graph, n_vars)
-    if bounds is None:
+    bounds = trip_bounds(cond_graph, fwd_graph, n_vars)
+    if not bounds:
         em.line(f"{cap} = min({fit}, 16)")
-    else:                   # a counted loop (``for i in tf.range``): its trip count up front
-        at, bound = bounds
-        em.line(f"{cap} = max(1, min({fit}, np.int64({ins[bound]}) - np.int64({ins[at]})))")
-    own = own_loop_lists(em, fwd_graph, state)      # list variables: written in place
-    rows = _Rows(em, fwd_graph, n_vars, cap)
+    else:   # its trip count (``for i in tf.range``) or its bound (``maximum_iterations``) up front
+        most = ", ".join(f"np.int64({ins[j]}) - np.int64({ins[i]})" for i, j in bounds)
+        em.line(f"{cap} = max(1, min({fit}, {most}))")
+    found = _SharedList.find(cond_graph, fwd_graph, n_vars, loop_lists(fwd_graph, n_vars)) \
+        if share_lists else None
+    shared = None if found is None else _SharedList(em, *found, state, extra, n_vars)
+    own = own_loop_lists(em, fwd_graph, state, but=found[:1] if found else ())
+    rows = _Rows(em, fwd_graph, n_vars, cap, shared)   # copies the shared list (allocate)
     rows.start(state)
     em.line(f"{keep} = True")
     em.line(f"{n} = 0")
@@ -311,17 +400,20 @@ def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_
             rows.write(n, outs)
         _assign(em, state, outs[:n_vars], simultaneous=True)
         em.line(f"{n} += 1")
+    if shared:
+        shared.finish(em, n)
     return n, keep, rows
 
 
-def _forward(em, node, cond_graph, fwd_graph, n_vars, ins, extra, memory_budget):
+def _forward(em, node, cond_graph, fwd_graph, n_vars, ins, extra, memory_budget,
+             share_lists=False):
     """The forward loop WhileWithGrad and WhileStacks share, from the node's initial loop
     variables: its outputs' loop variables and trip count bound; returns (state names, trip
     count, whether the rows were kept, the ``_Rows``)."""
     state = [em.var(v) for v in node.outputs[:n_vars]]
     _assign(em, state, ins[:n_vars])
     n, keep, rows = _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra,
-                                   memory_budget)
+                                   memory_budget, share_lists)
     for v in node.outputs[:n_vars]:
         em.bind(v)
     em.define(node.outputs[n_vars], f"np.int32({n})")
@@ -332,12 +424,12 @@ def _forward(em, node, cond_graph, fwd_graph, n_vars, ins, extra, memory_budget)
 def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
                      memory_budget):
     """runtime/kernels/loops.py's WhileWithGrad: the While's loop writing each iteration's
-    rows into buffers that double as they fill (the trip count is not known before), up to
-    the memory budget; past it the rows are dropped and WhileGrad's loops run (``_segments``)."""
+    rows into buffers (``_stacking_loop``), up to the memory budget; past it the rows are
+    dropped and WhileGrad's loops run (``_segments``)."""
     ins = [em.ref(v) for v in node.inputs]
     init, extra, seeds = ins[:n_vars], ins[n_vars:n_vars + n_extra], ins[n_vars + n_extra:]
     state, n, keep, rows = _forward(em, node, cond_graph, fwd_graph, n_vars, ins, extra,
-                                    memory_budget)
+                                    memory_budget, share_lists=True)
     carry = [em.var(v) for v in node.outputs[n_vars + 1:]]
     _assign(em, carry, em.inline(seed_graph, state + [em.ref(node.outputs[n_vars])] + seeds))
     hoisted = _Hoisted(bwd_graph, len(fwd_graph.outputs) - n_vars, n_extra)
@@ -354,8 +446,8 @@ def _while_with_grad(em, node, cond_graph, fwd_graph, bwd_graph, seed_graph, n_v
 
 @stmt_op("WhileStacks")
 def _while_stacks(em, node, cond_graph, body_graph, fwd_graph, n_vars, memory_budget):
-    """runtime/kernels/loops.py's WhileStacks: WhileWithGrad's forward loop (buffers doubling
-    as they fill, up to the budget), whose buffers, cut to the trip count, are outputs: the
+    """runtime/kernels/loops.py's WhileStacks: WhileWithGrad's forward loop (``_stacking_loop``,
+    up to the budget), whose buffers, cut to the trip count, are outputs: the
     stacks (no rows when the budget dropped them). Their leading size is the trip count, a
     size only the run knows: the program's one output of unknown size (``stack_output``)."""
     ins = [em.ref(v) for v in node.inputs]

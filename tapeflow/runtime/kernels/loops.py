@@ -279,25 +279,98 @@ def _while_grad_stacks(count, *operands, fwd_graph, bwd_graph, n_vars, n_extra, 
     return tuple(carry)
 
 
-def counted(cond_graph, fwd_graph, n_vars):
-    """(i, j) if the loop runs while loop variable ``i < operand j`` and the body adds 1 to
-    ``i`` (``for i in tf.range`` makes such loops): it runs ``j - i`` times from the start
-    (at least 0), known before it starts; else None."""
-    if len(cond_graph.nodes) != 1 or cond_graph.nodes[0].op != "Less":
-        return None
-    a, b = cond_graph.nodes[0].inputs
+def trip_bounds(cond_graph, fwd_graph, n_vars):
+    """What bounds the trip count before the loop starts: (i, j) for each conjunct of its
+    condition (the condition itself, or an operand of its ``LogicalAnd``s) that reads
+    ``loop variable i < operand j`` where the body adds 1 to ``i``: the loop runs at most
+    ``j - i`` times from the start (at least 0). ``for i in tf.range`` makes such a loop;
+    ``maximum_iterations`` adds such a conjunct to any loop (``control.loop``)."""
+    if not cond_graph.outputs or cond_graph.outputs[0].node is None:
+        return []
+    nodes = set(map(id, cond_graph.nodes))
     names = {v.id: k for k, v in enumerate(cond_graph.inputs)}
-    i, j = names.get(a.id), names.get(b.id)
-    if i is None or j is None or not i < n_vars <= j:
-        return None
+    out, todo = [], [cond_graph.outputs[0].node]
+    while todo:
+        node = todo.pop()
+        if node.op == "LogicalAnd":
+            todo += [v.node for v in node.inputs if v.node is not None and id(v.node) in nodes]
+        elif node.op == "Less":
+            i, j = (names.get(v.id) for v in node.inputs)
+            if i is not None and j is not None and i < n_vars <= j and \
+                    _adds_one(fwd_graph, i) and (i, j) not in out:
+                out.append((i, j))
+    return out
+
+
+def _adds_one(fwd_graph, i):
+    """Whether the body's next value of loop variable ``i`` is ``i + 1``."""
     step = fwd_graph.outputs[i].node
     if step is None or step.op != "Add" or step.inputs[0] is not fwd_graph.inputs[i]:
-        return None
+        return False
     one = step.inputs[1].node
-    if one is None or one.op != "Const" or one.attrs["value"].shape != () or \
-            one.attrs["value"] != 1 or one not in fwd_graph.nodes:
+    return one is not None and one.op == "Const" and one.attrs["value"].shape == () and \
+        one.attrs["value"] == 1 and one in fwd_graph.nodes
+
+
+@dataclass(frozen=True)
+class CounterIndex:
+    """A value of a loop body that is ``slope * c + offset``, ``c`` the integer loop variable
+    ``counter`` that the body adds 1 to: iteration ``k`` computes ``slope * (c0 + k) + offset``
+    from the counter's initial value ``c0``. ``slope`` is a product of factors, ``offset`` a
+    sum of ``(sign, product)`` terms; each factor is loop-invariant: an int (a constant of the
+    body) or ``("operand", j)`` (the body's input ``j >= n_vars``). ``ta.write(t, ...)`` in
+    ``for t in tf.range(a, b, d)`` writes at such an index (``a + c * d``), and so does a
+    write at ``tf.while_loop``'s counter or ``2 * t + 1``."""
+    counter: int
+    slope: tuple
+    offset: tuple
+
+
+def counter_index(graph, n_vars, v):
+    """``v``, a value of loop body ``graph``, as a ``CounterIndex``, or None."""
+    inputs = {x.id: k for k, x in enumerate(graph.inputs)}
+    nodes = set(map(id, graph.nodes))
+
+    def invariant(x):
+        k = inputs.get(x.id)
+        if k is not None:
+            return ("operand", k) if k >= n_vars else None
+        node = x.node
+        if node is not None and id(node) in nodes and node.op == "Const" and \
+                node.attrs["value"].shape == () and x.aval.dtype.is_integer:
+            return int(node.attrs["value"])
         return None
-    return i, j
+
+    def affine(x):
+        k = inputs.get(x.id)
+        if k is not None:
+            ok = k < n_vars and x.aval.dtype.is_integer and _adds_one(graph, k)
+            return CounterIndex(k, (), ()) if ok else None
+        node = x.node
+        if node is None or id(node) not in nodes or node.op not in ("Add", "Sub", "Mul"):
+            return None
+        a, b = node.inputs
+        pairs = ((a, b), (b, a)) if node.op != "Sub" else ((a, b),)
+        for p, q in pairs:
+            f, c = affine(p), invariant(q)
+            if f is None or c is None:
+                continue
+            if node.op == "Mul":
+                return CounterIndex(f.counter, f.slope + (c,),
+                                    tuple((sign, t + (c,)) for sign, t in f.offset))
+            return CounterIndex(f.counter, f.slope,
+                                f.offset + ((1 if node.op == "Add" else -1, (c,)),))
+        return None
+
+    return affine(v)
+
+
+def counted(cond_graph, fwd_graph, n_vars):
+    """(i, j) if the loop runs exactly while loop variable ``i < operand j`` and the body adds
+    1 to ``i`` (``for i in tf.range`` makes such loops): it runs ``j - i`` times from the start
+    (at least 0), known before it starts; else None (``trip_bounds`` may still bound it)."""
+    bounds = trip_bounds(cond_graph, fwd_graph, n_vars)
+    return bounds[0] if len(cond_graph.nodes) == 1 and bounds else None
 
 
 def describe(node):
@@ -354,6 +427,9 @@ def describe(node):
     else:
         if counted(a["cond_graph"], fwd, nv) is not None:
             how = "stacks allocated at the start for the trip count (a counted loop: i < bound, i += 1)"
+        elif trip_bounds(a["cond_graph"], fwd, nv):
+            how = ("stacks allocated at the start for the loop's bound (maximum_iterations, or "
+                   "a condition i < bound and ..., i += 1; it may stop before)")
         else:
             how = "stacks of 16 rows, doubling as they fill (the trip count is known only at the end)"
         mode = f"{how}, up to {fit} rows (budget {budget} bytes); past that, {past}"
