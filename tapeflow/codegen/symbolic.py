@@ -32,7 +32,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..ir.defs.loops import stacked_rows
-from ..ir.graph import Value
+from ..ir.graph import Graph, Value
 from ..ir.opdef import OPS, AVal
 from ..ir.shapes import broadcast_shapes
 
@@ -56,6 +56,14 @@ class _Scope:
         self.display = False   # Dims print as ``?`` (``display``)
         self.decisions = []    # speed-only choices taken on sizes (sizeclass.choose)
         self.sizes = {}        # expression reading an input size -> its traced value
+        # run-time sizes (``RunDim``): the checks decisions on them rely on, per node (made
+        # while its shapes are inferred, emitted before its code), the node being inferred,
+        # the emitters writing code (a decision taken there is checked there)
+        self.pending = {}      # id(node) -> [condition, ...]
+        self.node = None
+        self.emitters = []
+        self.assume = False    # a nested node's own rule: run-time sizes decide nothing there
+        self.made = []         # nodes given an output size read from their own array
 
     def find(self, e):
         while self.parent.get(e, e) != e:
@@ -80,6 +88,20 @@ class _Scope:
     def guard(self, text):
         if self.recording and ".shape[" in text and text not in self.guards:
             self.guards.append(text)
+
+    def check(self, text):
+        """A decision on a run-time size holds only if ``text`` does when the program runs:
+        checked before the node being inferred, or where the code being emitted took it."""
+        if self.assume or not self.recording:
+            return
+        if self.node is not None:
+            pending = self.pending.setdefault(id(self.node), [])
+            if text not in pending:
+                pending.append(text)
+        elif self.emitters:
+            self.emitters[-1].size_check(text)
+        else:
+            raise SizeUnknown(f"a decision on a size only the run knows ({text}) outside any node")
 
 
 _LITERAL = re.compile(r"-?\d+")
@@ -163,7 +185,9 @@ class Dim(int):
             e = ea
         else:
             e = f"{_paren(ea)} {op} {_paren(eb)}"
-        return v if _LITERAL.fullmatch(e) else Dim(v, e)
+        if _LITERAL.fullmatch(e):
+            return v
+        return (RunDim if isinstance(a, RunDim) or isinstance(b, RunDim) else Dim)(v, e)
 
     def __add__(self, o): return self._arith(o, "+", int.__add__)
     def __radd__(self, o): return self._arith(o, "+", int.__add__, True)
@@ -221,6 +245,8 @@ class Dim(int):
             # so a batch of one gets the same program; ``symbolic`` checks the shapes it then
             # infers equal the traced ones (and keeps the traced ones where they are not)
             return False
+        if isinstance(self, RunDim) or isinstance(other, RunDim):
+            return _assumed_equal(s, ea, eb)
         if v:
             s.union(ea, eb)
         else:
@@ -241,13 +267,71 @@ class Dim(int):
             ea = _expr(a) if isinstance(a, int) else repr(a)
             eb = _expr(b) if isinstance(b, int) else repr(b)
             text = f"{_paren(ea)} {op} {_paren(eb)}"
-            s.guard(text if r else f"not ({text})")
+            if isinstance(a, RunDim) or isinstance(b, RunDim):
+                s.check(text if r else f"not ({text})")
+            else:
+                s.guard(text if r else f"not ({text})")
         return r
 
     def __lt__(self, o): return self._compare(o, "<", lambda a, b: a < b)
     def __le__(self, o): return self._compare(o, "<=", lambda a, b: a <= b)
     def __gt__(self, o): return self._compare(o, ">", lambda a, b: a > b)
     def __ge__(self, o): return self._compare(o, ">=", lambda a, b: a >= b)
+
+
+class SizeUnknown(Exception):
+    """A size only the run knows is needed as a plain number (or no code can read it): the
+    program cannot be generated and runs on the interpreter (program.py says why)."""
+
+
+# The stand-in value of a run-time size: large, so that decisions taken on it assume what
+# holds for most sizes (not 0, not 1, bigger than a literal bound), each checked at run time.
+NOMINAL = 1 << 40
+
+
+class RunDim(Dim):
+    """A size no input gives and only the run knows (a TensorArray grown in a loop of run-time
+    trip count, a loop variable whose size changes): its expression reads the array that holds
+    it (``vz.shape[0]``), or is arithmetic on such reads. It has no traced value, so no entry
+    check can hold a decision on it: a decision is assumed (equal sizes are equal, a size is
+    not 0 or 1, comparisons as for a large size) and checked where the program relies on it
+    (``_Scope.check``); a failed check runs the call on the interpreter (failures.py). It is
+    never a plain number (``SizeUnknown``), and never hashed: a set of sizes would decide
+    equalities silently."""
+
+    __hash__ = None
+
+    def _fixed(self):
+        raise SizeUnknown(f"a size only the run knows ({_expr(self)}) is used as a plain number")
+
+
+def run_time(aval):
+    """Whether ``aval`` has a size only the run knows."""
+    return any(isinstance(d, RunDim) for d in aval.shape)
+
+
+def held(v, axis):
+    """Dimension ``axis`` of value ``v`` as a size read from the array holding it at run time:
+    ``$id$`` stands for the variable the emitter binds ``v`` to (``Emitter.line`` substitutes
+    it, so one graph inlined twice reads its own variables each time)."""
+    return RunDim(NOMINAL, f"${v.id}$.shape[{axis}]")
+
+
+def reads(d, v):
+    """Whether size ``d`` is ``v``'s own run-time size (``held(v, _)``): the op making ``v``
+    must compute it from its data, not read it from ``v``."""
+    return isinstance(d, RunDim) and d.expr.startswith(f"${v.id}$.")
+
+
+def _assumed_equal(s, ea, eb):
+    """``ea == eb`` where one is a run-time size: assumed (checked at run time) unless the other
+    is the literal 0 or 1 (an empty or broadcast test: assumed not, checked too). Never
+    unified: each keeps reading its own array, valid wherever it is in scope."""
+    if s.assume:
+        return True
+    equal = not any(e in ("0", "1") for e in (ea, eb))
+    s.check(f"{_paren(ea)} {'==' if equal else '!='} {_paren(eb)}")
+    return equal
 
 
 def same_shape(a, b):
@@ -265,24 +349,39 @@ def same_shape(a, b):
     return True
 
 
+def nonzero(d):
+    """Whether size ``d`` may be other than 0 (code adding it can skip a literal 0): a guard
+    on a size read from the inputs, as any decision; none on one only the run knows, which
+    code adds whatever it is."""
+    return True if isinstance(d, RunDim) else bool(d)
+
+
 def broadcasts(d, full):
     """Whether an operand's dimension ``d`` is broadcast along a result dimension ``full``:
     never when both are one size read from the inputs (no decision: a batch of one gets the
     same program), else ``d == 1`` (a guard when ``d`` is read from the inputs)."""
     if isinstance(d, Dim) and isinstance(full, Dim) and _expr(d) == _expr(full):
         return False
+    if isinstance(d, RunDim):
+        # the op's shape inference checked it equal to the result's size (broadcast_shapes
+        # compares every operand size that is not a literal 1): it broadcasts only along a 1
+        return _expr(full) == "1"
     return d == 1
 
 
 def plain_aval(aval):
-    """``aval`` with plain int sizes."""
-    return AVal(tuple(value(d) if d is not None else None for d in aval.shape), aval.dtype)
+    """``aval`` with plain int sizes (None where only the run knows the size)."""
+    return AVal(tuple(None if d is None or isinstance(d, RunDim) else value(d) for d in aval.shape),
+                aval.dtype)
 
 
 def _same(a, b):
-    """Whether inferred aval ``a`` has exactly the traced aval ``b``'s shape and dtype."""
+    """Whether inferred aval ``a`` has exactly the traced aval ``b``'s shape and dtype. Where
+    the traced size is unknown any size will do, and so will a size only the run knows where
+    it is known: the inference checked it against the sizes that made the traced one."""
     return (len(a.shape) == len(b.shape) and a.dtype == b.dtype
-            and all(value(x) == value(y) for x, y in zip(a.shape, b.shape)))
+            and all(y is None or isinstance(x, RunDim) or (x is not None and value(x) == value(y))
+                    for x, y in zip(a.shape, b.shape)))
 
 
 def uniform(array):
@@ -438,53 +537,114 @@ def _read_sizes(v, name, saved):
 
 def _reinfer(graph, scope, saved):
     """Each node's output avals inferred again from its inputs' (Dims where they are), in
-    order; a node carrying graphs has them re-inferred first (``_reinfer_nested``)."""
+    order; a node carrying graphs has them re-inferred first (``_reinfer_nested``). A size
+    still unknown after that is one only the run knows: read from the array (``held``)."""
     for node in graph.nodes:
-        if node.op == "Const" or not any(isinstance(d, Dim) for x in node.inputs for d in x.aval.shape):
+        if node.op == "Const":
             continue
-        if node.op in NESTED_INPUTS:
+        _reinfer_node(node, scope, saved)
+        _hold_unknown(node, scope, saved)
+
+
+def _reinfer_node(node, scope, saved):
+    follows = any(isinstance(d, Dim) for x in node.inputs for d in x.aval.shape)
+    if node.op in NESTED_INPUTS:
+        if follows or _unknown_inside(node):
             _reinfer_nested(node, scope, saved)
-            continue
-        if node.op == "BroadcastTo" and node.outputs[0].id in scope.small:
-            # kept at its input's dims (``_broadcast_only``), whatever sizes they read
-            (y,), x = node.outputs, node.inputs[0].aval.shape
-            saved.append((y, y.aval))
-            y.aval = AVal((1,) * (len(y.aval.shape) - len(x)) + tuple(x), y.aval.dtype)
-            _set_attr(node, "shape", y.aval.shape, saved)
-            continue
-        scope.inferring = True
-        try:
-            out = OPS[node.op].infer([x.aval for x in node.inputs], **node.attrs)
-        except Exception:  # noqa: BLE001 - a rule that cannot take Dims: keep the literal shapes
-            continue
-        finally:
-            scope.inferring = False
-        _set_outputs(node, out, saved)
+        return
+    if not follows:
+        return
+    if node.op == "BroadcastTo" and node.outputs[0].id in scope.small:
+        # kept at its input's dims (``_broadcast_only``), whatever sizes they read
+        (y,), x = node.outputs, node.inputs[0].aval.shape
+        saved.append((y, y.aval))
+        y.aval = AVal((1,) * (len(y.aval.shape) - len(x)) + tuple(x), y.aval.dtype)
+        _set_attr(node, "shape", y.aval.shape, saved)
+        return
+    checks = list(scope.pending.get(id(node), ()))
+    scope.inferring, scope.node = True, node
+    try:
+        out = OPS[node.op].infer([x.aval for x in node.inputs], **node.attrs)
+    except Exception:  # noqa: BLE001 - a rule that cannot take Dims: keep the literal shapes
+        scope.pending[id(node)] = checks        # what it assumed before failing is void
+        return
+    finally:
+        scope.inferring, scope.node = False, None
+    if not _set_outputs(node, out, saved):
+        scope.pending[id(node)] = checks
 
 
-def _set_outputs(node, out, saved):
-    """Give ``node`` the inferred avals ``out`` if they have the traced values; False if not."""
+def _hold_unknown(node, scope, saved):
+    """``node``'s output sizes still unknown (None) become sizes read from the output's own
+    array at run time (``held``): the op computes them from its data (a shape tensor, a
+    loop's state); ``scope.made`` lists such nodes, for the code generator to check that
+    its template can (generate.py)."""
+    for v in node.outputs:
+        if None in v.aval.shape:
+            saved.append((v, v.aval))
+            v.aval = AVal(tuple(held(v, j) if d is None else d for j, d in enumerate(v.aval.shape)),
+                          v.aval.dtype)
+            scope.made.append(node)
+
+
+def _unknown_inside(node):
+    """Whether ``node``'s outputs or the graphs it carries hold sizes not known (None)."""
+    if any(None in v.aval.shape for v in node.outputs):
+        return True
+    return any(_unknown_in(g, set()) for g in node.attrs.values() if isinstance(g, Graph))
+
+
+def _unknown_in(graph, seen):
+    if id(graph) in seen:
+        return False
+    seen.add(id(graph))
+    if any(None in v.aval.shape for v in graph.inputs):
+        return True
+    for node in graph.nodes:
+        if any(None in v.aval.shape for v in node.outputs):
+            return True
+        if any(_unknown_in(g, seen) for g in node.attrs.values() if isinstance(g, Graph)):
+            return True
+    return False
+
+
+def _set_outputs(node, out, saved, hold=False):
+    """Give ``node`` the inferred avals ``out`` if they have the traced values; False if not.
+    ``hold``: a size the traced graph leaves unknown is read from the output (``held``)
+    whatever the rule says (a loop variable's size changes across iterations)."""
     out = list(out) if OPS[node.op].multi_output else [out]
     if len(out) != len(node.outputs) or not all(
             isinstance(a, AVal) and _same(a, v.aval) for a, v in zip(out, node.outputs)):
         return False
     for a, v in zip(out, node.outputs, strict=True):
         saved.append((v, v.aval))
-        v.aval = AVal(tuple(a.shape), v.aval.dtype)
+        shape = tuple(held(v, j) if (t is None and hold) or d is None else d
+                      for j, (d, t) in enumerate(zip(a.shape, v.aval.shape, strict=True)))
+        v.aval = AVal(shape, v.aval.dtype)
     return True
+
+
+def _nested_shape(v, given):
+    """The shape a nested graph's input ``v`` takes from the aval ``given`` for it: its sizes,
+    except where the traced graph leaves the size unknown or only the run knows it: the
+    input's own array is read (``held``), as a loop variable's size may change and a size
+    of the enclosing graph may not be in scope (a nested graph emitted as a function)."""
+    return tuple(held(v, j) if t is None or g is None or isinstance(g, RunDim) else g
+                 for j, (g, t) in enumerate(zip(given.shape, v.aval.shape, strict=True)))
 
 
 def _reinfer_nested(node, scope, saved):
     """A node running graphs (If branches, a While's condition and body, the loop gradients'
     bodies): each graph's inputs take the avals of what the node feeds them (``NESTED_INPUTS``:
     its operands, a loop variable the operand's Dims, since a loop variable keeps its shape
-    from one iteration to the next), the graph is re-inferred, then the node's own rule
-    checks it, recording as guards the equalities it relies on (a body returning a literal
-    size for a loop variable read from the inputs fixes that size). A graph reached again
-    (one graph object used by several nodes) keeps its first binding, and the rule records
-    the equalities with the second. If the rule fails or gives other values, the graphs get
-    their traced avals back and the operands' sizes are fixed: a program per size, never a
-    wrong one."""
+    from one iteration to the next, unless the traced graph says it may change:
+    ``_nested_shape``), the graph is re-inferred, then the node's own rule checks it,
+    recording as guards the equalities it relies on (a body returning a literal size for a
+    loop variable read from the inputs fixes that size; sizes only the run knows decide
+    nothing there: the traced graph allowed them). A graph reached again (one graph object
+    used by several nodes) keeps its first binding, and the rule records the equalities with
+    the second. If the rule fails or gives other values, the graphs get their traced avals
+    back and the operands' sizes are fixed: a program per size, never a wrong one."""
     ins = [x.aval for x in node.inputs]
     mark = len(saved)
     try:
@@ -496,11 +656,18 @@ def _reinfer_nested(node, scope, saved):
             saved.append((sub, scope))
             for v, a in zip(sub.inputs, avals, strict=True):
                 saved.append((v, v.aval))
-                v.aval = AVal(tuple(a.shape), v.aval.dtype)
+                v.aval = AVal(_nested_shape(v, a), v.aval.dtype)
             _shrink(sub, scope, saved)
             _reinfer(sub, scope, saved)
         # equality, not broadcasting: a size of 1 read from the inputs is 1 here (a guard)
-        ok = _set_outputs(node, OPS[node.op].infer(ins, **node.attrs), saved)
+        scope.assume = True
+        try:
+            out = OPS[node.op].infer(ins, **node.attrs)
+        finally:
+            scope.assume = False
+        ok = _set_outputs(node, out, saved, hold=True)
+    except SizeUnknown:
+        raise
     except Exception:  # noqa: BLE001 - a graph that cannot follow the Dims: literal shapes
         ok = False
     if not ok:
@@ -509,6 +676,8 @@ def _reinfer_nested(node, scope, saved):
         del saved[mark:]
         for a in ins:
             for d in a.shape:
+                if isinstance(d, RunDim) or (d is None):
+                    raise SizeUnknown(f"the graphs of {node.op} cannot follow sizes only the run knows")
                 if isinstance(d, Dim):
                     d.__index__()       # the program is for this size only (a guard)
 

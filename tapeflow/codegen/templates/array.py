@@ -8,7 +8,7 @@ asking for its layout. Shapes are static, so slices and index maps are literal a
 from ...ir.defs.array import expand_spec, split_sizes
 from ...ir.shapes import num_elements
 from ..emitter import Unsupported, index, lit, np_type, shape_lit
-from ..symbolic import same_shape
+from ..symbolic import nonzero, same_shape
 from .registry import stmt_op
 
 
@@ -81,7 +81,7 @@ def _concat(em, node, axis):
     off = 0
     for x in node.inputs:
         def at(i, off=off):
-            return i[:ax] + [f"{i[ax]} + {off}" if off else i[ax]] + i[ax + 1:]
+            return i[:ax] + [f"{i[ax]} + {off}" if nonzero(off) else i[ax]] + i[ax + 1:]
         copy_loops(em, x.aval.shape, out, at, lambda i, x=x: em.read(x, i))
         off += x.aval.shape[ax]
 

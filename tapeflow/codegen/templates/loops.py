@@ -20,6 +20,7 @@ from ..emitter import np_type
 from .control import _assign
 from .lists import loop_lists, own_loop_lists
 from .registry import stmt_op
+from ..symbolic import run_time
 
 
 # Bytes of stacked rows per hoisted product (_Hoisted.block): half an L2 cache, measured best
@@ -27,11 +28,15 @@ from .registry import stmt_op
 BLOCK_BYTES = 512 << 10
 
 
-def _nbytes(avals):
+def _nbytes(avals, names=None):
     """Source text of the bytes of values of ``avals``: sizes read from the inputs stay
-    expressions (symbolic.py), so the memory plan does not fix the program to one size."""
+    expressions (symbolic.py), so the memory plan does not fix the program to one size;
+    with ``names``, a value whose size only the run knows is measured where it is."""
     terms = []
-    for a in avals:
+    for k, a in enumerate(avals):
+        if names is not None and run_time(a):
+            terms.append(f"{names[k]}.nbytes")
+            continue
         dims = [f"{d}" for d in a.shape if f"{d}" != "1"]
         terms.append(" * ".join(dims + [str(a.dtype.size)]))
     return " + ".join(terms) or "0"
@@ -240,14 +245,15 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
     reassigns), updating the ``carry`` names by the backward body ``hoisted``."""
     k, segs, i = em.fresh("k"), em.fresh("segs"), em.fresh("i")
     rb, sb = _row_bytes(em, fwd_graph, n_vars), em.fresh("sb")
-    em.line(f"{sb} = {_nbytes([v.aval for v in fwd_graph.inputs[:n_vars]])}")
+    em.line(f"{sb} = {_nbytes([v.aval for v in fwd_graph.inputs[:n_vars]], state)}")
     # runtime/kernels/loops.segment_length, inline
     with em.block(f"if {n} * {rb} <= {int(memory_budget)} or {n} <= 1:"):
         em.line(f"{k} = max({n}, 1)")
     with em.block("else:"):
         em.line(f"{k} = min({n}, max(1, np.int64(np.ceil(np.sqrt({n} * {sb} / max({rb}, 1))))))")
     em.line(f"{segs} = ({n} + {k} - 1) // {k}")
-    checkpoints = [_buffer(em, f"max({segs}, 1)", v.aval) for v in fwd_graph.inputs[:n_vars]]
+    checkpoints = [_state_list(em, s) if run_time(v.aval) else _buffer(em, f"max({segs}, 1)", v.aval)
+                   for s, v in zip(state, fwd_graph.inputs[:n_vars], strict=True)]
     rows = _Rows(em, fwd_graph, n_vars, k)
     step = dce(Graph(fwd_graph.inputs, fwd_graph.nodes, fwd_graph.outputs[:n_vars]))
     own_step = own_loop_lists(em, step, state)      # list variables: written in place
@@ -256,12 +262,12 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
     with em.block(f"while {i} < ({segs} - 1) * {k}:"):      # checkpoints only
         with em.block(f"if {i} % {k} == 0:"):
             for c, s in zip(checkpoints, state, strict=True):
-                em.line(f"{c}[{i} // {k}] = {s}")
+                _checkpoint(em, c, f"{i} // {k}", s)
         _assign(em, state, em.inline(step, state + extra, own_step), simultaneous=True)
         em.line(f"{i} += 1")
     with em.block(f"if {segs} > 0:"):
         for c, s in zip(checkpoints, state, strict=True):
-            em.line(f"{c}[{segs} - 1] = {s}")
+            _checkpoint(em, c, f"{segs} - 1", s)
     with em.block(f"while {segs} > 0:"):
         em.line(f"{segs} -= 1")
         _assign(em, state, [f"rt.fresh_copy({c}[{segs}])" if j in own else f"{c}[{segs}]"
@@ -484,3 +490,26 @@ def _while_grad_grad(em, node, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n
     _assign(em, [em.var(v) for v in node.outputs], state_ct + extra_ct + ct)
     for v in node.outputs:
         em.bind(v)
+
+
+# -- loop states whose sizes only the run knows (codegen/symbolic.py, ``RunDim``) ------------
+
+
+class _StateList(str):
+    """The name of a list of copies of a loop state whose size changes across iterations (a
+    TensorArray the loop grows): checkpoints cannot share one buffer, so each is its own
+    array, appended in order (checkpoint ``j`` is the list's ``j``-th)."""
+
+
+def _state_list(em, state):
+    name = _StateList(em.fresh("cps"))
+    em.line(f"{name} = [rt.fresh_copy({state}) for _ in range(0)]")
+    return name
+
+
+def _checkpoint(em, c, at, state):
+    """Checkpoint ``at`` (the next one) of the loop state ``state`` into ``c``."""
+    if isinstance(c, _StateList):
+        em.line(f"{c}.append(rt.fresh_copy({state}))")
+    else:
+        em.line(f"{c}[{at}] = {state}")

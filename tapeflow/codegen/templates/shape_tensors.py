@@ -1,16 +1,40 @@
 """The ops that take a shape as a tensor (DynamicReshape, DynamicBroadcastTo, SumToShape,
 SplitV, DynamicStridedSliceGrad, DynamicUnsortedSegmentSum: ir/defs/array.py, reduce.py).
 
-A graph reaches codegen with static shapes (one with unknown dims is specialised per input
-shape first, where these ops become their static forms), so here the output's static shape
-is the size the shape input holds: each op is emitted as its static form, the shape input
-unread.
+A graph with unknown dims is specialised per input shape first, where these ops become their
+static forms, so mostly the output's shape is the size the shape input holds: the op is
+emitted as its static form, the shape input unread. Where the shape input holds a size only
+the run knows (a TensorArray grown in a loop, codegen/symbolic.py ``RunDim``), the output's
+aval reads that size from the output itself, so the template reads it from the shape input
+(``data_sizes``, ``sizes_from_data``), and checks the sizes the graph knows against it (a
+failed check runs the call on the interpreter, which raises the op's error).
 """
 from types import SimpleNamespace
 
 from ..emitter import index, lit
+from ..symbolic import RunDim, reads
 from .array import copy_loops
 from .registry import CODEGEN, stmt_op
+
+
+def data_sizes(em, y, shape):
+    """``y``'s sizes as code: each one the graph leaves to the run read from the shape tensor
+    ``shape`` (element j for dim j), the others as known, checked equal to what it holds."""
+    dims = []
+    for j, d in enumerate(y.aval.shape):
+        given = em.read(shape, [str(j)]) if shape.aval.shape else em.ref(shape)
+        if reads(d, y):
+            n = em.fresh("n")
+            em.line(f"{n} = np.int64({given})")
+            dims.append(n)
+        else:
+            em.size_check(f"{given} == {d}")
+            dims.append(d)
+    return dims
+
+
+def _run_time(y):
+    return any(reads(d, y) for d in y.aval.shape)
 
 
 def _as(node, op, n_inputs):
@@ -32,11 +56,28 @@ def _dynamic_strided_slice_grad(em, node, spec, shape):
                                      shape=tuple(y.aval.shape))
 
 
-@stmt_op("SplitV")
+@stmt_op("SplitV", sizes_from_data=True)
 def _split_v(em, node, sizes, axis):
-    ax = axis % len(node.inputs[0].aval.shape)
-    CODEGEN["Split"].emit(em, _as(node, "Split", 1), axis=axis,
-                          sizes=tuple(y.aval.shape[ax] for y in node.outputs))
+    x = node.inputs[0]
+    ax = axis % len(x.aval.shape)
+    if not any(_run_time(y) for y in node.outputs):
+        CODEGEN["Split"].emit(em, _as(node, "Split", 1), axis=axis,
+                              sizes=tuple(y.aval.shape[ax] for y in node.outputs))
+        return
+    # the sizes tensor at run time (-1 filled in, checked as the kernel does: rt.split_sizes)
+    sz, off = em.fresh("sz"), em.fresh("off")
+    em.line(f"{sz} = rt.split_sizes({em.as_array(node.inputs[1])}, {x.aval.shape[ax]})")
+    em.line(f"{off} = 0")
+    for k, y in enumerate(node.outputs):
+        dims = list(y.aval.shape)
+        if reads(dims[ax], y):
+            dims[ax] = f"{sz}[{k}]"
+        else:
+            em.size_check(f"{sz}[{k}] == {dims[ax]}")
+        out = em.alloc(y, shape=dims)
+        copy_loops(em, dims, out, lambda i: i,
+                   lambda i: em.read(x, i[:ax] + [f"{i[ax]} + {off}"] + i[ax + 1:]))
+        em.line(f"{off} += {sz}[{k}]")
 
 
 @stmt_op("DynamicUnsortedSegmentSum")
@@ -46,17 +87,29 @@ def _dynamic_unsorted_segment_sum(em, node, num_segments):
                                        num_segments=y.aval.shape[0])
 
 
-@stmt_op("DynamicBroadcastTo")
+@stmt_op("DynamicBroadcastTo", sizes_from_data=True)
 def _dynamic_broadcast_to(em, node, shape):
+    """A size of ``x`` broadcasts if it is a literal 1; any other is checked equal to the
+    target's when either is only known at run time."""
     x, (y,) = node.inputs[0], node.outputs
     if not y.aval.shape:
         em.bind(y, em.ref(x))
         return
     lead = len(y.aval.shape) - len(x.aval.shape)
-    out = em.alloc(y)
-    copy_loops(em, y.aval.shape, out, lambda i: i,
-               lambda i: em.read(x, ["0" if d == 1 else v
-                                     for v, d in zip(i[lead:], x.aval.shape)]))
+    dims = data_sizes(em, y, node.inputs[1]) if _run_time(y) else list(y.aval.shape)
+    ones = [_one(d) for d in x.aval.shape]
+    for d, full, one in zip(x.aval.shape, dims[lead:], ones):
+        if not one and (isinstance(d, RunDim) or isinstance(full, str)):
+            em.size_check(f"{d} == {full}")
+    out = em.alloc(y, shape=dims)
+    copy_loops(em, dims, out, lambda i: i,
+               lambda i: em.read(x, ["0" if one else v for v, one in zip(i[lead:], ones)]))
+
+
+def _one(d):
+    """Whether size ``d`` broadcasts: a 1 (a guard if read from the inputs), never a size only
+    the run knows (checked equal to the target instead)."""
+    return not isinstance(d, RunDim) and d == 1
 
 
 @stmt_op("SumToShape")
