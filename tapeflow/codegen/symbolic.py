@@ -687,9 +687,11 @@ def _avals(graph):
 
 
 def _agree(xs, ys):
-    """Record that avals ``xs`` and ``ys`` have equal shapes (raise if they do not)."""
+    """Record that avals ``xs`` and ``ys`` have equal shapes (raise if they do not); a size
+    only the run knows decides nothing here: the template reads it from the arrays."""
     if len(xs) != len(ys) or not all(len(x.shape) == len(y.shape) and all(
-            a == b for a, b in zip(x.shape, y.shape)) for x, y in zip(xs, ys)):
+            isinstance(a, RunDim) or isinstance(b, RunDim) or a == b
+            for a, b in zip(x.shape, y.shape)) for x, y in zip(xs, ys)):
         raise ValueError("the graphs of this node do not fit each other")
 
 

@@ -252,8 +252,8 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
     with em.block("else:"):
         em.line(f"{k} = min({n}, max(1, np.int64(np.ceil(np.sqrt({n} * {sb} / max({rb}, 1))))))")
     em.line(f"{segs} = ({n} + {k} - 1) // {k}")
-    checkpoints = [_state_list(em, s) if run_time(v.aval) else _buffer(em, f"max({segs}, 1)", v.aval)
-                   for s, v in zip(state, fwd_graph.inputs[:n_vars], strict=True)]
+    checkpoints = [_stack(em, f"max({segs}, 1)", v.aval, run_time(v.aval))
+                   for v in fwd_graph.inputs[:n_vars]]
     rows = _Rows(em, fwd_graph, n_vars, k)
     step = dce(Graph(fwd_graph.inputs, fwd_graph.nodes, fwd_graph.outputs[:n_vars]))
     own_step = own_loop_lists(em, step, state)      # list variables: written in place
@@ -262,12 +262,12 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
     with em.block(f"while {i} < ({segs} - 1) * {k}:"):      # checkpoints only
         with em.block(f"if {i} % {k} == 0:"):
             for c, s in zip(checkpoints, state, strict=True):
-                _checkpoint(em, c, f"{i} // {k}", s)
+                _put(em, c, f"{i} // {k}", s, copy=True)
         _assign(em, state, em.inline(step, state + extra, own_step), simultaneous=True)
         em.line(f"{i} += 1")
     with em.block(f"if {segs} > 0:"):
         for c, s in zip(checkpoints, state, strict=True):
-            _checkpoint(em, c, f"{segs} - 1", s)
+            _put(em, c, f"{segs} - 1", s, copy=True)
     with em.block(f"while {segs} > 0:"):
         em.line(f"{segs} -= 1")
         _assign(em, state, [f"rt.fresh_copy({c}[{segs}])" if j in own else f"{c}[{segs}]"
@@ -449,24 +449,28 @@ def _while_grad_grad(em, node, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n
     n, i = em.fresh("n"), em.fresh("i")
     em.line(f"{n} = np.int64({em.ref(node.inputs[0])})")
     rows = [v.aval for v in fwd_graph.outputs[n_vars:]]
-    states_st = [_buffer(em, f"max({n}, 1)", a) for a in avals[:n_vars]]
-    rows_st = [_buffer(em, f"max({n}, 1)", a) for a in rows]
-    carry_st = [_buffer(em, f"max({n}, 1)", a) for a in avals[n_vars + n_extra:n_vars + n_extra + nc]]
-    rows_ct_st = [_buffer(em, f"max({n}, 1)", a) for a in rows]
+    # a state, row or carry whose size changes across iterations is a list (``_Ragged``)
+    varying = [run_time(v.aval) for v in fwd_graph.inputs[:n_vars]]
+    states_st = [_stack(em, f"max({n}, 1)", a, r) for a, r in zip(avals[:n_vars], varying, strict=True)]
+    rows_st = [_stack(em, f"max({n}, 1)", a, run_time(a)) for a in rows]
+    carry_st = [_stack(em, f"max({n}, 1)", a, run_time(v.aval)) for a, v in
+                zip(avals[n_vars + n_extra:n_vars + n_extra + nc], bwd_graph.inputs[-nc:] if nc else (),
+                    strict=True)]
+    rows_ct_st = [_stack(em, f"max({n}, 1)", a, run_time(a)) for a in rows]
     em.line(f"{i} = 0")
     with em.block(f"while {i} < {n}:"):
         outs = em.inline(fwd_graph, state + extra)
         for b, s in zip(states_st, state, strict=True):
-            em.line(f"{b}[{i}] = {s}")
+            _put(em, b, i, s)
         for b, e in zip(rows_st, outs[n_vars:], strict=True):
-            em.line(f"{b}[{i}] = {e}")
+            _put(em, b, i, e)
         _assign(em, state, outs[:n_vars], simultaneous=True)
         em.line(f"{i} += 1")
     row = [f"{b}[{i}]" for b in rows_st]
     with em.block(f"while {i} > 0:"):
         em.line(f"{i} -= 1")
         for b, c in zip(carry_st, carry, strict=True):
-            em.line(f"{b}[{i}] = {c}")
+            _put(em, b, i, c)
         _assign(em, carry, em.inline(bwd_graph, row + extra + carry), simultaneous=True)
     extra_ct = [em.fresh("ea") for _ in range(n_extra)]
     _assign(em, extra_ct, [_zero(a) for a in avals[n_vars:n_vars + n_extra]])
@@ -474,12 +478,14 @@ def _while_grad_grad(em, node, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n
     with em.block(f"while {i} < {n}:"):
         outs = em.inline(bwd_vjp, row + extra + [f"{b}[{i}]" for b in carry_st] + ct)
         for b, e in zip(rows_ct_st, outs[:nr], strict=True):
-            em.line(f"{b}[{i}] = {e}")
+            _put(em, b, i, e)
         _accumulate(em, extra_ct, avals[n_vars:n_vars + n_extra], outs[nr:nr + n_extra])
         _assign(em, ct, outs[nr + n_extra:], simultaneous=True)
         em.line(f"{i} += 1")
     state_ct = [em.fresh("sa") for _ in range(n_vars)]
-    _assign(em, state_ct, [_zero(a) for a in avals[:n_vars]])
+    # the last state's cotangent: zeros shaped as that state (a list the loop grew is longer)
+    _assign(em, state_ct, [f"np.zeros_like({s})" if r else _zero(a)
+                           for s, a, r in zip(state, avals[:n_vars], varying, strict=True)])
     with em.block(f"while {i} > 0:"):
         em.line(f"{i} -= 1")
         outs = em.inline(fwd_vjp, [f"{b}[{i}]" for b in states_st] + extra + state_ct
@@ -495,21 +501,27 @@ def _while_grad_grad(em, node, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n
 # -- loop states whose sizes only the run knows (codegen/symbolic.py, ``RunDim``) ------------
 
 
-class _StateList(str):
-    """The name of a list of copies of a loop state whose size changes across iterations (a
-    TensorArray the loop grows): checkpoints cannot share one buffer, so each is its own
-    array, appended in order (checkpoint ``j`` is the list's ``j``-th)."""
+class _Ragged(str):
+    """The name of a stack of values whose size changes across iterations (a TensorArray the
+    loop grows, its cotangent): rows of different shapes cannot share one buffer, so it is a
+    list of arrays, one per row, stored where written (``_put``)."""
 
 
-def _state_list(em, state):
-    name = _StateList(em.fresh("cps"))
-    em.line(f"{name} = [rt.fresh_copy({state}) for _ in range(0)]")
+def _stack(em, rows, aval, ragged):
+    """A stack of ``rows`` values of ``aval``: a buffer, or a ``_Ragged`` list when the size
+    changes across iterations (its slots start as empty arrays of the rank and dtype)."""
+    if not ragged:
+        return _buffer(em, rows, aval)
+    name = _Ragged(em.fresh("stack"))
+    empty = f"np.empty(({'0, ' * len(aval.shape)}), dtype={np_type(aval.dtype)})"
+    em.line(f"{name} = [{empty} for _ in range({rows})]")
     return name
 
 
-def _checkpoint(em, c, at, state):
-    """Checkpoint ``at`` (the next one) of the loop state ``state`` into ``c``."""
-    if isinstance(c, _StateList):
-        em.line(f"{c}.append(rt.fresh_copy({state}))")
+def _put(em, stack, at, value, copy=False):
+    """Row ``at`` of ``stack`` holds ``value`` (``copy``: a value the loop may write in place
+    later, a checkpointed list variable)."""
+    if isinstance(stack, _Ragged):
+        em.line(f"{stack}[{at}] = {'rt.fresh_copy' if copy else 'np.ascontiguousarray'}({value})")
     else:
-        em.line(f"{c}[{at}] = {state}")
+        em.line(f"{stack}[{at}] = {value}")

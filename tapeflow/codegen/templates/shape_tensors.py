@@ -12,7 +12,7 @@ failed check runs the call on the interpreter, which raises the op's error).
 from types import SimpleNamespace
 
 from ..emitter import index, lit
-from ..symbolic import RunDim, reads
+from ..symbolic import RunDim, reads, same_shape
 from .array import copy_loops
 from .registry import CODEGEN, stmt_op
 
@@ -80,11 +80,14 @@ def _split_v(em, node, sizes, axis):
         em.line(f"{off} += {sz}[{k}]")
 
 
-@stmt_op("DynamicUnsortedSegmentSum")
+@stmt_op("DynamicUnsortedSegmentSum", sizes_from_data=True)
 def _dynamic_unsorted_segment_sum(em, node, num_segments):
     (y,) = node.outputs
-    CODEGEN["UnsortedSegmentSum"].emit(em, _as(node, "UnsortedSegmentSum", 2),
-                                       num_segments=y.aval.shape[0])
+    n = y.aval.shape[0]
+    if reads(n, y):     # the count the run gives (its third input)
+        n = em.fresh("n")
+        em.line(f"{n} = np.int64({em.ref(node.inputs[2])})")
+    CODEGEN["UnsortedSegmentSum"].emit(em, _as(node, "UnsortedSegmentSum", 2), num_segments=n)
 
 
 @stmt_op("DynamicBroadcastTo", sizes_from_data=True)
@@ -112,12 +115,14 @@ def _one(d):
     return not isinstance(d, RunDim) and d == 1
 
 
-@stmt_op("SumToShape")
+@stmt_op("SumToShape", sizes_from_data=True)
 def _sum_to_shape(em, node, shape):
-    """Every element of ``g`` added into the target element it was broadcast from."""
+    """Every element of ``g`` added into the target element it was broadcast from. A target
+    size the run gives (``data_sizes``) is summed over where it is 1, checked equal to
+    ``g``'s elsewhere, at run time."""
     g, (y,) = node.inputs[0], node.outputs
-    target = tuple(y.aval.shape)
-    if tuple(g.aval.shape) == target:
+    target = data_sizes(em, y, node.inputs[1]) if _run_time(y) else list(y.aval.shape)
+    if not any(isinstance(t, str) for t in target) and _same_shape(g.aval.shape, target):
         em.bind(y, em.ref(g))
         return
     lead = len(g.aval.shape) - len(target)
@@ -128,7 +133,24 @@ def _sum_to_shape(em, node, shape):
             em.line(f"{acc} += {em.read(g, idx)}")
         em.define(y, acc)
         return
-    out = em.alloc(y, fill=lit(0, y.aval.dtype))
+    steps = []                  # per target dim: "0" (summed), None (kept) or a 0/1 variable
+    for t, d in zip(target, g.aval.shape[lead:]):
+        if isinstance(t, str):
+            step = em.fresh("b")
+            em.size_check(f"{t} == 1 or {t} == {d}")
+            em.line(f"{step} = 0 if {t} == 1 else 1")
+            steps.append(step)
+        else:
+            steps.append("0" if _one(t) else None)
+    out = em.alloc(y, fill=lit(0, y.aval.dtype), shape=target)
     with em.loops(g.aval.shape) as idx:
-        at = ["0" if d == 1 else v for v, d in zip(idx[lead:], target)]
+        at = [v if b is None else b if b == "0" else f"{v} * {b}" for v, b in zip(idx[lead:], steps)]
         em.line(f"{out}[{index(at)}] += {em.read(g, idx)}")
+
+
+def _same_shape(a, b):
+    """Equal shapes: a decision (guards) on sizes read from the inputs, none on sizes only the
+    run knows (the loop then sums, which is right either way)."""
+    if any(isinstance(d, RunDim) for d in list(a) + list(b)):
+        return same_shape(a, b)
+    return tuple(a) == tuple(b)
