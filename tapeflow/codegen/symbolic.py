@@ -105,6 +105,7 @@ class _Scope:
 
 
 _LITERAL = re.compile(r"-?\d+")
+_REMAINDER = re.compile(r" % [^ ]+$")
 _SIMPLE = re.compile(r"-?\d+|[A-Za-z_]\w*(\.shape\[\d+\])?")
 
 
@@ -325,11 +326,13 @@ def reads(d, v):
 
 def _assumed_equal(s, ea, eb):
     """``ea == eb`` where one is a run-time size: assumed (checked at run time) unless the other
-    is the literal 0 or 1 (an empty or broadcast test: assumed not, checked too). Never
-    unified: each keeps reading its own array, valid wherever it is in scope."""
+    is the literal 0 or 1 (an empty or broadcast test: assumed not, checked too), but a
+    remainder is assumed 0 (a reshape's divisibility). Never unified: each keeps reading its
+    own array, valid wherever it is in scope."""
     if s.assume:
         return True
-    equal = not any(e in ("0", "1") for e in (ea, eb))
+    equal = not any(e in ("0", "1") for e in (ea, eb)) or \
+        any(e == "0" and _REMAINDER.search(o) for e, o in ((ea, eb), (eb, ea)))
     s.check(f"{_paren(ea)} {'==' if equal else '!='} {_paren(eb)}")
     return equal
 

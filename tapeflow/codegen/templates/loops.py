@@ -16,11 +16,11 @@ added a block of iterations at a time as one large product (``_Hoisted``).
 from ...passes.dce import dce
 from ...ir.graph import Graph, use_counts
 from ...runtime.kernels.loops import counted, history_spans, row_states, stacked_rows
-from ..emitter import np_type
+from ..emitter import Unsupported, np_type
+from ..symbolic import run_time
 from .control import _assign
 from .lists import loop_lists, own_loop_lists
 from .registry import stmt_op
-from ..symbolic import run_time
 
 
 # Bytes of stacked rows per hoisted product (_Hoisted.block): half an L2 cache, measured best
@@ -30,12 +30,16 @@ BLOCK_BYTES = 512 << 10
 
 def _nbytes(avals, names=None):
     """Source text of the bytes of values of ``avals``: sizes read from the inputs stay
-    expressions (symbolic.py), so the memory plan does not fix the program to one size;
-    with ``names``, a value whose size only the run knows is measured where it is."""
+    expressions (symbolic.py), so the memory plan does not fix the program to one size.
+    A value whose size only the run knows is measured where it is (``names``), else not
+    counted: a row of a list the loop grows is not there before the loop, whose plan then
+    budgets the other rows (the kernel measures the first iteration's; either plan gives
+    the same values)."""
     terms = []
     for k, a in enumerate(avals):
-        if names is not None and run_time(a):
-            terms.append(f"{names[k]}.nbytes")
+        if run_time(a):
+            if names is not None:
+                terms.append(f"{names[k]}.nbytes")
             continue
         dims = [f"{d}" for d in a.shape if f"{d}" != "1"]
         terms.append(" * ".join(dims + [str(a.dtype.size)]))
@@ -71,26 +75,26 @@ class _Rows:
         self.history, self.stacks, self.where = {}, {}, []
         for r, state in enumerate(row_states(fwd_graph, n_vars)):
             if state is None:
-                self.stacks[r] = _buffer(em, cap, self.avals[r])
+                self.stacks[r] = _stack(em, cap, self.avals[r], run_time(self.avals[r]))
                 self.where.append((self.stacks[r], 0))
             else:
                 j, offset = state
                 if j not in self.history:
-                    self.history[j] = (_buffer(em, f"{cap} + 1", fwd_graph.inputs[j].aval),
-                                       fwd_graph.inputs[j].aval)
+                    aval = fwd_graph.inputs[j].aval
+                    self.history[j] = (_stack(em, f"{cap} + 1", aval, run_time(aval)), aval)
                 self.where.append((self.history[j][0], offset))
 
     def start(self, state):
         """Before the first iteration: the state it starts from."""
         for j, (h, _) in self.history.items():
-            self.em.line(f"{h}[0] = {state[j]}")
+            _put(self.em, h, 0, state[j], copy=True)
 
     def write(self, i, outs):
         """After iteration ``i`` computed ``outs`` (the forward body's outputs)."""
         for r, s in self.stacks.items():
-            self.em.line(f"{s}[{i}] = {outs[self.n_vars + r]}")
+            _put(self.em, s, i, outs[self.n_vars + r], copy=True)
         for j, (h, _) in self.history.items():
-            self.em.line(f"{h}[{i} + 1] = {outs[j]}")
+            _put(self.em, h, f"{i} + 1", outs[j], copy=True)
 
     def grow(self, n, cap):
         """Copy the first ``n`` iterations' rows into buffers of ``cap`` (the doubled size)."""
@@ -100,6 +104,9 @@ class _Rows:
             self._regrow(h, f"{cap} + 1", aval, f"{n} + 1")
 
     def _regrow(self, name, rows, aval, used):
+        if isinstance(name, _Ragged):
+            self.em.line(f"{name}.extend([{name.empty} for _ in range({rows} - len({name}))])")
+            return
         grown = _buffer(self.em, rows, aval)
         self.em.line(f"{grown}[:{used}] = {name}[:{used}]")
         self.em.line(f"{name} = {grown}")
@@ -145,6 +152,7 @@ class _Hoisted:
             mm = z.node
             if (mm is None or id(mm) not in nodes or mm.op != "MatMul" or uses[z.id] != 1
                     or not mm.attrs["transpose_a"] or mm.attrs["transpose_b"]
+                    or any(run_time(x.aval) for x in (cin, *mm.inputs))    # no slabs of lists
                     or z.aval != cin.aval or out.aval != cin.aval
                     or any(len(x.aval.shape) != 2 or x.id in extras for x in mm.inputs)):
                 continue
@@ -367,6 +375,8 @@ def _while_stacks(em, node, cond_graph, body_graph, fwd_graph, n_vars, memory_bu
     ins = [em.ref(v) for v in node.inputs]
     _, n, keep, rows = _forward(em, node, cond_graph, fwd_graph, n_vars, ins, ins[n_vars:],
                                 memory_budget)
+    if any(isinstance(name, _Ragged) for name, _ in rows.where):
+        raise Unsupported("WhileStacks: a stack of rows whose size changes is no tensor")
     states, spans = row_states(fwd_graph, n_vars), history_spans(fwd_graph, n_vars)
     for v, r in zip(node.outputs[n_vars + 1:], stacked_rows(fwd_graph, n_vars), strict=True):
         if states[r] is None:
@@ -513,8 +523,8 @@ def _stack(em, rows, aval, ragged):
     if not ragged:
         return _buffer(em, rows, aval)
     name = _Ragged(em.fresh("stack"))
-    empty = f"np.empty(({'0, ' * len(aval.shape)}), dtype={np_type(aval.dtype)})"
-    em.line(f"{name} = [{empty} for _ in range({rows})]")
+    name.empty = f"np.empty(({'0, ' * len(aval.shape)}), dtype={np_type(aval.dtype)})"
+    em.line(f"{name} = [{name.empty} for _ in range({rows})]")
     return name
 
 
