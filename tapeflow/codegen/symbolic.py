@@ -555,7 +555,7 @@ def _reinfer_node(node, scope, saved):
         if follows or _unknown_inside(node):
             _reinfer_nested(node, scope, saved)
         return
-    if not follows:
+    if not follows and not any(None in v.aval.shape for v in node.outputs):
         return
     if node.op == "BroadcastTo" and node.outputs[0].id in scope.small:
         # kept at its input's dims (``_broadcast_only``), whatever sizes they read
@@ -613,17 +613,17 @@ def _unknown_in(graph, seen):
 
 def _set_outputs(node, out, saved, hold=False):
     """Give ``node`` the inferred avals ``out`` if they have the traced values; False if not.
-    ``hold``: a size the traced graph leaves unknown is read from the output (``held``)
-    whatever the rule says (a loop variable's size changes across iterations)."""
+    ``hold``: a size the traced graph leaves unknown stays unknown, to be read from the output
+    (``_hold_unknown``), whatever the rule says (a loop variable's size changes across
+    iterations)."""
     out = list(out) if OPS[node.op].multi_output else [out]
     if len(out) != len(node.outputs) or not all(
             isinstance(a, AVal) and _same(a, v.aval) for a, v in zip(out, node.outputs)):
         return False
     for a, v in zip(out, node.outputs, strict=True):
         saved.append((v, v.aval))
-        shape = tuple(held(v, j) if (t is None and hold) or d is None else d
-                      for j, (d, t) in enumerate(zip(a.shape, v.aval.shape, strict=True)))
-        v.aval = AVal(shape, v.aval.dtype)
+        shape = tuple(None if t is None and hold else d for d, t in zip(a.shape, v.aval.shape, strict=True))
+        v.aval = AVal(shape, v.aval.dtype)      # None: ``_hold_unknown``
     return True
 
 

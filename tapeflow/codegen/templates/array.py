@@ -127,10 +127,11 @@ def _split(em, node, sizes, axis):
         off += s
 
 
-@stmt_op("EnsureShape")
+@stmt_op("EnsureShape", sizes_from_data=True)
 def _ensure_shape(em, node, shape):
-    """A program is generated for static shapes (an unknown size runs on the interpreter):
-    the sizes were checked when its shapes were inferred, so the value passes as it is."""
+    """The sizes were checked when its shapes were inferred (a size only the run knows
+    against a known one: where the program relies on it), so the value passes as it is; a
+    size it leaves to the run is its input's, read from the same array."""
     (x,), (y,) = node.inputs, node.outputs
     em.bind(y, em.ref(x))
 
