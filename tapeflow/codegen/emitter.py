@@ -178,6 +178,9 @@ class Emitter:
         self.output_ids = {v.id for v in graph.outputs}
         self.view_base = {}     # variable -> variable it is a reshape view of
         self.const_args = set()   # ids of constants passed as arguments (generate.bind_consts; outermost only)
+        # a loop's own list variable of run-time size -> (its capacity buffer, the lines it is
+        # in scope for): templates/list_growth.py (outermost only)
+        self.capacity = {}
 
     # -- names --------------------------------------------------------------------------
     def var(self, v):

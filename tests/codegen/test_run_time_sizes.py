@@ -253,3 +253,39 @@ def test_the_source_reads_run_time_sizes_from_arrays():
     assert not any("None" in ln or "$" in ln for ln in code)
     (entry,) = [ln for ln in code if ln.lstrip().startswith("if (not")]
     assert set(re.findall(r"\b(v[a-z]+)\.shape\[", entry)) <= params
+
+
+def _loop_lines(source, op):
+    """Code lines of ``op``'s nodes inside a loop (indented past the function body)."""
+    return [ln.split("  # ")[0] for ln in source.splitlines()
+            if f"= {op}" in ln.split("  # ")[-1] and len(ln) - len(ln.lstrip()) > 4]
+
+
+def test_the_list_grows_into_spare_rows_and_is_written_in_place():
+    """Each iteration's write past the end appends into the list's capacity buffer, which is
+    reallocated only when full, at twice its rows (amortised O(1) per write, not a copy of the
+    list per iteration), and the element is written in place."""
+    graph = optimize(tf.function(rnn).get_concrete_function(tf.constant(X), tf.constant(4)).graph)
+    source = generate(graph, "rnn").source
+    concat, write = _loop_lines(source, "ConcatV2"), _loop_lines(source, "TensorListSetItem")
+    allocs = [ln for ln in concat if "np.empty(" in ln]
+    assert len(allocs) == 1 and "2 * cap" in allocs[0]
+    depth = len(allocs[0]) - len(allocs[0].lstrip())
+    guard = next(ln for ln in reversed(concat[:concat.index(allocs[0])])
+                 if len(ln) - len(ln.lstrip()) < depth)
+    assert re.search(r"if need\d+ > cap\d+\.shape\[0\]:", guard)
+    assert write and not any(".copy()" in ln for ln in write)
+
+
+@pytest.mark.parametrize("fn", [rnn, api])
+def test_past_the_memory_budget_the_checkpointed_plan_compiles(fn, programs):
+    """A zero budget: the loop gradient keeps checkpoints of the list (a list of copies, since
+    its size changes) and recomputes segments from them; the capacity buffer is not the
+    restored list's, so it starts again from it."""
+    with tf.config.loop_memory(0):
+        results = run_both(lambda: tf.function(tape_inside(fn, 1)), trips=(0, 1, 5))
+    assert_same(results)
+    assert_compiled(programs, ["grads"])
+    # the list's checkpoints: a list of arrays, restored by copy at each segment
+    assert any(re.search(r"(stack\d+) = \[np\.empty\(\(0, 0, \).* for _ in range\(max\(segs", p.source)
+               and re.search(r"rt\.fresh_copy\(stack\d+\[segs\d+\]\)", p.source) for p in programs)

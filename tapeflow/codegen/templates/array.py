@@ -9,6 +9,7 @@ from ...ir.defs.array import expand_spec, split_sizes
 from ...ir.shapes import num_elements
 from ..emitter import Unsupported, index, lit, np_type, shape_lit
 from ..symbolic import nonzero, same_shape
+from .list_growth import append_in_place
 from .registry import stmt_op
 
 
@@ -74,10 +75,15 @@ def _pad(em, node, paddings, constant_values=0):
 
 @stmt_op("ConcatV2")
 def _concat(em, node, axis):
+    """A fresh array, which a later TensorListSetItem may write in place (``private``); a loop's
+    list growing along axis 0 is written into its spare rows instead (list_growth.py)."""
+    if append_in_place(em, node):
+        return
     (y,) = node.outputs
     rank = len(y.aval.shape)
     ax = axis % rank
     out = em.alloc(y)
+    em.private.add(y.id)
     off = 0
     for x in node.inputs:
         def at(i, off=off):

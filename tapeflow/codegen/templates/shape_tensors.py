@@ -74,6 +74,13 @@ def _split_v(em, node, sizes, axis):
             dims[ax] = f"{sz}[{k}]"
         else:
             em.size_check(f"{sz}[{k}] == {dims[ax]}")
+        if k == 0 and ax == 0:
+            # the leading rows: a C-contiguous view, not a copy (the gradient of a list that
+            # grew by one row per iteration, shrinking by one per iteration of the backward)
+            name = em.define(y, f"{em.ref(x)}[:{sz}[0]]")
+            em.view_base[name] = em.root(em.ref(x))
+            em.line(f"{off} += {sz}[0]")
+            continue
         out = em.alloc(y, shape=dims)
         copy_loops(em, dims, out, lambda i: i,
                    lambda i: em.read(x, i[:ax] + [f"{i[ax]} + {off}"] + i[ax + 1:]))
