@@ -223,6 +223,13 @@ class Emitter:
         only the run knows (``symbolic.RunDim``); the call then runs on the interpreter."""
         self.line(_check_line(text))
 
+    def checks_from_here(self):
+        """Checks the current node's code takes from now on go here, not where its lines
+        begin: they may read the sizes it has just computed from its data."""
+        s = current()
+        if s is not None and s.emitters and s.emitters[-1].em is self:
+            s.emitters[-1].at, s.emitters[-1].depth = len(self.lines), self.depth
+
     def pending_checks(self, nodes):
         """The size checks the shape inference of ``nodes`` relied on (``symbolic``), where
         the current node's lines begin (``_NodeStart``)."""

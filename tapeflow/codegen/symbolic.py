@@ -35,6 +35,7 @@ from ..ir.defs.loops import stacked_rows
 from ..ir.graph import Graph, Value
 from ..ir.opdef import OPS, AVal
 from ..ir.shapes import broadcast_shapes
+from .slices import sliced_shape
 
 _STATE = threading.local()
 _GENERATING = threading.RLock()
@@ -318,6 +319,12 @@ def held(v, axis):
     return RunDim(NOMINAL, f"${v.id}$.shape[{axis}]")
 
 
+def read_at_run_time(d):
+    """A size as a ``Dim``: code (a variable a template computed) as a size only the run
+    knows, so size arithmetic and decisions take it like any other."""
+    return RunDim(NOMINAL, d) if isinstance(d, str) else d
+
+
 def reads(d, v):
     """Whether size ``d`` is ``v``'s own run-time size (``held(v, _)``): the op making ``v``
     must compute it from its data, not read it from ``v``."""
@@ -378,13 +385,28 @@ def plain_aval(aval):
                 aval.dtype)
 
 
-def _same(a, b):
+def _same(a, b, checked=()):
     """Whether inferred aval ``a`` has exactly the traced aval ``b``'s shape and dtype. Where
-    the traced size is unknown any size will do, and so will a size only the run knows where
-    it is known: the inference checked it against the sizes that made the traced one."""
+    the traced size is unknown, a size only the run knows will do, or a literal, or a size
+    read from the inputs that the node checks against one only the run knows (``checked``:
+    its checks' texts), but not an unchecked input size (inference takes one for no
+    broadcast 1, a batch of one, and the traced size cannot confirm it) nor a literal derived
+    from a stand-in value read as a number in C (``slices.py``). A size only the run knows
+    will do where the traced one is known: the inference checked it against the sizes that
+    made the traced one."""
     return (len(a.shape) == len(b.shape) and a.dtype == b.dtype
-            and all(y is None or isinstance(x, RunDim) or (x is not None and value(x) == value(y))
+            and all(_unknown_fits(x, checked) if y is None else
+                    isinstance(x, RunDim) or (x is not None and value(x) == value(y))
                     for x, y in zip(a.shape, b.shape)))
+
+
+def _unknown_fits(x, checked):
+    if x is None or isinstance(x, RunDim):
+        return True
+    if isinstance(x, Dim):
+        e = _expr(x)
+        return any(e in text for text in checked)
+    return abs(x) < NOMINAL // 2
 
 
 def uniform(array):
@@ -565,9 +587,11 @@ def _reinfer_node(node, scope, saved):
         _set_attr(node, "shape", y.aval.shape, saved)
         return
     checks = list(scope.pending.get(id(node), ()))
+    ins = [x.aval for x in node.inputs]
+    rule = RUN_TIME_RULES.get(node.op) if any(run_time(a) for a in ins) else None
     scope.inferring, scope.node = True, node
     try:
-        out = OPS[node.op].infer([x.aval for x in node.inputs], **node.attrs)
+        out = (rule or OPS[node.op].infer)(ins, **node.attrs)
     except Exception:  # noqa: BLE001 - a rule that cannot take Dims: keep the literal shapes
         scope.pending[id(node)] = checks        # what it assumed before failing is void
         return
@@ -617,13 +641,18 @@ def _set_outputs(node, out, saved, hold=False):
     (``_hold_unknown``), whatever the rule says (a loop variable's size changes across
     iterations)."""
     out = list(out) if OPS[node.op].multi_output else [out]
-    if len(out) != len(node.outputs) or not all(
-            isinstance(a, AVal) and _same(a, v.aval) for a, v in zip(out, node.outputs)):
+    if len(out) != len(node.outputs) or not all(isinstance(a, AVal) and len(a.shape) == len(v.aval.shape)
+                                                for a, v in zip(out, node.outputs)):
+        return False
+    if hold:
+        out = [AVal(tuple(None if t is None else d for d, t in zip(a.shape, v.aval.shape)), a.dtype)
+               for a, v in zip(out, node.outputs)]
+    checked = _scope().pending.get(id(node), ())
+    if not all(_same(a, v.aval, checked) for a, v in zip(out, node.outputs)):
         return False
     for a, v in zip(out, node.outputs, strict=True):
         saved.append((v, v.aval))
-        shape = tuple(None if t is None and hold else d for d, t in zip(a.shape, v.aval.shape, strict=True))
-        v.aval = AVal(shape, v.aval.dtype)      # None: ``_hold_unknown``
+        v.aval = AVal(tuple(a.shape), v.aval.dtype)      # None: ``_hold_unknown``
     return True
 
 
@@ -677,9 +706,11 @@ def _reinfer_nested(node, scope, saved):
         for entry in reversed(saved[mark:]):
             _undo(entry)
         del saved[mark:]
+        if _unknown_inside(node):
+            raise SizeUnknown(f"the graphs of {node.op} cannot follow sizes only the run knows")
         for a in ins:
             for d in a.shape:
-                if isinstance(d, RunDim) or (d is None):
+                if isinstance(d, RunDim) or d is None:
                     raise SizeUnknown(f"the graphs of {node.op} cannot follow sizes only the run knows")
                 if isinstance(d, Dim):
                     d.__index__()       # the program is for this size only (a guard)
@@ -744,6 +775,13 @@ def _while_grad_stacks_inputs(ins, fwd_graph, bwd_graph, n_vars, n_extra, memory
     k = len(stacked_rows(fwd_graph, n_vars))      # the stacks come last; the graphs skip them
     yield from _while_grad_inputs(ins[:len(ins) - k], fwd_graph, bwd_graph, n_vars, n_extra,
                                   memory_budget)
+
+
+# Infer rules that read a size as a plain number in C (``slice.indices``), which for a size
+# only the run knows would silently be its stand-in value: their form for such sizes.
+RUN_TIME_RULES = {
+    "StridedSlice": lambda ins, spec: AVal(sliced_shape(ins[0].shape, spec), ins[0].dtype),
+}
 
 
 # op -> fn(operand avals, **attrs) yielding (graph attribute, the avals its inputs take), in

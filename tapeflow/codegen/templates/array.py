@@ -8,7 +8,8 @@ asking for its layout. Shapes are static, so slices and index maps are literal a
 from ...ir.defs.array import expand_spec, split_sizes
 from ...ir.shapes import num_elements
 from ..emitter import Unsupported, index, lit, np_type, shape_lit
-from ..symbolic import nonzero, same_shape
+from ..slices import bounds
+from ..symbolic import RunDim, nonzero, same_shape
 from .list_growth import append_in_place
 from .registry import stmt_op
 
@@ -173,7 +174,8 @@ def _gather(em, node, axis, batch_dims=0):
 
 
 def _slice_plan(in_shape, spec):
-    """Per output dim the input dim and (start, step), and fixed indices of int-indexed dims."""
+    """Per output dim the input dim and (start, step), and fixed indices of int-indexed dims.
+    Along a size only the run knows they are expressions (codegen/slices.py)."""
     out_dims, fixed, dim = [], {}, 0
     for s in expand_spec(spec, len(in_shape)):
         if s is None:
@@ -182,6 +184,9 @@ def _slice_plan(in_shape, spec):
         d = in_shape[dim]
         if isinstance(s, int):
             fixed[dim] = s % d
+        elif isinstance(d, RunDim):
+            start, length = bounds(d, s)
+            out_dims.append((dim, length, start, 1 if s[2] is None else s[2]))
         else:
             start, stop, step = slice(*s).indices(d)
             out_dims.append((dim, len(range(start, stop, step)), start, step))
@@ -195,7 +200,7 @@ def _slice_index(in_rank, out_dims, fixed, idx):
     for (dim, _, start, step), i in zip(out_dims, idx):
         if dim is not None:
             term = i if step == 1 else f"{i} * {step}"
-            xi[dim] = term if start == 0 else f"{start} + {term}"
+            xi[dim] = f"{start} + {term}" if nonzero(start) else term
     return xi
 
 
@@ -219,7 +224,7 @@ def _strided_slice_grad(em, node, spec, shape):
     if not y.aval.shape:
         em.bind(y, em.ref(g))
         return
-    out = em.alloc(y, fill=lit(0, y.aval.dtype))
+    out = em.alloc(y, fill=lit(0, y.aval.dtype), shape=shape)
     out_dims, fixed = _slice_plan(tuple(shape), spec)
     rank = len(shape)
     if not g.aval.shape:

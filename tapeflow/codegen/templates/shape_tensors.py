@@ -12,7 +12,7 @@ failed check runs the call on the interpreter, which raises the op's error).
 from types import SimpleNamespace
 
 from ..emitter import index, lit
-from ..symbolic import RunDim, reads, same_shape
+from ..symbolic import RunDim, read_at_run_time, reads, same_shape
 from .array import copy_loops
 from .registry import CODEGEN, stmt_op
 
@@ -30,6 +30,7 @@ def data_sizes(em, y, shape):
         else:
             em.size_check(f"{given} == {d}")
             dims.append(d)
+    em.checks_from_here()
     return dims
 
 
@@ -49,11 +50,12 @@ def _dynamic_reshape(em, node, shape):
     CODEGEN["Reshape"].emit(em, _as(node, "Reshape", 1), shape=tuple(y.aval.shape))
 
 
-@stmt_op("DynamicStridedSliceGrad")
+@stmt_op("DynamicStridedSliceGrad", sizes_from_data=True)
 def _dynamic_strided_slice_grad(em, node, spec, shape):
     (y,) = node.outputs
+    dims = data_sizes(em, y, node.inputs[1]) if _run_time(y) else y.aval.shape
     CODEGEN["StridedSliceGrad"].emit(em, _as(node, "StridedSliceGrad", 1), spec=spec,
-                                     shape=tuple(y.aval.shape))
+                                     shape=tuple(read_at_run_time(d) for d in dims))
 
 
 @stmt_op("SplitV", sizes_from_data=True)
