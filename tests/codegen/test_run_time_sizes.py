@@ -289,3 +289,101 @@ def test_past_the_memory_budget_the_checkpointed_plan_compiles(fn, programs):
     # the list's checkpoints: a list of arrays, restored by copy at each segment
     assert any(re.search(r"(stack\d+) = \[np\.empty\(\(0, 0, \).* for _ in range\(max\(segs", p.source)
                and re.search(r"rt\.fresh_copy\(stack\d+\[segs\d+\]\)", p.source) for p in programs)
+
+
+# -- loop variables whose size changes across iterations (shape_invariants) -----------------
+
+def grow_rows(x, n):
+    """AutoGraph's set_loop_options: a loop variable gains a row per iteration."""
+    v = x[:1]
+    for i in tf.range(n):
+        tf.autograph.experimental.set_loop_options(shape_invariants=[(v, tf.TensorShape([None, 2]))])
+        v = tf.concat([v, tf.sin(v[-1:]) * x[1]], 0)
+    return tf.reduce_sum(v ** 2), tf.shape(v)
+
+
+def shrink(x, n):
+    """A loop variable that loses its first element per iteration."""
+    v = tf.reshape(x, [-1])
+    for i in tf.range(n):
+        tf.autograph.experimental.set_loop_options(shape_invariants=[(v, tf.TensorShape([None]))])
+        v = v[1:] * 2.0
+    return tf.reduce_sum(v), tf.shape(v)
+
+
+def while_loop_concat(x, n):
+    """tf.while_loop's shape_invariants: the first row appended, halved, per iteration."""
+    def body(i, v):
+        return i + 1, tf.concat([v, v[:1] * 0.5], 0)
+    _, v = tf.while_loop(lambda i, v: i < n, body, [tf.constant(0), x[:2]],
+                         shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 2])])
+    return tf.reduce_sum(tf.tanh(v)), tf.shape(v)
+
+
+CHANGING = [grow_rows, shrink, while_loop_concat]
+
+
+@pytest.mark.parametrize("fn", CHANGING)
+def test_a_loop_variable_that_changes_size_compiles(fn, programs):
+    results = run_both(lambda: tf.function(fn))
+    assert_same(results)
+    assert_compiled(programs, [fn.__name__])
+    assert len(programs) == 1
+
+
+@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("fn", CHANGING)
+def test_its_gradients_compile(fn, order, programs):
+    results = run_both(lambda: tf.function(tape_inside(fn, order)))
+    assert_same(results)
+    assert_compiled(programs, ["grads"])
+
+
+@pytest.mark.parametrize("fn", [shrink, while_loop_concat])
+def test_its_gradients_through_the_function_compile(fn, programs):
+    results = run_both(lambda: tape_outside(fn, 1))
+    assert_same(results)
+    assert_compiled(programs, [f"{fn.__name__}_forward", f"{fn.__name__}_backward"])
+
+
+def test_a_stack_of_rows_of_changing_size_leaves_the_forward_on_the_interpreter(programs):
+    """Through the function the loop's stacks are tensors (residuals of the call); the grown
+    variable's own rows, which its gradient reads, have one size per iteration: no tensor
+    holds them, so that forward program runs on the interpreter (saying why), the backward
+    compiled, and the values are the interpreter's."""
+    results = run_both(lambda: tape_outside(grow_rows, 1))
+    assert_same(results)
+    forward = [p for p in programs if p.name == "grow_rows_forward"]
+    assert forward and all("stack of rows whose size changes" in p.fallback for p in forward)
+    assert_compiled([p for p in programs if p.name == "grow_rows_backward"])
+
+
+def test_changing_sizes_are_tensorflows():
+    """TensorFlow 2.21 (x = X): the grown variable's static shape is (None, 2); n=3 gives y
+    11.392415, shape [4, 2], dy/dx[:2] [[1.0560509, -5.3918667], [0.13052458, 6.9940987]];
+    the shrinking one at n=3 y 23.6, shape [9], dy/dx[:2] [[0, 0], [0, 8]], at n=1 y 4.4,
+    dy/dx[:2] [[0, 2], [2, 2]]. (The gradient of the shrinking loop is the case whose seed,
+    a broadcast 1, must not be taken for a size read from the inputs.)"""
+    shapes = []
+
+    def grow_shape(x, n):
+        y, s = grow_rows(x, n)
+        v = x[:1]
+        for i in tf.range(n):
+            tf.autograph.experimental.set_loop_options(shape_invariants=[(v, tf.TensorShape([None, 2]))])
+            v = tf.concat([v, v[-1:]], 0)
+        shapes.append(tuple(v.shape))
+        return y, s
+    y, s, g = tf.function(tape_inside(grow_shape, 1))(tf.constant(X), tf.constant(3))
+    np.testing.assert_allclose(float(y), 11.392415, rtol=1e-6)
+    assert s.numpy().tolist() == [4, 2] and shapes == [(None, 2)]
+    np.testing.assert_allclose(g.numpy()[:2], [[1.0560509, -5.3918667], [0.13052458, 6.9940987]],
+                               rtol=1e-5)
+    f = tf.function(tape_inside(shrink, 1))
+    y, s, g = f(tf.constant(X), tf.constant(3))
+    np.testing.assert_allclose(float(y), 23.6, rtol=1e-6)
+    assert s.numpy().tolist() == [9]
+    np.testing.assert_allclose(g.numpy()[:2], [[0, 0], [0, 8]])
+    y, s, g = f(tf.constant(X), tf.constant(1))
+    np.testing.assert_allclose(float(y), 4.4, rtol=1e-6)
+    np.testing.assert_allclose(g.numpy()[:2], [[0, 2], [2, 2]])
