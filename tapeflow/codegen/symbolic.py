@@ -31,10 +31,10 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..ir.defs.loops import stacked_rows
 from ..ir.graph import Graph, Value
 from ..ir.opdef import OPS, AVal
-from ..ir.shapes import broadcast_shapes
+from .broadcast_only import broadcast_only, uniform  # noqa: F401  (uniform: generate.py's)
+from .nested_inputs import NESTED_INPUTS
 from .slices import sliced_shape
 
 _STATE = threading.local()
@@ -302,6 +302,7 @@ class RunDim(Dim):
     equalities silently."""
 
     __hash__ = None
+    run_time = True         # (nested_inputs.py asks without importing this module)
 
     def _fixed(self):
         raise SizeUnknown(f"a size only the run knows ({_expr(self)}) is used as a plain number")
@@ -409,85 +410,6 @@ def _unknown_fits(x, checked):
     return abs(x) < NOMINAL // 2
 
 
-def uniform(array):
-    """Whether every element of ``array`` has the same bits (and there is one)."""
-    if array.size == 0:
-        return False
-    bits = array.view(f"u{array.dtype.itemsize}") if array.dtype.itemsize in (1, 2, 4, 8) else array
-    return bool((bits == bits.flat[0]).all())
-
-
-def _broadcast_only(graph):
-    """{value id: (value, smaller shape)}: values whose size need not be their own, since
-    only elementwise ops read them and the other operands give those ops their shapes. A
-    constant of one repeated value (a folded ``-1/n`` seeding a mean's gradient, as big as the
-    batch) is generated with all-1 dims; a ``BroadcastTo`` (a mean's gradient spread over
-    its input, at the traced size) with its input's dims, and the elementwise ops after it
-    that stay smaller with it. So they do not tie the input sizes to their traced ones:
-    broadcasting commutes with elementwise ops, so the values are the same."""
-    uses = {}
-    for node in graph.nodes:
-        for x in node.inputs:
-            uses.setdefault(x.id, []).append(node)
-    outputs = {v.id for v in graph.outputs}
-    found = {}
-    for node in graph.nodes:
-        if len(node.outputs) != 1:
-            continue
-        (v,) = node.outputs
-        rank = len(v.aval.shape)
-        if not rank or v.id in outputs or v.id not in uses or None in v.aval.shape:
-            continue
-        if node.op == "Const":
-            value_ = np.asarray(node.attrs["value"])
-            if value_.ndim != rank or not (value_.size == 0 or uniform(value_)):
-                continue
-            small = (1,) * rank
-        elif node.op == "BroadcastTo" and None not in node.inputs[0].aval.shape:
-            x = node.inputs[0]
-            x = found[x.id][1] if x.id in found else x.aval.shape      # as it will be generated
-            small = (1,) * (rank - len(x)) + tuple(value(d) for d in x)     # decides nothing
-        else:
-            continue
-        if small != tuple(value(d) for d in v.aval.shape):
-            found.update(_stays_small(graph, v, small, found, uses, outputs) or {})
-    return found
-
-
-def _stays_small(graph, v, small, found, uses, outputs):
-    """{value id: (value, shape)}: ``v`` at shape ``small`` and the values after it that stay
-    smaller than traced, if every reader is an elementwise op (or a BroadcastTo, which gives
-    its own shape) and no graph output changes shape; else None."""
-    shapes = {k: s for k, (_, s) in found.items()}
-    shapes[v.id] = small
-    out = {v.id: (v, small)}
-    for node in graph.nodes[graph.nodes.index(v.node) + 1:]:
-        if not any(x.id in out for x in node.inputs):
-            continue
-        if node.op == "BroadcastTo":
-            continue
-        if OPS[node.op].kind != "elementwise" or len(node.outputs) != 1:
-            return None
-        (y,) = node.outputs
-        b = _broadcast([shapes.get(x.id, x.aval.shape) for x in node.inputs])
-        if b is None:
-            return None
-        traced = tuple(value(d) for d in y.aval.shape)
-        if b != traced:
-            if y.id in outputs or _broadcast([b, traced]) != traced:
-                return None
-            shapes[y.id] = b
-            out[y.id] = (y, b)
-    return out
-
-
-def _broadcast(shapes):
-    try:
-        return tuple(broadcast_shapes(*[tuple(value(d) for d in s) for s in shapes]))
-    except Exception:  # noqa: BLE001 - not broadcastable: not a candidate
-        return None
-
-
 @contextmanager
 def symbolic(graph, input_names, const_names=None):
     """Within: ``graph``'s values carry ``Dim`` shapes (inputs ``input_names[k].shape[j]``,
@@ -530,10 +452,10 @@ def _undo(entry):
 
 
 def _shrink(graph, scope, saved):
-    """The values ``_broadcast_only`` finds take their smaller shapes (constants their first
+    """The values ``broadcast_only.py`` finds take their smaller shapes (constants their first
     element, a BroadcastTo its shape attribute, so the node's comment says what the code
     does); re-inference keeps them (``scope.small``)."""
-    for v, small in _broadcast_only(graph).values():
+    for v, small in broadcast_only(graph).values():
         saved.append((v, v.aval))
         v.aval = AVal(small, v.aval.dtype)
         scope.small.add(v.id)
@@ -580,7 +502,7 @@ def _reinfer_node(node, scope, saved):
     if not follows and not any(None in v.aval.shape for v in node.outputs):
         return
     if node.op == "BroadcastTo" and node.outputs[0].id in scope.small:
-        # kept at its input's dims (``_broadcast_only``), whatever sizes they read
+        # kept at its input's dims (``broadcast_only.py``), whatever sizes they read
         (y,), x = node.outputs, node.inputs[0].aval.shape
         saved.append((y, y.aval))
         y.aval = AVal((1,) * (len(y.aval.shape) - len(x)) + tuple(x), y.aval.dtype)
@@ -716,87 +638,10 @@ def _reinfer_nested(node, scope, saved):
                     d.__index__()       # the program is for this size only (a guard)
 
 
-def _avals(graph):
-    return [v.aval for v in graph.outputs]
-
-
-def _agree(xs, ys):
-    """Record that avals ``xs`` and ``ys`` have equal shapes (raise if they do not); a size
-    only the run knows decides nothing here: the template reads it from the arrays."""
-    if len(xs) != len(ys) or not all(len(x.shape) == len(y.shape) and all(
-            isinstance(a, RunDim) or isinstance(b, RunDim) or a == b
-            for a, b in zip(x.shape, y.shape)) for x, y in zip(xs, ys)):
-        raise ValueError("the graphs of this node do not fit each other")
-
-
-def _while_inputs(ins, cond_graph, body_graph, n_vars):
-    yield "cond_graph", ins
-    yield "body_graph", ins
-
-
-def _while_grad_inputs(ins, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
-    loop = ins[1:1 + n_vars + n_extra]
-    yield "fwd_graph", loop
-    yield "bwd_graph", _avals(fwd_graph)[n_vars:] + loop[n_vars:] + ins[1 + n_vars + n_extra:]
-
-
-def _while_grad_grad_inputs(ins, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_extra):
-    body = ins[1:1 + n_vars + n_extra]
-    n_carry = (len(ins) - 1 - n_vars - n_extra) // 2
-    carry = ins[1 + n_vars + n_extra:1 + n_vars + n_extra + n_carry]
-    yield "fwd_graph", body
-    rows = _avals(fwd_graph)[n_vars:]
-    yield "bwd_graph", rows + body[n_vars:] + carry
-    yield "bwd_vjp", rows + body[n_vars:] + carry + carry
-    yield "fwd_vjp", body + body[:n_vars] + rows
-    # what the template writes where, and its infer rule does not check: equal sizes
-    _agree(_avals(fwd_graph)[:n_vars], body[:n_vars])
-    _agree(_avals(bwd_graph), carry)
-    _agree(_avals(bwd_vjp), rows + body[n_vars:] + carry)
-    _agree(_avals(fwd_vjp), body)
-
-
-def _while_with_grad_inputs(ins, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
-                            memory_budget):
-    loop = ins[:n_vars + n_extra]
-    yield "cond_graph", loop
-    yield "fwd_graph", loop
-    yield "seed_graph", loop[:n_vars] + [seed_graph.inputs[n_vars].aval] + ins[n_vars + n_extra:]
-    yield "bwd_graph", _avals(fwd_graph)[n_vars:] + loop[n_vars:] + _avals(seed_graph)
-
-
-def _while_stacks_inputs(ins, cond_graph, body_graph, fwd_graph, n_vars, memory_budget):
-    yield "cond_graph", ins
-    yield "body_graph", ins
-    yield "fwd_graph", ins
-
-
-def _while_grad_stacks_inputs(ins, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
-    k = len(stacked_rows(fwd_graph, n_vars))      # the stacks come last; the graphs skip them
-    yield from _while_grad_inputs(ins[:len(ins) - k], fwd_graph, bwd_graph, n_vars, n_extra,
-                                  memory_budget)
-
-
 # Infer rules that read a size as a plain number in C (``slice.indices``), which for a size
 # only the run knows would silently be its stand-in value: their form for such sizes.
 RUN_TIME_RULES = {
     "StridedSlice": lambda ins, spec: AVal(sliced_shape(ins[0].shape, spec), ins[0].dtype),
-}
-
-
-# op -> fn(operand avals, **attrs) yielding (graph attribute, the avals its inputs take), in
-# an order where each graph's inputs are known when it comes (a loop gradient's backward body
-# reads the forward body's outputs): the ops' infer rules (ir/defs/control.py, loops.py) say
-# what each graph is given. An op carrying graphs that is missing here is inferred like any
-# other, its graphs keeping their traced shapes (its rule then records the sizes as guards).
-NESTED_INPUTS = {
-    "If": lambda ins, then_graph, else_graph: iter([("then_graph", ins[1:]), ("else_graph", ins[1:])]),
-    "While": _while_inputs,
-    "WhileGrad": _while_grad_inputs,
-    "WhileGradGrad": _while_grad_grad_inputs,
-    "WhileWithGrad": _while_with_grad_inputs,
-    "WhileStacks": _while_stacks_inputs,
-    "WhileGradStacks": _while_grad_stacks_inputs,
 }
 
 
