@@ -6,7 +6,9 @@ inlined as typed literals when they are small whole numbers or halves, else pass
 arguments (see ``_inlined``); rank-0 values live in scalar variables, never 0-d arrays. Sizes
 are read from the arguments (symbolic.py): the jitted function first checks what the
 program assumed about its input shapes (a call that breaks it raises ValueError, reported as
-the op's error, instead of reading out of bounds), then runs the steps of ``fusion.plan``.
+the op's error, instead of reading out of bounds), then runs the steps of ``fusion.plan``;
+what it assumed about a size only the run knows is checked where the size is there
+(``rt.SizeCheck``: that call then runs on the interpreter).
 
 Large graphs are the exception to "one function": Numba zero-fills every variable's stack
 slot in the entry block, so LLVM's SROA/mem2reg work grows with variables x blocks, and a

@@ -14,7 +14,9 @@ one dispatcher call.
 A graph no template can compile (float16 values) becomes a Program that runs the
 interpreter and says why in ``Program.fallback``. A graph with unknown dimensions is
 compiled once: the program's source reads every size from its arguments (symbolic.py), so
-the source generated for each call's shapes is the same text (concrete.py). A Numba failure is a bug in a template: it is
+the source generated for each call's shapes is the same text (concrete.py); a size no input
+gives (a list a loop grows) is read from the array holding it at run time, and a failed
+check on one runs that call on the interpreter (``Program.reruns``). A Numba failure is a bug in a template: it is
 raised as ``CodegenError`` naming the IR node whose line failed, never as Numba's raw error.
 An op rejecting its data at run time (an index out of range, a singular matrix) raises the
 interpreter's ``InvalidArgumentError`` (failures.py).

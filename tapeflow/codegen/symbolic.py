@@ -24,6 +24,12 @@ Decisions that only change speed, not results (parallel loops, where a program i
 parts, huge pages) record no guard but a size class (``sizeclass.choose``, in ``decisions``):
 sizes across such a threshold generate another source, each correct, and
 ``Program.size_classes`` says which sizes those are.
+
+A size no input gives (a TensorArray a loop of run-time trip count grows, a loop variable
+whose size changes: None in the graph) is a ``RunDim``, read from the array that holds it
+(``held``). Nothing about it can be checked on entry: a decision on one is assumed and
+checked where the program relies on it (``_Scope.check``), and a call that fails such a
+check runs on the interpreter; so one program serves every trip count.
 """
 import re
 import threading

@@ -145,7 +145,8 @@ class ConcreteFunction:
     def run(self, arrays):
         """The program on NumPy values. A graph with unknown dims runs as it is on the
         interpreter; the Numba backend compiles it per input shape (specialised: ``Shape``
-        folds to constants and the shape-tensor ops to their static forms)."""
+        folds to constants and the shape-tensor ops to their static forms), sizes that only
+        the run decides (a TensorArray grown in a loop) read from the arrays at run time."""
         if not self._unknown_dims or self._shape_generic():
             return self.program(*arrays)
         key = tuple((np.shape(a), np.asarray(a).dtype.str) for a in arrays)
