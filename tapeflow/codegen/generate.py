@@ -128,6 +128,8 @@ def _identifier(name):
 
 def check_supported(graph):
     """Raise Unsupported for what no template compiles (the program then falls back)."""
+    if any(None in v.aval.shape for v in graph.inputs):     # (a nested graph's are Dims by now)
+        raise Unsupported("unknown input dimensions: the graph is made concrete per call first")
     values = list(graph.inputs) + [v for n in graph.nodes for v in n.outputs]
     for v in values:
         if v.aval.dtype == D.float16:
