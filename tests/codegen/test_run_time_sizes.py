@@ -136,6 +136,8 @@ def assert_compiled(progs, one_program=()):
     for name in one_program:
         named = [p for p in progs if p.name == name]
         assert named and all(p.kernels == named[0].kernels for p in named), name
+        # each kernel compiled (or loaded from Numba's disk cache) once for all trip counts
+        assert sum(named[0].stats().values()) == len(named[0].kernels), name
 
 
 @pytest.mark.parametrize("fn", [rnn, until, api])
