@@ -1,27 +1,42 @@
-"""``tf.TensorArray``: eagerly a Python list of tensors, in a function one dense tensor.
+"""``tf.TensorArray``: eagerly a Python list of tensors, in a function a dense or padded one.
 
 Eagerly (no trace running when it is made) it is TensorFlow's ``_EagerTensorArray``: a list
 of tensors, mutated in place (``write`` returns ``self``), every op recorded on the tapes as
 the op it is (``read`` returns the written tensor itself, ``stack`` is a ``Pack`` with zeros
 for unwritten elements), so gradients, None versus zeros included, are TensorFlow's eager
 ones, and its errors are checked exactly (out of range, negative index, wrong dtype or
-shape, a second read after ``clear_after_read``).
+shape, a second read after ``clear_after_read``, Pack's error for a stack of elements of
+different shapes, zeros of an element shape not fully known). Indices may be tensors.
 
-Inside a function a TensorArray is one tensor of shape ``[size, *element_shape]``, and each
-method returns a new TensorArray (TensorFlow's graph-mode semantics: ``ta = ta.write(i,
-x)``). Its size is static, except for a dynamic-size one that a loop of unknown trip count
-assigns: its size becomes a run-time one (``_n`` None, the tensor's leading dim None, as
-TensorFlow's ``[None, ...]`` stack), and a write past the end appends zero rows up to the
-index (``_grown``) before writing. Such a graph has sizes that depend on the data, so it
-runs on the NumPy interpreter, not as a compiled program. With ``infer_shape=False``, an
-element of another shape written at a Python int index turns it into a list of tensors
-(``_ragged``), which cannot be a loop variable. ``write`` at a tensor index is
+``element_shape`` is TensorFlow's: the shape given (``TensorShape(None)`` when none), merged
+with each written shape when ``infer_shape`` (a write must be compatible with it either way),
+in one cell shared by every TensorArray that writes, loops and branches make from this one,
+as TensorFlow shares its ``_element_shape`` list.
+
+Inside a function each method returns a new TensorArray (TensorFlow's graph-mode semantics:
+``ta = ta.write(i, x)``), held as one dense tensor of shape ``[size, *shape]`` while every
+element written has one static shape (``_shape``). ``write`` at a tensor index is
 ``TensorListSetItem``, ``read`` at one ``TensorListGetItem`` (TensorFlow's error text when it
-is out of range), ``gather`` and a Python index ``GatherV2``; as in
-TensorFlow's TensorList, unwritten elements read as zeros, writing twice overwrites, and
-``clear_after_read`` is ignored. Until the element shape is known (``element_shape=`` or a
-first write) there is no tensor yet. A loop variable flattens to its tensor through the
-``__tf_flatten__`` protocol (``_nest``), so a converted loop carries it as a While variable.
+is out of range), ``gather`` and a Python index ``GatherV2``; as in TensorFlow's TensorList,
+unwritten elements read as zeros, writing twice overwrites, and ``clear_after_read`` is
+ignored. Its size is static, except for one made with a tensor size, or a dynamic-size one
+that a loop of unknown trip count assigns: the size is then a run-time one (``_n`` None, the
+tensor's leading dim None, as TensorFlow's ``[None, ...]`` stack), and a dynamic-size write
+past the end appends zero rows up to the index (``_grown``) before writing.
+
+An element of another shape (``infer_shape=False``, ``split`` into unequal lengths) or of a
+size known only at run time makes it the padded list of ``ops/ragged_list.py``: values padded
+to the largest sizes written plus each element's shape (``_shapes``), whose readers follow
+TensorFlow's TensorList rules and errors for elements of different shapes and uninitialized
+ones. Written at Python indices with static shapes it stays static (the program compiles);
+written in a loop on a tensor its sizes are data, so the program runs on the NumPy
+interpreter. One element rank per TensorArray (TensorFlow's TensorList takes several).
+
+Until the element shape is known (``element_shape=`` or a first write) there is no tensor
+yet; a read, stack or concat before it reads a padded list of uninitialized elements, so it
+raises TensorFlow's error. A loop variable flattens to its tensor(s) through the
+``__tf_flatten__`` protocol (``_nest``), so a converted loop carries it as While variables
+(``tracer/loop_lists.py`` sizes it, and retraces a loop whose body makes it padded).
 """
 from __future__ import annotations
 
@@ -34,7 +49,7 @@ from ..ir import dtypes as D
 from ..runtime.dispatch import apply
 from ..runtime.recorder import STATE
 from ..runtime.tensor import Tensor, TensorShape, Variable, convert_to_tensor
-from . import array, creation, dims, math
+from . import array, creation, dims, math, ragged_list
 
 
 def tensor_list_set_item(lst, index, item):
@@ -84,18 +99,21 @@ def _static_int(x, what):
 class TensorArray:
     """A list of tensors of one dtype that a loop can write (TensorFlow's ``tf.TensorArray``).
 
-    TensorFlow's ``tf.TensorArray`` (see the module docstring for the two representations).
+    TensorFlow's ``tf.TensorArray`` (see the module docstring for the representations).
 
     A list of tensors of one dtype: eagerly, TensorFlow's eager list; inside a ``function``,
     a loop variable (``ta = ta.write(i, x)``) that becomes one dense tensor (of run-time
-    length when it is dynamic-size and the loop's trip count is data).
+    length when it is dynamic-size and the loop's trip count is data), or a padded one when
+    its elements differ in shape.
 
     Args:
       dtype: the elements' dtype.
       size: the number of elements (inside a function, a dynamic-size one written in a loop
         may start at 0).
       dynamic_size: allow writes past ``size``.
-      element_shape: the elements' shape, if known.
+      infer_shape: merge each written element's shape into ``element_shape`` (so later
+        writes must be compatible); False lets elements differ in shape.
+      element_shape: the elements' shape, if known (``None`` sizes allowed).
 
     >>> ta = tf.TensorArray(tf.float32, size=3)
     >>> for i in range(3):
@@ -110,10 +128,21 @@ class TensorArray:
     ...     return ta.stack()
     >>> squares(4)
     <tf.Tensor: shape=(4,), dtype=float32, numpy=array([0., 1., 4., 9.], dtype=float32)>
+    >>> @tf.function
+    ... def ragged(x, n):
+    ...     ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, infer_shape=False)
+    ...     for i in tf.range(n):
+    ...         ta = ta.write(i, tf.ones([i + 1]) * x)
+    ...     return ta.concat()
+    >>> ragged(tf.constant(2.0), tf.constant(3))
+    <tf.Tensor: shape=(6,), dtype=float32, numpy=array([2., 2., 2., 2., 2., 2.], dtype=float32)>
     """
 
-    _start = 0      # run-time sized with no tensor yet: the rows it starts with
-    _ragged = None  # traced, elements of different shapes: a list of tensors (None unwritten)
+    _start = 0       # run-time sized with no tensor yet: the rows it starts with (an int, or
+    #                  the size tensor a fixed-size one was made with)
+    _shape = None    # traced, dense: the shape of its tensor's rows
+    _shapes = None   # traced, elements of different shapes: their shapes (_buf: the values)
+    _written = None  # traced, dense: the Python indices written (None: not known)
 
     def __init__(self, dtype: D.DType | str, size: int | Tensor | None = None,
                  dynamic_size: bool | None = None, clear_after_read=None, tensor_array_name=None,
@@ -122,22 +151,19 @@ class TensorArray:
         self._dtype = D.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
-        self._infer_shape = bool(infer_shape) or element_shape is not None
-        self._shape = None if element_shape is None else tuple(TensorShape(element_shape))
+        self._infer_shape = bool(infer_shape)
+        self._es_cell = [TensorShape(element_shape)]
         n = 0 if size is None else _static_int(size, "size")
-        if n is None:
-            raise InvalidArgumentError(
-                f"TensorArray size is a tensor whose value is not known while tracing (at "
-                f"{user_line()}): inside tapeflow.function every tensor has a static shape, so "
-                f"the size must be a Python int or a constant (e.g. the static `x.shape[0]`), "
-                f"or use size=0, dynamic_size=True and write it in a loop")
-        if n < 0:
+        if n is not None and n < 0:
             raise InvalidArgumentError(f"TensorArray size must be non-negative, got {n}")
         self._graph = bool(STATE.traces)
         if self._graph:
-            self._n, self._buf = n, None
-            if self._shape is not None:
-                self._buf = self._zeros(n)
+            self._n, self._buf, self._written = n, None, frozenset()
+            if n is None:       # a tensor of the trace: its size is known when the program runs
+                self._start = math.cast(size, D.int32)
+            if self._es.is_fully_defined():
+                self._shape = tuple(self._es)
+                self._buf = self._zeros(self._start if n is None else n)
         else:
             self._items, self._cleared = [None] * n, set()
 
@@ -151,23 +177,32 @@ class TensorArray:
         return self._dynamic_size
 
     @property
-    def element_shape(self):
-        # infer_shape=False: unknown, as TensorFlow's (a traced one still keeps the shape of
-        # its dense tensor's rows in _shape)
-        return TensorShape(self._shape if self._infer_shape else None)
+    def element_shape(self) -> TensorShape:
+        """TensorFlow's: the shape given, merged with each write's when ``infer_shape``."""
+        return self._es
+
+    @property
+    def _es(self):
+        # one cell shared by every TensorArray a write, a loop or a branch makes from this
+        # one, as TensorFlow shares its ``_element_shape`` list: a write anywhere merges in
+        return self._es_cell[0]
+
+    @_es.setter
+    def _es(self, shape):
+        self._es_cell[0] = shape
 
     def __repr__(self):
         kind = "traced" if self._graph else "eager"
         return (f"<tf.TensorArray {kind} dtype={self._dtype.name} size={self._length()} "
-                f"element_shape={self._shape}>")
+                f"element_shape={self._es}>")
 
     def _length(self):
-        if self._ragged is not None:
-            return len(self._ragged)
         return self._n if self._graph else len(self._items)
 
     def size(self, name=None) -> Tensor:
-        if self._graph and self._n is None:     # grown in a loop: the buffer's rows
+        if self._graph and self._n is None:     # grown in a loop, or given as a tensor
+            if self._buf is None:
+                return convert_to_tensor(self._start, dtype=D.int32)
             return dims.dim(dims.shape_of(self._buf), 0)
         return convert_to_tensor(self._length(), dtype=D.int32)
 
@@ -179,143 +214,147 @@ class TensorArray:
             return value if _symbolic(value) else convert_to_tensor(value)
         return convert_to_tensor(value, dtype=self._dtype)
 
-    def _check_shape(self, value):
-        shape = tuple(value.shape)
-        if self._shape is None:
-            if self._infer_shape or self._graph:    # traced: one dense tensor, one row shape
-                self._shape = shape
-        elif shape == self._shape:
-            pass
-        elif not self._graph:
-            if self._infer_shape:
+    def _check_shape(self, shape):
+        """TensorFlow's check of a written shape against the element shape (its eager and
+        graph texts); ``infer_shape`` then merges it in."""
+        if not shape.is_compatible_with(self._es):
+            if not self._graph:
                 raise ValueError(f"Incompatible shape for value ({shape}), expected "
-                                 f"({self._shape}) (at {user_line()})")
-        elif self._infer_shape:                     # TensorFlow's text in a function
-            raise ValueError(f"Inconsistent shapes: saw {shape} but expected {self._shape} "
+                                 f"({self._es}) (at {user_line()})")
+            raise ValueError(f"Inconsistent shapes: saw {shape} but expected {self._es} "
                              f"(at {user_line()})")
-        else:
-            raise ValueError(f"a TensorArray with infer_shape=False written with elements of "
-                             f"shapes {self._shape} and {shape} inside a function (at "
-                             f"{user_line()}): here a traced TensorArray is one dense tensor, "
-                             f"so its elements share one shape")
+        if self._infer_shape:
+            self._es = self._es.merge_with(shape)
 
     def _zeros(self, n):
-        if self._shape is None:
-            raise ValueError(f"the TensorArray's element shape is unknown (at {user_line()}): "
-                             f"pass element_shape=, or write an element first")
-        return creation.zeros((n,) + self._shape, self._dtype)
+        return creation.zeros([n, *self._shape], self._dtype)
 
     def _index(self, index, op):
+        """The index as a Python int, or None for a tensor of the trace; eagerly a negative
+        one is TensorFlow's OutOfRangeError (in a function, the list ops' range error)."""
         i = _static_int(index, "index")
-        if i is not None and i < 0:
+        if i is not None and i < 0 and not self._graph:
             verb = "Reading from" if op == "read" else "Writing to"
             raise OutOfRangeError(f"{verb} negative indices (index {i}) is not allowed.")
         return i
 
     def __iter__(self):
         """Beyond TensorFlow (whose TensorArray is not iterable): the elements in order."""
-        if self._ragged is not None:
-            return iter([self._ragged_item(k) for k in range(len(self._ragged))])
+        if self._graph and self._shapes is not None and self._n is not None:
+            return iter([self.read(k) for k in range(self._n)])
         if self._graph:
             return iter(array.unstack(self.stack()))
-        return iter(self._eager_stack_items())
+        return iter(self._eager_items(range(len(self._items))))
 
     # -- methods ---------------------------------------------------------------------
     def write(self, index, value, name=None) -> TensorArray:
-        value = self._value(value)
+        return self._write(index, self._value(value), check=True)
+
+    def _write(self, index, value, check):
         i = self._index(index, "write")
-        if self._graph and (self._ragged is not None or (
-                not self._infer_shape and self._shape is not None
-                and tuple(value.shape) != self._shape)):
-            return self._ragged_write(i, value)
-        self._check_shape(value)
+        if check:
+            self._check_shape(TensorShape(value.shape))
+        out = self if not self._graph else self._copy()
         if not self._graph:
-            return self._eager_write(i, value)
-        out = self._copy()
+            return out._eager_write(i, value)
+        if out._shapes is None and not out._dense_fits(tuple(value.shape)):
+            out = out._as_ragged(len(value.shape))
         if out._dynamic_size and out._n is not None and i is None and not _in_range(index, out._n):
             # a tensor index the trace cannot bound: TensorFlow grows the list to it
             out = out._run_time_sized(math.multiply(math.cast(index, D.int32), 0))
-        if out._n is None:                      # run-time size: grow to the index first
-            if out._buf is None:
-                out._buf = out._zeros(out._start)
-            out._buf = _grown(out._buf, index if i is None else i)
-        elif i is not None and i >= out._n:
-            if not out._dynamic_size:   # TensorFlow's TensorListSetItem, at trace time
+        elif i is not None and out._n is not None and (i >= out._n or i < 0):
+            if not out._dynamic_size or i < 0:   # TensorFlow's TensorListSetItem, at trace time
                 raise InvalidArgumentError(f"Trying to modify element {i} in a list with "
                                            f"{out._n} elements. (at {user_line()})")
-            out._grow(i + 1)
+            out = out._with_size(i + 1)
+        at = index if i is None else i
+        if out._shapes is not None:
+            out._check_rank(len(value.shape))
+            out._buf, out._shapes = ragged_list.set_item(out._buf, out._shapes, at, value,
+                                                         resize=out._grows())
+            return out
+        out._written = None if i is None or out._written is None else out._written | {i}
+        if out._shape is None:
+            out._shape = tuple(value.shape)
+        if out._n is None and out._buf is None:
+            out._buf = out._zeros(out._start)
+        if out._grows():                        # run-time size: grow to the index first
+            out._buf = _grown(out._buf, at)
         if out._buf is None:
             out._buf = out._zeros(out._n)
-        out._buf = tensor_list_set_item(out._buf, index if i is None else i, value)
+        out._buf = tensor_list_set_item(out._buf, at, value)
         return out
 
     def read(self, index, name=None) -> Tensor:
         i = self._index(index, "read")
         if not self._graph:
             return self._eager_read(i)
-        if self._ragged is not None:
-            return self._ragged_item(i)
-        if i is not None and self._n is not None and i >= self._n:   # TensorListGetItem
-            raise InvalidArgumentError(f"Trying to access element {i} in a list with {self._n} "
+        ta = self._listed()
+        if i is not None and ta._n is not None and not 0 <= i < ta._n:   # TensorListGetItem
+            raise InvalidArgumentError(f"Trying to access element {i} in a list with {ta._n} "
                                        f"elements. (at {user_line()})")
-        if i is None:
-            return tensor_list_get_item(self._graph_buf(), index)
-        return array.gather(self._graph_buf(), i)
+        at = index if i is None else i
+        if ta._shapes is not None:
+            return ragged_list.get_item(ta._buf, ta._shapes, at, ta._es)
+        if i is None or i < 0:
+            return tensor_list_get_item(ta._buf, at)
+        return array.gather(ta._buf, i)
 
     def stack(self, name=None) -> Tensor:
         if not self._graph:
-            items = self._eager_stack_items()
-            if not items:
-                return creation.zeros((0,) + (self._shape or ()), self._dtype)
-            return array.stack(items)
-        if self._ragged is not None:
-            return self._ragged_stack(range(len(self._ragged)))
-        if self._buf is None and self._n == 0:
-            return creation.zeros((0,), self._dtype)
-        return self._graph_buf()
+            return self._eager_stack(self._eager_items(range(len(self._items))))
+        ta = self._listed()
+        if ta._shapes is not None:
+            return ragged_list.stack(ta._buf, ta._shapes, ta._es)
+        return ta._buf
 
     def gather(self, indices, name=None) -> Tensor:
         if not self._graph:
             idx = np.asarray(indices.numpy() if isinstance(indices, Tensor) else indices)
-            items = self._eager_stack_items()
             for i in idx.reshape(-1):
-                if not 0 <= i < len(items):
+                if not 0 <= i < len(self._items):
                     raise OutOfRangeError(f"Tried to gather index {int(i)} but array size is: "
-                                          f"{len(items)}")
-            return array.gather(array.stack(items), indices)
-        if self._ragged is not None:
-            if _symbolic(indices):
-                raise ValueError(f"TensorArray.gather at tensor indices of a TensorArray whose "
-                                 f"elements have different shapes (at {user_line()})")
-            idx = np.asarray(indices.numpy() if isinstance(indices, Tensor) else indices)
-            return self._ragged_stack([int(k) for k in idx.reshape(-1)])
-        return array.gather(self._graph_buf(), indices)
+                                          f"{len(self._items)}")
+            out = self._eager_stack(self._eager_items([int(i) for i in idx.reshape(-1)]),
+                                    name="stack")
+            return out if idx.ndim == 1 else array.reshape(out, idx.shape + tuple(out.shape[1:]))
+        ta = self._listed()
+        if ta._shapes is not None:
+            return ragged_list.gather(ta._buf, ta._shapes, indices, ta._es)
+        return array.gather(ta._buf, indices)
 
     def concat(self, name=None) -> Tensor:
         if not self._graph:
-            items = self._eager_stack_items()
+            items = self._eager_items(range(len(self._items)))
+            for k, t in enumerate(items):
+                if not t.shape:
+                    raise InvalidArgumentError(f"Concat saw a scalar shape at index {k} but "
+                                               f"requires at least vectors.")
             return array.concat(items, 0) if items else creation.zeros((0,), self._dtype)
-        if self._ragged is not None:
-            items = [self._ragged_item(k) for k in range(len(self._ragged))]
-            if any(not t.shape for t in items):
-                raise ValueError(f"TensorArray.concat needs elements of rank >= 1, got scalars "
-                                 f"(at {user_line()})")
-            return array.concat(items, 0)
-        buf = self._graph_buf()
-        if len(buf.shape) < 2:
+        ta = self._listed()
+        if ta._shapes is not None:
+            return ragged_list.concat(ta._buf, ta._shapes, ta._es)
+        if len(ta._buf.shape) < 2 and ta._es.rank is None:     # TensorListConcatV2's error
+            raise InvalidArgumentError(f"Concat saw a scalar shape at index 0 but requires at "
+                                       f"least vectors. (at {user_line()})")
+        if len(ta._buf.shape) < 2:      # TensorFlow: "Shapes must be equal rank", tracing
             raise ValueError(f"TensorArray.concat needs elements of rank >= 1, got scalars "
                              f"(at {user_line()})")
-        return array.reshape(buf, (-1,) + tuple(buf.shape[2:]))
+        return array.reshape(ta._buf, (-1,) + tuple(ta._buf.shape[2:]))
 
     def unstack(self, value, name=None) -> TensorArray:
         value = self._value(value)
         if not value.shape:
             raise ValueError(f"Cannot unstack a scalar into a TensorArray (at {user_line()})")
         k = value.shape[0]
-        if not self._dynamic_size and k > self._length():
+        if not self._dynamic_size and self._length() is not None and k > self._length():
             raise ValueError(f"Cannot unstack {k} tensors into a TensorArray of static size "
                              f"{self._length()} ")
-        return self.scatter(list(range(k)), value)
+        if self._graph:
+            return self.scatter(list(range(k)), value)
+        for i in range(k):      # TensorFlow's eager unstack neither checks nor merges shapes
+            self._write(i, array.gather(value, i), check=False)
+        return self
 
     def scatter(self, indices, value, name=None) -> TensorArray:
         value = self._value(value)
@@ -336,6 +375,7 @@ class TensorArray:
         return out
 
     def split(self, value, lengths, name=None) -> TensorArray:
+        """TensorFlow checks and merges the pieces' shape only when the lengths are equal."""
         value = self._value(value)
         lengths = [int(n) for n in np.asarray(lengths.numpy() if isinstance(lengths, Tensor)
                                               else lengths).reshape(-1)]
@@ -343,11 +383,10 @@ class TensorArray:
             raise InvalidArgumentError(
                 f"Expected sum of lengths to be equal to values.shape[0], but sum of lengths is "
                 f"{sum(lengths)} and value's shape is: {list(value.shape)} ")
-        out = self._copy() if self._graph else self
-        out._infer_shape = False       # TensorFlow: split leaves the element shape unknown
-        start = 0
+        check = self._graph and len(set(lengths)) == 1
+        out, start = self, 0
         for i, n in enumerate(lengths):
-            out = out.write(i, array.strided_slice(value, ((start, start + n, None),)))
+            out = out._write(i, array.strided_slice(value, ((start, start + n, None),)), check)
             start += n
         return out
 
@@ -372,80 +411,43 @@ class TensorArray:
         if i >= len(self._items):
             raise OutOfRangeError(f"Tried to read from index {i} but array size is: "
                                   f"{len(self._items)}")
-        value = self._items[i]
-        if value is None:
-            if i in self._cleared:
-                raise InvalidArgumentError(
-                    f"Could not read index {i} twice because it was cleared after a previous "
-                    f"read (perhaps try setting clear_after_read = false?)")
-            return creation.zeros(self._shape, self._dtype) if self._shape is not None \
-                else self._zeros(0)
+        if self._items[i] is None and i in self._cleared:
+            raise InvalidArgumentError(
+                f"Could not read index {i} twice because it was cleared after a previous "
+                f"read (perhaps try setting clear_after_read = false?)")
+        value = self._eager_items([i])[0]
         if self._clear_after_read:
             self._items[i] = None
             self._cleared.add(i)
         return value
 
-    def _eager_stack_items(self):
-        if any(v is None for v in self._items) and self._shape is None:
-            raise ValueError(f"the TensorArray's element shape is unknown (at {user_line()}): "
-                             f"pass element_shape=, or write an element first")
-        zero = None
+    def _eager_items(self, indices):
+        """The elements at ``indices``, an unwritten one as zeros of the element shape
+        (TensorFlow's ``_maybe_zero``: a ValueError when that shape is not fully known)."""
         out = []
-        for v in self._items:
+        for i in indices:
+            v = self._items[i]
             if v is None:
-                zero = creation.zeros(self._shape, self._dtype) if zero is None else zero
-                v = zero
+                if not self._es.is_fully_defined():
+                    raise ValueError(f"Cannot convert a partially known TensorShape {self._es} "
+                                     f"to a Tensor.")
+                v = creation.zeros(tuple(self._es), self._dtype)
             out.append(v)
         return out
 
-    # -- traced, elements of different shapes ----------------------------------------------
-    def _ragged_write(self, i, value):
-        """infer_shape=False and an element of another shape: a list of tensors from now on
-        (TensorFlow's TensorList of unknown element shape), at Python int indices only."""
-        shapes = (self._shape, tuple(value.shape))
-        if i is None or self._n is None:
-            raise ValueError(
-                f"a TensorArray with infer_shape=False written with elements of shapes "
-                f"{shapes[0]} and {shapes[1]} inside a function (at {user_line()}): elements "
-                f"of different shapes are supported at Python int indices of a TensorArray of "
-                f"known size only (not in a loop on a tensor, whose loop variables are tensors)")
-        out = self._copy()
-        if out._ragged is None:
-            rows = [] if out._n == 0 else (array.unstack(out._buf) if out._buf is not None
-                                           else [None] * out._n)
-            out._ragged, out._buf = list(rows), None
-        else:
-            out._ragged = list(out._ragged)
-        if i >= len(out._ragged):
-            if not out._dynamic_size:   # TensorFlow's TensorListSetItem, at trace time
-                raise InvalidArgumentError(f"Trying to modify element {i} in a list with "
-                                           f"{len(out._ragged)} elements. (at {user_line()})")
-            out._ragged += [None] * (i + 1 - len(out._ragged))
-        out._ragged[i] = value
-        out._n = len(out._ragged)
-        return out
-
-    def _ragged_item(self, i):
-        if i is None:
-            raise ValueError(f"TensorArray.read at a tensor index of a TensorArray whose elements "
-                             f"have different shapes (at {user_line()}): use a Python int")
-        if i >= len(self._ragged):
-            raise InvalidArgumentError(f"Trying to access element {i} in a list with "
-                                       f"{len(self._ragged)} elements. (at {user_line()})")
-        if self._ragged[i] is None:
-            raise ValueError(f"element {i} of a TensorArray whose elements have different "
-                             f"shapes was never written, so its shape is unknown (at "
-                             f"{user_line()})")
-        return self._ragged[i]
-
-    def _ragged_stack(self, indices):
-        items = [self._ragged_item(k) for k in indices]
-        shapes = sorted({tuple(t.shape) for t in items})
-        if len(shapes) > 1:     # TensorFlow: TensorListStack's InvalidArgumentError
-            raise InvalidArgumentError(f"Tried to stack elements of shapes {shapes} from a "
-                                       f"TensorArray (at {user_line()}): stack needs one shape; "
-                                       f"concat joins them")
-        return array.stack(items) if items else creation.zeros((0,), self._dtype)
+    def _eager_stack(self, items, name="packed"):
+        """TensorFlow's eager stack: the elements converted to one tensor (Pack's error when
+        their shapes differ); no element: [0, *element_shape], or [0] if it is not known."""
+        if not items:
+            shape = tuple(self._es) if self._es.is_fully_defined() else ()
+            return creation.zeros((0,) + shape, self._dtype)
+        for k, t in enumerate(items[1:], 1):
+            if tuple(t.shape) != tuple(items[0].shape):
+                raise InvalidArgumentError(
+                    f"Shapes of all inputs must match: values[0].shape = "
+                    f"{_dims_text(items[0].shape)} != values[{k}].shape = {_dims_text(t.shape)} "
+                    f"[Op:Pack] name: {name}")
+        return array.stack(items)
 
     # -- traced ---------------------------------------------------------------------------
     def _copy(self):
@@ -453,15 +455,49 @@ class TensorArray:
         out.__dict__.update(self.__dict__)
         return out
 
-    def _grow(self, n):
+    def _grows(self):
+        """Whether a write past the end grows it at run time (dynamic size, run-time size)."""
+        return self._n is None and self._dynamic_size
+
+    def _dense_fits(self, shape):
+        """Whether an element of ``shape`` can be a row of the dense tensor."""
+        if None in shape:
+            return False
+        return self._shape is None or self._shape == shape
+
+    def _check_rank(self, rank):
+        have = len(self._buf.shape) - 1
+        if rank != have:
+            raise ValueError(f"a TensorArray written with elements of rank {have} and {rank} "
+                             f"inside a function (at {user_line()}): tapeflow keeps one element "
+                             f"rank per TensorArray (TensorFlow's TensorList can hold several)")
+
+    def _as_ragged(self, rank):
+        """This TensorArray as the padded list of elements of different shapes (the dense
+        rows written so far with their shape: every row, if a tensor index wrote it)."""
+        out = self._copy()
+        if out._buf is not None:
+            out._check_rank(rank)
+            out._buf, out._shapes = ragged_list.from_dense(out._buf, out._written)
+        else:
+            rows = out._start if out._n is None else out._n
+            out._buf, out._shapes = ragged_list.empty(rows, rank, out._dtype)
+        out._shape, out._written = None, None
+        return out
+
+    def _listed(self):
+        """This TensorArray with its tensor(s): never written and of an element shape not
+        fully known, the padded list (its readers then raise TensorFlow's errors)."""
         if self._buf is not None:
+            return self
+        return self._as_ragged(self._es.rank or 0)
+
+    def _grow(self, n):
+        if self._shapes is not None:
+            self._buf, self._shapes = ragged_list.grown(self._buf, self._shapes, n)
+        elif self._buf is not None:
             self._buf = array.concat([self._buf, self._zeros(n - self._n)], 0)
         self._n = n
-
-    def _graph_buf(self):
-        if self._buf is None:       # never written
-            return self._zeros(self._start if self._n is None else self._n)
-        return self._buf
 
     def _with_size(self, n):
         """A traced TensorArray grown to ``n`` elements (a dynamic one, before a loop)."""
@@ -476,6 +512,9 @@ class TensorArray:
         scalar of the trace, 0 when the program runs (see ``_unknown_rows``)."""
         out = self._copy()
         out._n, out._start = None, self._n
+        if out._shapes is not None:
+            out._buf, out._shapes = ragged_list.relaxed(out._buf, out._shapes, zero, rows=True)
+            return out
         if out._buf is None and out._shape is not None:
             out._buf = out._zeros(self._n)
         if out._buf is not None:
@@ -491,17 +530,26 @@ class TensorArray:
             else _unknown_rows(out._zeros(out._start), zero)
         return out
 
-    # -- nest protocol: a loop or branch variable is its tensor ---------------------------
+    def _loop_form(self, zero):
+        """A padded TensorArray as a loop variable: its element sizes (and its length, when
+        run-time sized) known at run time only, so the body may write larger ones and grow
+        it (a dense one is unchanged)."""
+        if self._shapes is None:
+            return self
+        out = self._copy()
+        out._buf, out._shapes = ragged_list.relaxed(out._buf, out._shapes, zero,
+                                                    rows=out._n is None)
+        return out
+
+    # -- nest protocol: a loop or branch variable is its tensor(s) ------------------------
     def __tf_flatten__(self):
         if not self._graph:
             return self, []          # eager: the mutable list itself, no tensors
-        if self._ragged is not None:
-            raise ValueError(f"a TensorArray whose elements have different shapes cannot be a "
-                             f"loop variable or a branch output inside a function (at "
-                             f"{user_line()}): it is a list of tensors, not one tensor")
+        # which Python indices were written is not carried (None: unknown after a loop)
         meta = (self._dtype, self._n, self._shape, self._dynamic_size, self._clear_after_read,
-                self._infer_shape, self._start)
-        return meta, ([] if self._buf is None else [self._buf])
+                self._infer_shape, self._start, self._es_cell, self._shapes is not None)
+        parts = [] if self._buf is None else [self._buf]
+        return meta, parts + ([] if self._shapes is None else [self._shapes])
 
     @classmethod
     def __tf_unflatten__(cls, meta, components):
@@ -509,10 +557,16 @@ class TensorArray:
             return meta
         out = object.__new__(cls)
         (out._dtype, out._n, out._shape, out._dynamic_size, out._clear_after_read,
-         out._infer_shape, out._start) = meta
+         out._infer_shape, out._start, out._es_cell, ragged) = meta
         out._graph = True
         out._buf = components[0] if components else None
+        out._shapes = components[1] if ragged else None
+        out._written = None
         return out
+
+
+def _dims_text(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def _unknown_rows(buf, zero):

@@ -18,69 +18,13 @@ from ..ir.opdef import AVal
 from .recorder import STATE, Entry, current_trace
 from .registry import GRADS
 from .stack import current_name_scope
+from .tensor_shape import TensorShape
 
 _next_id = itertools.count(1).__next__
 
 
 # ``tf.stack``, for converting a list that holds tensors; installed by ``ops.operators``.
 STACK = None
-
-
-class TensorShape(tuple):
-    """A tuple of dims that prints like TensorFlow's and compares equal to lists.
-
-    >>> s = tf.zeros([2, 3]).shape
-    >>> s, s.as_list(), s.rank, s.num_elements()
-    (TensorShape([2, 3]), [2, 3], 2, 6)
-    """
-
-    def __new__(cls, dims):
-        return super().__new__(cls, () if dims is None else (None if d is None else int(d) for d in dims))
-
-    @property
-    def rank(self):
-        return len(self)
-
-    ndims = rank
-
-    def as_list(self) -> list[int | None]:
-        return list(self)
-
-    def num_elements(self) -> int | None:
-        return None if None in self else int(np.prod(self, dtype=np.int64))
-
-    def is_compatible_with(self, other):
-        other = TensorShape(other)
-        return len(self) == len(other) and all(a is None or b is None or a == b for a, b in zip(self, other))
-
-    def with_rank_at_least(self, rank):
-        if len(self) < rank:
-            raise ValueError(f"Shape {self} must have rank at least {rank}")
-        return self
-
-    def concatenate(self, other):
-        return TensorShape(tuple(self) + tuple(other))
-
-    def __getitem__(self, i):
-        r = tuple.__getitem__(self, i)
-        return TensorShape(r) if isinstance(i, slice) else r
-
-    def __eq__(self, other):
-        try:
-            return tuple(self) == tuple(other)
-        except TypeError:
-            return False
-
-    def __ne__(self, other):
-        return not self == other
-
-    __hash__ = tuple.__hash__
-
-    def __repr__(self):
-        return f"TensorShape({list(self)})"
-
-    def __str__(self):
-        return str(tuple(self))
 
 
 class _Operators:

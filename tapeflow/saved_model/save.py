@@ -112,14 +112,14 @@ def _traces(fn):
     """(concrete key, ConcreteFunction) pairs of ``fn``: its traces and its signature's."""
     if fn.input_signature is not None:
         sig = list(fn.input_signature)
-        unknown = [i for i, s in enumerate(sig) if isinstance(s, TensorSpec) and s.shape is None]
+        unknown = [i for i, s in enumerate(sig) if isinstance(s, TensorSpec) and s.shape.rank is None]
         combos = itertools.product(UNKNOWN_RANKS, repeat=len(unknown)) if len(unknown) <= 2 else [()]
         errors = []
         for ranks in combos:
             specs = list(sig)
             for i, r in zip(unknown, ranks):
                 specs[i] = TensorSpec([None] * r, sig[i].dtype, sig[i].name)
-            if any(isinstance(s, TensorSpec) and s.shape is None for s in specs):
+            if any(isinstance(s, TensorSpec) and s.shape.rank is None for s in specs):
                 continue
             try:
                 fn.get_concrete_function(*specs)

@@ -350,15 +350,20 @@ def _flat_invariants(invariants, structure):
         elif len(_nest.flatten(value)) != 1:     # a TensorArray: its element shape is its own
             out.extend([None] * len(_nest.flatten(value)))
         else:
-            out.append(_as_shape(inv))
+            out.append(_as_shape(inv, value))
 
     walk(invariants, structure)
     return out
 
 
-def _as_shape(inv):
+def _as_shape(inv, value):
+    """An invariant as a tuple; ``TensorShape(None)`` (any shape in TensorFlow) leaves every
+    size of ``value`` open, not its rank: a graph value here has a rank."""
     if inv is None:
         return None
+    if getattr(inv, "rank", 0) is None:
+        leaf = _nest.flatten(value)[0]
+        return (None,) * len(leaf.shape if hasattr(leaf, "shape") else np.shape(leaf))
     dims = inv.as_list() if hasattr(inv, "as_list") else inv
     return None if dims is None else tuple(None if d is None else int(d) for d in dims)
 

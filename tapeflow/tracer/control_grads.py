@@ -220,7 +220,10 @@ def _vjp_all(graph):
         cts = [ctx.input(v.aval) for v in graph.outputs]
         outs = replay(joint.graph, ins + [cts[i] for i in joint.ct_outputs])
         got = dict(zip(joint.grad_inputs, outs[joint.n_outputs:], strict=True))
-        grads = [got[i] if i in got else zeros(v.aval) for i, v in enumerate(graph.inputs)]
+        # an input of sizes known only at run time (a TensorArray's element shapes) takes
+        # its zeros' sizes from itself
+        grads = [got[i] if i in got else zeros(v.aval) if None not in v.aval.shape
+                 else zeros_like(ins[i]) for i, v in enumerate(graph.inputs)]
         ctx.graph.outputs = [ctx.value_of(g) for g in grads]
     return without_effects(ctx.graph)
 

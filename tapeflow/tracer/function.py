@@ -28,7 +28,7 @@ from .. import _nest
 from ..ir import dtypes as D
 from ..errors import user_frame
 from ..ir.opdef import AVal
-from ..runtime.tensor import Tensor, Variable, convert_to_tensor
+from ..runtime.tensor import Tensor, TensorShape, Variable, convert_to_tensor
 from . import compile_log
 from .concrete import ConcreteFunction
 from .context import DecisionLimitError, TraceContext
@@ -68,27 +68,32 @@ class TensorSpec:
 
     def __init__(self, shape: Sequence[int | None] | None = None, dtype: D.DType | str = D.float32,
                  name: str | None = None) -> None:
-        self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
+        self.shape = TensorShape(shape)     # TensorShape(None) for any rank, as TensorFlow's
         self.dtype = D.as_dtype(dtype)
         self.name = name
 
     def is_compatible_with(self, aval):
         if aval.dtype != self.dtype:
             return False
-        if self.shape is None:
+        if self.shape.rank is None:
             return True
         return len(self.shape) == len(aval.shape) and all(
             a is None or a == b for a, b in zip(self.shape, aval.shape))
 
     def __repr__(self):
-        shape = "<unknown>" if self.shape is None else self.shape  # as TensorFlow's
-        return f"TensorSpec(shape={shape}, dtype={self.dtype!r}, name={self.name!r})"
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
 
     def __eq__(self, other):
         return isinstance(other, TensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
 
     def __hash__(self):
         return hash((self.shape, self.dtype))
+
+
+def _spec_dims(spec):
+    """A spec's dims as a tuple, or None for any rank (what trace keys and printed
+    signatures hold)."""
+    return None if spec.shape.rank is None else tuple(spec.shape)
 
 
 def _fmt_spec(spec):
@@ -111,7 +116,7 @@ def _leaf_spec(x):
     if isinstance(x, Variable):
         return ("V", tuple(x.shape), x.dtype.name, x.trainable)
     if isinstance(x, TensorSpec):
-        return ("T", x.shape, x.dtype.name)
+        return ("T", _spec_dims(x), x.dtype.name)
     if isinstance(x, SymbolicTensor):
         return ("T", tuple(x.shape), x.dtype.name)
     try:
@@ -227,8 +232,8 @@ class Function:
                             f"has {len(flat)} arguments")
         for i, (spec, x) in enumerate(zip(sig, flat)):
             if isinstance(x, TensorSpec):
-                ok = x.dtype == spec.dtype and (spec.shape is None or (
-                    x.shape is not None and len(x.shape) == len(spec.shape) and
+                ok = x.dtype == spec.dtype and (spec.shape.rank is None or (
+                    x.shape.rank is not None and len(x.shape) == len(spec.shape) and
                     all(a is None or a == b for a, b in zip(spec.shape, x.shape))))
                 if not ok:
                     raise _cannot_cast(self.name, x, spec)
@@ -257,7 +262,7 @@ class Function:
         general = list(specs)
         if self.input_signature is not None:
             for i, spec in enumerate(_nest.flatten(self.input_signature)):
-                general[i] = ("T", spec.shape, spec.dtype.name)
+                general[i] = ("T", _spec_dims(spec), spec.dtype.name)
         elif self.reduce_retracing:
             general = [self._generalize(i, s) for i, s in enumerate(general)]
         return flat, labels, concrete_key, (structure, tuple(general))
@@ -380,12 +385,12 @@ class Function:
                     aval = traced_avals[k] = AVal(tkey[1][k][1], aval.dtype)
                     sym.append(ctx.input(aval, name))
                 elif isinstance(leaf, TensorSpec):
-                    if leaf.shape is None:
+                    if leaf.shape.rank is None:
                         raise ValueError(f"{self.name}: tapeflow traces with a known rank; "
                                          f"{leaf} has none. Call the function with tensors (an "
                                          f"input_signature of shape None accepts any rank and "
                                          f"traces each one), or give the spec a shape.")
-                    sym.append(ctx.input(AVal(leaf.shape, leaf.dtype), leaf.name or name))
+                    sym.append(ctx.input(AVal(tuple(leaf.shape), leaf.dtype), leaf.name or name))
                 else:
                     sym.append(leaf)
             args, kwargs = _rebuild(ba, sym)
@@ -451,7 +456,7 @@ class Function:
         def leaf(x):
             k = next(position)
             if isinstance(x, TensorSpec):
-                return Spec(x.shape, x.dtype, x.name)
+                return Spec(_spec_dims(x), x.dtype, x.name)
             if isinstance(x, (Tensor, np.ndarray, SymbolicTensor)):
                 return spec_leaf(None, traced_avals[k])
             return x
@@ -519,7 +524,7 @@ class Function:
             args = tuple(self.input_signature)
         ba = self._bind(args, kwargs)
         flat, labels, ckey, gkey = self._keys(ba)
-        if any(isinstance(x, TensorSpec) and x.shape is None for x in flat):
+        if any(isinstance(x, TensorSpec) and x.shape.rank is None for x in flat):
             return AnyRankConcreteFunction(self, ba, flat)
         return self._serving(ba, flat, labels, ckey, gkey)
 
@@ -588,7 +593,7 @@ class AnyRankConcreteFunction:
         self._bind = function._concrete_binder(ba)
         self._specs = {k: x for k, x in enumerate(flat) if isinstance(x, TensorSpec)}
         self._params = [(name, function._signature.parameters[name].kind.name,
-                         _nest.map_structure(lambda x: Spec(x.shape, x.dtype, x.name)
+                         _nest.map_structure(lambda x: Spec(_spec_dims(x), x.dtype, x.name)
                                              if isinstance(x, TensorSpec) else x, value))
                         for name, value in ba.arguments.items()]
         self.name = function.name

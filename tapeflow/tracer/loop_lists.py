@@ -1,11 +1,13 @@
 """TensorArrays carried by a While (a converted loop's or ``tf.while_loop``'s) while tracing.
 
-A traced TensorArray is one tensor (ops/tensor_array.py). Entering a loop, a dynamic-size one
-is sized: to the trip count when the trace knows it (a static shape, so the program
-compiles), else made run-time sized (its leading dim None: the loop grows it). A body that
-gives a TensorArray its first tensor (the element shape was unknown) or a run-time size (a
-loop inside) raises ``ListShapes``; the loop is then traced again from ``shaped_lists``'
-initial values, made in the loop's own trace (never in the body's).
+A traced TensorArray is one tensor, or two when its elements differ in shape
+(ops/tensor_array.py). Entering a loop, a dynamic-size one is sized: to the trip count when
+the trace knows it (a static shape, so the program compiles), else made run-time sized (its
+leading dim None: the loop grows it); a padded one's element sizes become run-time ones. A
+body that gives a TensorArray its first tensor (the element shape was unknown), a run-time
+size (a loop inside) or elements of different shapes raises
+``ListShapes``; the loop is then traced again from ``shaped_lists``' initial values, made in
+the loop's own trace (never in the body's).
 """
 from ..ops import math
 from ..ops.tensor_array import TensorArray
@@ -63,30 +65,37 @@ class Zero:
 
 
 def size_lists(value, trips, zero):
-    """A traced dynamic-size TensorArray entering a loop: of a known trip count, it grows to it
-    before the loop (a static shape: compiled); of a trip count known only when the program
+    """Traced TensorArrays entering a loop: a dynamic-size one, of a known trip count, grows to
+    it before the loop (a static shape: compiled); of a trip count known only when the program
     runs, its size becomes a run-time one (``_run_time_sized``: its leading dim None), and the
-    loop grows it."""
+    loop grows it. A padded one (elements of different shapes) gets run-time element sizes,
+    so the body may write larger elements (``_loop_form``)."""
     tas = lists(value)
-    if not any(t._graph and t.dynamic_size and t._n is not None for t in tas):
+    if not any(t._graph and (t._shapes is not None or (t.dynamic_size and t._n is not None))
+               for t in tas):
         return value
 
     def sized(t):
-        if not (t._graph and t.dynamic_size and t._n is not None):
+        if not t._graph:
             return t
-        if trips is None:
-            return t._run_time_sized(zero())
-        return t._with_size(trips) if t._n < trips else t
+        if t.dynamic_size and t._n is not None:
+            if trips is None:
+                t = t._run_time_sized(zero())
+            elif t._n < trips:
+                t = t._with_size(trips)
+        return t._loop_form(zero())
     return replace_lists(value, iter(sized(t) for t in tas))
 
 
 def _changed(old, now):
     return old._graph and now._graph and (
-        (old._buf is None and now._buf is not None) or (old._n is not None and now._n is None))
+        (old._buf is None and now._buf is not None) or (old._n is not None and now._n is None)
+        or (old._shapes is None and now._shapes is not None))
 
 
 def reshaped(init, new):
-    """Whether the body gave a TensorArray of ``init`` its tensor or a run-time size."""
+    """Whether the body gave a TensorArray of ``init`` its tensor, a run-time size or
+    elements of different shapes."""
     for a, b in zip(init, new, strict=True):
         olds, news = lists(a), lists(b)
         if len(olds) == len(news) and any(_changed(o, n) for o, n in zip(olds, news)):
@@ -94,23 +103,30 @@ def reshaped(init, new):
     return False
 
 
+def _shaped(old, now, zero):
+    """``old`` (a loop's initial TensorArray) as the body made ``now`` (``reshaped``)."""
+    if not (old._graph and now._graph):
+        return old
+    if old._n is not None and now._n is None:
+        old = old._run_time_sized(zero())
+    if old._shapes is None and now._shapes is not None:
+        old = old._as_ragged(len(now._buf.shape) - 1)._loop_form(zero())
+    elif old._buf is None and now._buf is not None:
+        old = old._with_element_shape(now._shape, zero() if old._n is None else None)
+    return old
+
+
 def shaped_lists(init, new, zero):
-    """``init`` with each TensorArray that had no tensor and got one in the body made, and
-    each that the body made run-time sized (a loop inside) run-time sized."""
+    """``init`` with each TensorArray that had no tensor and got one in the body made, each
+    that the body made run-time sized (a loop inside) run-time sized, each the body made
+    padded (elements of different shapes) padded."""
     out = []
     for a, b in zip(init, new, strict=True):
         olds, news = lists(a), lists(b)
         if len(olds) != len(news) or not any(_changed(o, n) for o, n in zip(olds, news)):
             out.append(a)
             continue
-        made = []
-        for old, now in zip(olds, news):
-            if old._graph and now._graph and old._n is not None and now._n is None:
-                old = old._run_time_sized(zero())
-            if old._graph and old._buf is None and now._graph and now._buf is not None:
-                old = old._with_element_shape(now._shape, zero() if old._n is None else None)
-            made.append(old)
-        out.append(replace_lists(a, iter(made)))
+        out.append(replace_lists(a, iter(_shaped(o, n, zero) for o, n in zip(olds, news))))
     return out
 
 

@@ -45,6 +45,11 @@ NOT_COMPILED = {"EagerPyFunc"}
 SHAPE_TENSOR_OPS = {"DynamicReshape", "DynamicBroadcastTo", "SumToShape", "SplitV",
                     "DynamicStridedSliceGrad", "DynamicUnsortedSegmentSum"}
 NOT_COMPILED |= SHAPE_TENSOR_OPS
+# The padded list of a TensorArray of ragged elements: its sizes are data, so its programs run
+# on the interpreter (codegen/templates/ragged.py); tests/codegen/test_tensor_array_ragged_programs.py
+# checks the fallback, and that such a list of static sizes compiles as slices.
+NOT_COMPILED |= {"CropOrPad", "RaggedListGetItem", "RaggedListGather", "RaggedListStack",
+                 "RaggedListConcat", "RaggedListConcatGrad"}
 
 
 def _all_samples():

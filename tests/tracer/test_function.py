@@ -251,7 +251,9 @@ def test_tensor_spec_fields():
     s = tf.TensorSpec([None, 3], tf.float64, name="x")
     assert s.shape == (None, 3) and s.dtype == tf.float64 and s.name == "x"
     assert tf.TensorSpec([None, 3], tf.float64) == s
-    assert tf.TensorSpec(None).shape is None and tf.TensorSpec(None).dtype == tf.float32
+    # TensorFlow 2.21: TensorSpec(None).shape is TensorShape(None) (any rank), == None
+    assert repr(tf.TensorSpec(None).shape) == "TensorShape(None)" and tf.TensorSpec(None).shape == None  # noqa: E711
+    assert tf.TensorSpec(None).dtype == tf.float32 and repr(s.shape) == "TensorShape([None, 3])"
 
 
 def test_python_number_matching_signature_is_converted_to_a_tensor():

@@ -144,3 +144,46 @@ def test_eager_tapes_over_a_loop_compile_from_their_record(monkeypatch):
                    for rg, p in jac._GRADS.values())
     finally:
         tf.set_backend(old)
+
+
+def sin_loop(x, n):
+    """One Sin per forward body (the ``sin_calls`` fixture counts them); its gradient reads
+    the stacked states (Cos of them), never Sin."""
+    h = x
+    for _ in tf.range(n):
+        h = tf.sin(tf.linalg.matvec(tf.constant(M), h)) + x
+    return h
+
+
+@pytest.mark.parametrize("pfor", [True, False])
+def test_the_jacobian_of_a_tape_over_a_call_reads_the_stacks_and_runs_no_forward_body(
+        sin_calls, pfor):
+    """The call's forward program returns the loop's stacks; the tape's vectorized jacobian
+    batches the WhileGradStacks over the seeds (only the cotangents carry the batch), so it
+    reads those stacks: 5 forward bodies for the call, none for the jacobian."""
+    f = tf.function(sin_loop)
+    x, n = tf.constant(X[0]), tf.constant(5)
+    f(x, n)                                                   # traced and optimized once
+    sin_calls[0] = 0
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = f(x, n)
+    assert sin_calls[0] == 5
+    got = tape.jacobian(y, x, experimental_use_pfor=pfor)
+    assert sin_calls[0] == 5
+    with tf.GradientTape(persistent=True) as eager:
+        eager.watch(x)
+        y_eager = sin_loop(x, n)
+    np.testing.assert_allclose(got.numpy(), eager.jacobian(y_eager, x).numpy(),
+                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got.numpy(), finite_jacobian(lambda v: sin_loop(v, n), X[0]),
+                               atol=1e-8)
+
+
+def finite_jacobian(f, x, eps=1e-6):
+    cols = []
+    for j in range(x.size):
+        e = np.zeros_like(x)
+        e[j] = eps
+        cols.append((f(tf.constant(x + e)).numpy() - f(tf.constant(x - e)).numpy()) / (2 * eps))
+    return np.stack(cols, axis=-1)

@@ -208,6 +208,9 @@ def _while_grad_stacks(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budg
     if k > len(avals):
         raise InferError(f"WhileGradStacks takes {k} stacks but has {len(avals)} inputs")
     got, want = tuple(avals[len(avals) - k:]), stack_avals(fwd_graph, n_vars)
+    # a row size known only at run time (None) on either side takes any size: the backward
+    # replayed with the forward's concrete stacks (a jacobian through the call), or a graph
+    # made concrete for its inputs meeting its nested graphs' unknown sizes (codegen)
     if not all(_compatible(AVal(a.shape[1:], a.dtype), AVal(b.shape[1:], b.dtype))
                for a, b in zip(got, want, strict=True)) \
             or any(len(a.shape) != len(b.shape) for a, b in zip(got, want, strict=True)):

@@ -70,7 +70,7 @@ def while_(b, node, inputs, batched):
 
 
 @batching("WhileGrad")
-def while_grad(b, node, inputs, batched):
+def while_grad(b, node, inputs, batched, stacks=()):
     if batched[0]:                                   # rows running different trip counts
         return None
     nv, ne = node.attrs["n_vars"], node.attrs["n_extra"]
@@ -84,7 +84,8 @@ def while_grad(b, node, inputs, batched):
     ins = (_widen(b, inputs[1:1 + nv], flags[:nv], state, node.inputs[1:1 + nv])
            + list(inputs[1 + nv:1 + nv + ne])
            + _widen(b, inputs[1 + nv + ne:], flags[nv + ne:], carry, node.inputs[1 + nv + ne:]))
-    outs = b.emit("WhileGrad", [inputs[0]] + ins,
+    op = "WhileGradStacks" if stacks and not any(rows) else "WhileGrad"
+    outs = b.emit(op, [inputs[0]] + ins + (list(stacks) if op == "WhileGradStacks" else []),
                   {"fwd_graph": vfwd.graph, "bwd_graph": vbwd.graph, "n_vars": nv, "n_extra": ne,
                    "memory_budget": node.attrs["memory_budget"]})
     return [(o, f) for o, f in zip(outs, carry, strict=True)]
@@ -92,12 +93,15 @@ def while_grad(b, node, inputs, batched):
 
 @batching("WhileGradStacks")
 def while_grad_stacks(b, node, inputs, batched):
-    """As a WhileGrad (the stacks dropped: the batched loop fills its own). The stacks come
-    from a forward program run once, unbatched; a batched backward body needs rows of the
-    batch's layout, which only the batched forward body gives."""
+    """A WhileGrad reading the same stacks where the forward body's rows stay unbatched (the
+    jacobian of a tape's record: only the cotangents carry the batch), so the batched
+    backward loop runs once over the rows the forward program kept and no forward loop runs
+    again. Rows the batch reaches (batched loop variables or operands) must come from the
+    batched forward body: then it is a WhileGrad, which runs that body."""
     k = len(node.inputs) - len(stacked_rows(node.attrs["fwd_graph"], node.attrs["n_vars"]))
     as_while_grad = types.SimpleNamespace(attrs=node.attrs, inputs=node.inputs[:k])
-    return while_grad(b, as_while_grad, inputs[:k], batched[:k])
+    stacks = () if any(batched[k:]) else inputs[k:]
+    return while_grad(b, as_while_grad, inputs[:k], batched[:k], stacks)
 
 
 def _fixed_point_last(b, graph, fixed, flags):

@@ -217,6 +217,8 @@ def _while_stacks(*operands, cond_graph, body_graph, fwd_graph, n_vars, memory_b
             rows = None
         state = out[:n_vars]
         n += 1
+    if rows and not _one_shape(rows, picked, states):
+        rows = None     # sizes that change across iterations: no stack; the backward recomputes
     stacks = []
     for r in picked:
         row = fwd_graph.outputs[n_vars + r].aval
@@ -230,6 +232,21 @@ def _while_stacks(*operands, cond_graph, body_graph, fwd_graph, n_vars, memory_b
             history = [np.asarray(x[0][j]) for x in rows] + [np.asarray(rows[-1][2][j])]
             stacks.append(np.stack(history[lo:n + hi]))
     return (*state, np.int32(n), *stacks)
+
+
+def _one_shape(rows, picked, states):
+    """Whether each stacked row (or loop variable history) keeps one shape across the
+    iterations: a size that depends on the iteration (``tf.ones([i + 1])``, a TensorArray
+    whose elements grow) cannot be one stack, so WhileStacks returns none and
+    WhileGradStacks runs WhileGrad's plan instead, which keeps such rows as lists."""
+    for r in picked:
+        at, k = (1, r) if states[r] is None else (0, states[r][0])
+        shapes = {np.shape(x[at][k]) for x in rows}
+        if at == 0:
+            shapes.add(np.shape(rows[-1][2][k]))
+        if len(shapes) > 1:
+            return False
+    return True
 
 
 def _empty_row(aval):
