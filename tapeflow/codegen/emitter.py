@@ -16,7 +16,31 @@ from ..ir import dtypes as D
 from ..ir.graph import _names, aval_str, node_line
 from ..ir.shapes import num_elements
 from .sizeclass import choose
-from .symbolic import Dim, display
+from .symbolic import Dim, current, display
+
+
+_TOKEN = re.compile(r"\$(\d+)\$")
+
+
+def _check_line(text):
+    return f'if not ({text}): raise rt.SizeCheck("a size this program assumed does not hold")'
+
+
+class _NodeStart:
+    """Where the lines of the node being emitted begin: a decision on a size only the run knows,
+    taken while its code is written (``symbolic._Scope.check``), is checked there, once, so
+    no check lands inside the loops the node's code opens."""
+
+    def __init__(self, em):
+        self.em, self.at, self.depth, self.seen = em, len(em.lines), em.depth, set()
+
+    def size_check(self, text):
+        if text in self.seen:
+            return
+        self.seen.add(text)
+        line = _TOKEN.sub(self.em._holder, _check_line(text))
+        self.em.lines.insert(self.at, (self.depth, line, self.em.owner))
+        self.at += 1
 
 
 class Note:
@@ -154,6 +178,9 @@ class Emitter:
         self.output_ids = {v.id for v in graph.outputs}
         self.view_base = {}     # variable -> variable it is a reshape view of
         self.const_args = set()   # ids of constants passed as arguments (generate.bind_consts; outermost only)
+        # a loop's own list variable of run-time size -> (its capacity buffer, the lines it is
+        # in scope for): templates/list_growth.py (outermost only)
+        self.capacity = {}
 
     # -- names --------------------------------------------------------------------------
     def var(self, v):
@@ -176,7 +203,42 @@ class Emitter:
 
     # -- lines --------------------------------------------------------------------------
     def line(self, text):
+        if "$" in text:
+            text = _TOKEN.sub(self._holder, text)
         self.lines.append((self.depth, text, self.owner))
+
+    def _holder(self, match):
+        """The expression of the value whose size a run-time ``Dim`` reads (``symbolic.held``:
+        ``$id$``), as bound by this emitter or an enclosing one."""
+        vid, em = int(match.group(1)), self
+        while em is not None:
+            if vid in em.expr:
+                e = em.expr[vid]
+                return e if re.fullmatch(r"[\w.]+(\[[\w, +-]*\])?", e) else f"({e})"
+            em = em.parent
+        raise Unsupported("a size only the run knows is read where its array is not in scope")
+
+    def size_check(self, text):
+        """A line raising ``rt.SizeCheck`` unless ``text`` holds: a decision taken on a size
+        only the run knows (``symbolic.RunDim``); the call then runs on the interpreter."""
+        self.line(_check_line(text))
+
+    def checks_from_here(self):
+        """Checks the current node's code takes from now on go here, not where its lines
+        begin: they may read the sizes it has just computed from its data."""
+        s = current()
+        if s is not None and s.emitters and s.emitters[-1].em is self:
+            s.emitters[-1].at, s.emitters[-1].depth = len(self.lines), self.depth
+
+    def pending_checks(self, nodes):
+        """The size checks the shape inference of ``nodes`` relied on (``symbolic``), where
+        the current node's lines begin (``_NodeStart``)."""
+        s = current()
+        if s is None or not s.emitters:
+            return
+        for node in nodes:
+            for text in s.pending.get(id(node), ()):
+                s.emitters[-1].size_check(text)
 
     @contextmanager
     def block(self, header):
@@ -189,18 +251,34 @@ class Emitter:
 
     @contextmanager
     def node(self, node):
-        """Lines emitted inside carry ``node``'s printed form as their comment."""
+        """Lines emitted inside carry ``node``'s printed form as their comment; they start with
+        the size checks its shape inference relied on, and a decision taken on a run-time size
+        while they are emitted is checked where it is taken (``symbolic.RunDim``)."""
         prev, self.owner = self.owner, node
+        s = current()
+        if s is not None:
+            s.emitters.append(_NodeStart(self))
         try:
+            if not isinstance(node, Note):
+                self.pending_checks([node])
             yield
         finally:
+            if s is not None:
+                s.emitters.pop()
             self.owner = prev
 
     @contextmanager
     def note(self, text, node):
         """Lines emitted inside carry ``text``; errors on them are reported against ``node``."""
-        with self.node(Note(text, node)):
+        with self.node(Note(_TOKEN.sub(self._shown, text), node)):
             yield
+
+    def _shown(self, match):
+        """``_holder`` for a comment: ``?`` where the value is not bound."""
+        try:
+            return self._holder(match)
+        except Unsupported:
+            return "?"
 
     def define(self, v, expr):
         """``v = expr`` as a new variable."""
@@ -217,11 +295,14 @@ class Emitter:
         """The variable whose memory ``name`` is (itself unless it is a reshape view)."""
         return self.view_base.get(name, name)
 
-    def alloc(self, v, fill=None, name=None):
-        """A new C-contiguous array for ``v``: empty, or filled with the literal ``fill``."""
+    def alloc(self, v, fill=None, name=None, shape=None):
+        """A new C-contiguous array for ``v``: empty, or filled with the literal ``fill``;
+        ``shape``: its sizes (code or Dims), where its aval reads them from ``v`` itself
+        (a size only the run knows, computed from the op's data: ``data_sizes``)."""
+        shape = shape_lit(v.aval.shape if shape is None else shape)
         name = name or self.bind(v)
         self.owned.add(name)
-        shape, dt = shape_lit(v.aval.shape), np_type(v.aval.dtype)
+        dt = np_type(v.aval.dtype)
         if fill is None:
             self.line(f"{name} = np.empty({shape}, dtype={dt})")
             if self._hugepages(v, name):    # before the first write: its pages fault in 2 MB at a time

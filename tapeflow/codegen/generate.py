@@ -6,7 +6,9 @@ inlined as typed literals when they are small whole numbers or halves, else pass
 arguments (see ``_inlined``); rank-0 values live in scalar variables, never 0-d arrays. Sizes
 are read from the arguments (symbolic.py): the jitted function first checks what the
 program assumed about its input shapes (a call that breaks it raises ValueError, reported as
-the op's error, instead of reading out of bounds), then runs the steps of ``fusion.plan``.
+the op's error, instead of reading out of bounds), then runs the steps of ``fusion.plan``;
+what it assumed about a size only the run knows is checked where the size is there
+(``rt.SizeCheck``: that call then runs on the interpreter).
 
 Large graphs are the exception to "one function": Numba zero-fills every variable's stack
 slot in the entry block, so LLVM's SROA/mem2reg work grows with variables x blocks, and a
@@ -32,7 +34,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir import dtypes as D
-from ..ir.defs.loops import stack_output
 from ..ir.graph import Graph
 from ..ir.opdef import AVal
 from ..ir.shapes import num_elements
@@ -42,7 +43,8 @@ from .loops import emit_group
 from .nested import GraphKeys, call, emit_function, header_text
 from .nested import render as render_function
 from .sizeclass import SizeClasses, choose
-from .symbolic import NESTED_INPUTS, current, display, plain_aval, quiet, symbolic, uniform
+from .symbolic import (NESTED_INPUTS, SizeUnknown, current, display, plain_aval, quiet, symbolic,
+                       uniform)
 from .templates import CODEGEN
 
 HEADER = """\
@@ -126,12 +128,12 @@ def _identifier(name):
 
 def check_supported(graph):
     """Raise Unsupported for what no template compiles (the program then falls back)."""
+    if any(None in v.aval.shape for v in graph.inputs):     # (a nested graph's are Dims by now)
+        raise Unsupported("unknown input dimensions: the graph is made concrete per call first")
     values = list(graph.inputs) + [v for n in graph.nodes for v in n.outputs]
     for v in values:
         if v.aval.dtype == D.float16:
             raise Unsupported("float16 values (Numba has no float16 arithmetic on the CPU)")
-        if any(d is None for d in v.aval.shape) and not stack_output(v):
-            raise Unsupported("unknown dimensions")
     for n in graph.nodes:
         if n.op != "Const" and n.op not in CODEGEN:
             raise Unsupported(f"no codegen template for op {n.op!r}")
@@ -299,12 +301,25 @@ def _array_consts(graph, names):
 def generate(graph, name="program"):
     check_supported(graph)
     names = value_names(graph)
-    with symbolic(graph, ["v" + names[v.id] for v in graph.inputs], _array_consts(graph, names)) as scope:
-        gen = _generate(graph, name, scope)
-        gen.size_classes = SizeClasses(scope.decisions, scope.guards)
+    try:
+        with symbolic(graph, ["v" + names[v.id] for v in graph.inputs], _array_consts(graph, names)) as scope:
+            _check_made(scope)
+            gen = _generate(graph, name, scope)
+            gen.size_classes = SizeClasses(scope.decisions, scope.guards)
+    except SizeUnknown as e:
+        raise Unsupported(str(e)) from None
     gen.param_avals = [plain_aval(a) for a in gen.param_avals]
     gen.out_avals = [plain_aval(a) for a in gen.out_avals]
     return gen
+
+
+def _check_made(scope):
+    """Raise Unsupported if a node has an output size only the run knows (``symbolic.held``)
+    and its template cannot compute it from the node's data."""
+    for node in scope.made:
+        if node.op not in NESTED_INPUTS and not CODEGEN[node.op].sizes_from_data:
+            raise Unsupported(f"{node.op} gives a size only the run knows, and its template "
+                              f"reads sizes from its operands' shapes only")
 
 
 def _generate(graph, name, scope):
@@ -564,7 +579,8 @@ def _caller(graph, params, parts, outs, shared):
     seq.append(f"return {_tuple(items)}")
     # the kernels' argument types refuse a 0-d array, another dtype, a strided array ...
     # with TypeError: convert the inputs once and run again. An op rejecting its data
-    # (an index out of range...) raises what the interpreter raises (codegen/failures.py).
+    # (an index out of range...) raises what the interpreter raises, and a failed check of
+    # a size only the run knows returns the interpreter's results (codegen/failures.py).
     lines.append("        try:")
     lines.append("            try:")
     lines.extend("                " + line for line in seq[:-1])
@@ -572,7 +588,7 @@ def _caller(graph, params, parts, outs, shared):
     lines.append(f"                {fixed}")
     lines.extend("                " + line for line in seq[:-1])
     lines.append("        except (ValueError, IndexError, ArithmeticError) as e:")
-    lines.append(f"            raise failed(e, ({''.join(i + ', ' for i in ins)})) from None")
+    lines.append(f"            return failed(e, ({''.join(i + ', ' for i in ins)}))")
     lines.append("        " + seq[-1])
     lines.append("    return call")
     return lines

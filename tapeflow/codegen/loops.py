@@ -72,6 +72,7 @@ def emit_group(em, g):
         _emit_scalar_group(em, g)
         return
     with em.note(_group_note(g), node0):
+        em.pending_checks(g.members + g.reductions)
         _emit_loop_group(em, g)
 
 

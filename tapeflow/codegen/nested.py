@@ -15,12 +15,15 @@ Graphs are compared by structure (``GraphKeys``), not identity: per-path tracing
 recomputes build equal graphs as separate objects.
 """
 import hashlib
+import re
 from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..ir.graph import Graph, aval_str, print_graph
+
+_TOKEN = re.compile(r"\$(\d+)\$")
 
 
 class GraphKeys:
@@ -60,11 +63,20 @@ class GraphKeys:
 
     def _compute(self, graph):
         pos = {v.id: k for k, v in enumerate(graph.inputs)}
-        parts = [tuple(aval_str(v.aval) for v in graph.inputs)]
+        # a size only the run knows reads a value of this graph (``$id$``, symbolic.held):
+        # keyed by that value's position, so equal graphs of other values get equal keys
+        local = dict(pos)
+        for node in graph.nodes:
+            for v in node.outputs:
+                local[v.id] = len(local)
+
+        def aval(a):
+            return _TOKEN.sub(lambda m: f"$@{local.get(int(m.group(1)), m.group(0))}$", aval_str(a))
+        parts = [tuple(aval(v.aval) for v in graph.inputs)]
         for node in graph.nodes:
             attrs = tuple(sorted((name, self._attr(a)) for name, a in node.attrs.items()))
             ins = tuple(pos.get(v.id, ("free", v.id)) for v in node.inputs)
-            parts.append((node.op, ins, attrs, tuple(aval_str(v.aval) for v in node.outputs)))
+            parts.append((node.op, ins, attrs, tuple(aval(v.aval) for v in node.outputs)))
             for v in node.outputs:
                 pos[v.id] = len(pos)
         parts.append(tuple(pos.get(v.id, ("free", v.id)) for v in graph.outputs))

@@ -14,7 +14,9 @@ one dispatcher call.
 A graph no template can compile (float16 values) becomes a Program that runs the
 interpreter and says why in ``Program.fallback``. A graph with unknown dimensions is
 compiled once: the program's source reads every size from its arguments (symbolic.py), so
-the source generated for each call's shapes is the same text (concrete.py). A Numba failure is a bug in a template: it is
+the source generated for each call's shapes is the same text (concrete.py); a size no input
+gives (a list a loop grows) is read from the array holding it at run time, and a failed
+check on one runs that call on the interpreter (``Program.reruns``). A Numba failure is a bug in a template: it is
 raised as ``CodegenError`` naming the IR node whose line failed, never as Numba's raw error.
 An op rejecting its data at run time (an index out of range, a singular matrix) raises the
 interpreter's ``InvalidArgumentError`` (failures.py).
@@ -28,7 +30,6 @@ import numba
 import numba.core.errors as nerr
 import numpy as np
 
-from ..ir.defs.loops import stack_output
 from ..runtime.interpret import run_graph
 from . import cache
 from .concrete import concretize
@@ -65,7 +66,9 @@ class Program:
     function(s); ``fallback``: None, or why this graph runs in the interpreter; ``stats()``:
     Numba's cache hits and misses (a hit is machine code loaded from disk, a miss a compile);
     ``size_classes``: the speed choices generation took on input sizes, which other sizes
-    would make another program (``sizeclass.SizeClasses``; None on the interpreter).
+    would make another program (``sizeclass.SizeClasses``; None on the interpreter);
+    ``reruns``: calls that ran on the interpreter because a size only the run knows failed
+    a check the program relies on.
     """
 
     def __init__(self, graph, name, source=None, cache_path=None, kernels=(), call=None,
@@ -74,6 +77,7 @@ class Program:
         self.source, self.cache_path = source, cache_path
         self.kernels, self.fallback = list(kernels), fallback
         self._call = call
+        self._failed = None     # failures.FailureHandler of a compiled program
         self.size_classes = None
         # for callers that pin argument types themselves (tracer/fastcall.py): the single kernel's
         # compiled entry point taking (inputs..., consts...), or None; what each output is
@@ -81,6 +85,12 @@ class Program:
 
     def __call__(self, *args):
         return self._call(*args)
+
+    @property
+    def reruns(self):
+        """Calls a size only the run knows sent to the interpreter (a check it failed:
+        failures.py), 0 for a program that is not compiled."""
+        return self._failed.reruns if self._failed is not None else 0
 
     def stats(self):
         """{"cache_hits": n, "cache_misses": n}: how Numba got this program's machine code."""
@@ -102,7 +112,7 @@ def _fast_program(prog, call):
 
 def compile_graph(graph, name="program", cache_dir=None):
     """Compile ``graph`` to a Program (see module docstring)."""
-    if any(None in v.aval.shape and not stack_output(v) for v in _values(graph)):
+    if any(None in v.aval.shape for v in graph.inputs):
         return _ShapeSpecialized(graph, name, cache_dir)
     try:
         gen = generate(graph, name)
@@ -122,8 +132,10 @@ def compile_graph(graph, name="program", cache_dir=None):
             kernels = _compile(gen, path, key, graph)
         mod = cache.import_module(path, key, gen.source)
     convert = [scalar_converter(a) for a in gen.out_avals if not a.shape]
-    call = mod.make_call(kernels, gen.consts, _normalizer(gen, graph), convert, failure_handler(graph, name))
+    failed = failure_handler(graph, name)
+    call = mod.make_call(kernels, gen.consts, _normalizer(gen, graph), convert, failed)
     prog = Program(graph, name, gen.source, path, kernels, call)
+    prog._failed = failed
     prog.size_classes = gen.size_classes
     if len(kernels) == 1:
         prog.entry = kernels[0].overloads[_numba_types(gen.param_avals)].entry_point
@@ -131,12 +143,6 @@ def compile_graph(graph, name="program", cache_dir=None):
     prog.out_kinds = [a.dtype.np.type if not a.shape else "copy" if k in gen.shared else "array"
                       for k, a in enumerate(gen.out_avals)]
     return _fast_program(prog, call)
-
-
-def _values(graph):
-    yield from graph.inputs
-    for n in graph.nodes:
-        yield from n.outputs
 
 
 def _interpreted(graph, name, reason):
@@ -156,8 +162,7 @@ def _compile(gen, path, key, graph):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", nerr.NumbaWarning)
             mod = cache.import_module(path, key, gen.source)
-            if not all(tuple(types[a] for a in part.args) in getattr(mod, part.name).overloads
-                       for part in gen.parts):
+            if not _compiled_here(mod, gen.parts, dict(types)):
                 cache.verify_compiled(path)     # before Numba unpickles anything
             for part in gen.parts:
                 dispatcher = getattr(mod, part.name)
@@ -177,6 +182,19 @@ def _compile(gen, path, key, graph):
     if compiled:     # Numba wrote new files: record their hashes
         cache.record_compiled(path)
     return kernels
+
+
+def _compiled_here(mod, parts, types):
+    """Whether every part of ``mod`` is compiled in this process for its argument types (a
+    later part's include what the earlier parts return, known from their overloads)."""
+    for part in parts:
+        sig = tuple(types.get(a) for a in part.args)
+        overload = getattr(mod, part.name).overloads.get(sig)
+        if overload is None:
+            return False
+        if part.rets:
+            types.update(zip(part.rets, overload.signature.return_type.types, strict=True))
+    return True
 
 
 def _codegen_error(exc, gen, path, graph):
@@ -248,15 +266,16 @@ class _ShapeSpecialized(Program):
         key = tuple(np.shape(a) for a in args)
         prog = self._by_shape.get(key)
         if prog is None:
-            graph = concretize(self.graph, key)
-            if any(d is None for v in _values(graph) for d in v.aval.shape):
-                # sizes no input gives (an EnsureShape relaxing one: a loop variable whose
-                # shape_invariants let it change size): no static program
-                prog = _interpreted(graph, self.name, "sizes that change while it runs")
-            else:
-                prog = compile_graph(graph, self.name, self._cache_dir)
+            # sizes no input gives (a TensorArray grown in a loop, a loop variable whose
+            # shape_invariants let it change size) stay unknown: the source reads them from
+            # the arrays holding them (symbolic.py)
+            prog = compile_graph(concretize(self.graph, key), self.name, self._cache_dir)
             self._by_shape[key] = prog
             self.source, self.cache_path = prog.source, prog.cache_path
             self.kernels, self.fallback = prog.kernels, prog.fallback
             self.size_classes = prog.size_classes
         return prog(*args)
+
+    @property
+    def reruns(self):
+        return sum(p.reruns for p in self._by_shape.values())

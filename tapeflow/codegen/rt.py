@@ -13,6 +13,11 @@ from .blas import dot, dot_into  # noqa: F401  (generated code calls rt.dot)
 _JIT = dict(cache=True, error_model="numpy", nogil=True)
 
 
+class SizeCheck(ValueError):
+    """A size only the run knows broke what the program assumed of it (codegen/symbolic.py,
+    ``RunDim``): the caller runs the call on the interpreter instead (failures.py)."""
+
+
 @njit(**_JIT)
 def maximum(a, b):
     """np.maximum: nan wins, and on a tie the second argument is returned (as NumPy does)."""
@@ -92,6 +97,28 @@ def matmul_loops(a, b, out):
             aip = a[i, p]
             for j in range(n):
                 out[i, j] += aip * b[p, j]
+
+
+@njit(**_JIT)
+def split_sizes(sizes, n):
+    """SplitV's sizes at run time: at most one -1, filled in so they add up to ``n`` (the
+    split axis); anything else the kernel refuses raises ValueError (failures.py)."""
+    out = np.empty(sizes.size, np.int64)
+    unknown, total = -1, 0
+    for k in range(sizes.size):
+        s = np.int64(sizes[k])
+        if s == -1 and unknown < 0:
+            unknown = k
+        elif s < 0:
+            raise ValueError("SplitV: a size is negative")
+        else:
+            total += s
+        out[k] = s
+    if unknown >= 0 and total <= n:
+        out[unknown] = n - total
+    elif total != n:
+        raise ValueError("SplitV: the sizes do not add up to the dimension")
+    return out
 
 
 # -- memory ------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import operator
 import re
 from dataclasses import dataclass
 
-from .symbolic import Dim, code, current, display, value
+from .symbolic import Dim, RunDim, code, current, display, value
 
 _CMP = {">=": operator.ge, ">": operator.gt, "<=": operator.le}
 _NOT = {">=": "<", ">": "<=", "<=": ">"}
@@ -147,7 +147,11 @@ def choose(what, conditions, yes, no):
     """Whether every condition ``(quantity, size, op, threshold, name[, unit])`` holds at the
     traced sizes: a choice that changes speed, not results, so it records no guard. Inside a
     generation it is recorded (``SizeClasses``) when it depends on sizes read from the
-    inputs; ``what`` is its description, or a function giving it (called only then)."""
+    inputs; ``what`` is its description, or a function giving it (called only then). A
+    condition on a size only the run knows (``symbolic.RunDim``) takes the small side
+    (serial loops, no cut, no huge pages asked for) and splits no program."""
+    if any(isinstance(c[1], RunDim) for c in conditions):
+        return False        # a size only the run knows: the small side, which serves every size
     held = all(_CMP[c[2]](value(c[1]), c[3]) for c in conditions)
     scope = current()
     if scope is None:

@@ -24,6 +24,12 @@ Decisions that only change speed, not results (parallel loops, where a program i
 parts, huge pages) record no guard but a size class (``sizeclass.choose``, in ``decisions``):
 sizes across such a threshold generate another source, each correct, and
 ``Program.size_classes`` says which sizes those are.
+
+A size no input gives (a TensorArray a loop of run-time trip count grows, a loop variable
+whose size changes: None in the graph) is a ``RunDim``, read from the array that holds it
+(``held``). Nothing about it can be checked on entry: a decision on one is assumed and
+checked where the program relies on it (``_Scope.check``), and a call that fails such a
+check runs on the interpreter; so one program serves every trip count.
 """
 import re
 import threading
@@ -31,10 +37,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..ir.defs.loops import stacked_rows
-from ..ir.graph import Value
+from ..ir.graph import Graph, Value
 from ..ir.opdef import OPS, AVal
-from ..ir.shapes import broadcast_shapes
+from .broadcast_only import broadcast_only, uniform  # noqa: F401  (uniform: generate.py's)
+from .nested_inputs import NESTED_INPUTS
+from .slices import sliced_shape
 
 _STATE = threading.local()
 _GENERATING = threading.RLock()
@@ -56,6 +63,14 @@ class _Scope:
         self.display = False   # Dims print as ``?`` (``display``)
         self.decisions = []    # speed-only choices taken on sizes (sizeclass.choose)
         self.sizes = {}        # expression reading an input size -> its traced value
+        # run-time sizes (``RunDim``): the checks decisions on them rely on, per node (made
+        # while its shapes are inferred, emitted before its code), the node being inferred,
+        # the emitters writing code (a decision taken there is checked there)
+        self.pending = {}      # id(node) -> [condition, ...]
+        self.node = None
+        self.emitters = []
+        self.assume = False    # a nested node's own rule: run-time sizes decide nothing there
+        self.made = []         # nodes given an output size read from their own array
 
     def find(self, e):
         while self.parent.get(e, e) != e:
@@ -81,8 +96,23 @@ class _Scope:
         if self.recording and ".shape[" in text and text not in self.guards:
             self.guards.append(text)
 
+    def check(self, text):
+        """A decision on a run-time size holds only if ``text`` does when the program runs:
+        checked before the node being inferred, or where the code being emitted took it."""
+        if self.assume or not self.recording:
+            return
+        if self.node is not None:
+            pending = self.pending.setdefault(id(self.node), [])
+            if text not in pending:
+                pending.append(text)
+        elif self.emitters:
+            self.emitters[-1].size_check(text)
+        else:
+            raise SizeUnknown(f"a decision on a size only the run knows ({text}) outside any node")
+
 
 _LITERAL = re.compile(r"-?\d+")
+_REMAINDER = re.compile(r" % [^ ]+$")
 _SIMPLE = re.compile(r"-?\d+|[A-Za-z_]\w*(\.shape\[\d+\])?")
 
 
@@ -163,7 +193,9 @@ class Dim(int):
             e = ea
         else:
             e = f"{_paren(ea)} {op} {_paren(eb)}"
-        return v if _LITERAL.fullmatch(e) else Dim(v, e)
+        if _LITERAL.fullmatch(e):
+            return v
+        return (RunDim if isinstance(a, RunDim) or isinstance(b, RunDim) else Dim)(v, e)
 
     def __add__(self, o): return self._arith(o, "+", int.__add__)
     def __radd__(self, o): return self._arith(o, "+", int.__add__, True)
@@ -221,6 +253,8 @@ class Dim(int):
             # so a batch of one gets the same program; ``symbolic`` checks the shapes it then
             # infers equal the traced ones (and keeps the traced ones where they are not)
             return False
+        if isinstance(self, RunDim) or isinstance(other, RunDim):
+            return _assumed_equal(s, ea, eb)
         if v:
             s.union(ea, eb)
         else:
@@ -241,13 +275,80 @@ class Dim(int):
             ea = _expr(a) if isinstance(a, int) else repr(a)
             eb = _expr(b) if isinstance(b, int) else repr(b)
             text = f"{_paren(ea)} {op} {_paren(eb)}"
-            s.guard(text if r else f"not ({text})")
+            if isinstance(a, RunDim) or isinstance(b, RunDim):
+                s.check(text if r else f"not ({text})")
+            else:
+                s.guard(text if r else f"not ({text})")
         return r
 
     def __lt__(self, o): return self._compare(o, "<", lambda a, b: a < b)
     def __le__(self, o): return self._compare(o, "<=", lambda a, b: a <= b)
     def __gt__(self, o): return self._compare(o, ">", lambda a, b: a > b)
     def __ge__(self, o): return self._compare(o, ">=", lambda a, b: a >= b)
+
+
+class SizeUnknown(Exception):
+    """A size only the run knows is needed as a plain number (or no code can read it): the
+    program cannot be generated and runs on the interpreter (program.py says why)."""
+
+
+# The stand-in value of a run-time size: large, so that decisions taken on it assume what
+# holds for most sizes (not 0, not 1, bigger than a literal bound), each checked at run time.
+NOMINAL = 1 << 40
+
+
+class RunDim(Dim):
+    """A size no input gives and only the run knows (a TensorArray grown in a loop of run-time
+    trip count, a loop variable whose size changes): its expression reads the array that holds
+    it (``vz.shape[0]``), or is arithmetic on such reads. It has no traced value, so no entry
+    check can hold a decision on it: a decision is assumed (equal sizes are equal, a size is
+    not 0 or 1, comparisons as for a large size) and checked where the program relies on it
+    (``_Scope.check``); a failed check runs the call on the interpreter (failures.py). It is
+    never a plain number (``SizeUnknown``), and never hashed: a set of sizes would decide
+    equalities silently."""
+
+    __hash__ = None
+    run_time = True         # (nested_inputs.py asks without importing this module)
+
+    def _fixed(self):
+        raise SizeUnknown(f"a size only the run knows ({_expr(self)}) is used as a plain number")
+
+
+def run_time(aval):
+    """Whether ``aval`` has a size only the run knows."""
+    return any(isinstance(d, RunDim) for d in aval.shape)
+
+
+def held(v, axis):
+    """Dimension ``axis`` of value ``v`` as a size read from the array holding it at run time:
+    ``$id$`` stands for the variable the emitter binds ``v`` to (``Emitter.line`` substitutes
+    it, so one graph inlined twice reads its own variables each time)."""
+    return RunDim(NOMINAL, f"${v.id}$.shape[{axis}]")
+
+
+def read_at_run_time(d):
+    """A size as a ``Dim``: code (a variable a template computed) as a size only the run
+    knows, so size arithmetic and decisions take it like any other."""
+    return RunDim(NOMINAL, d) if isinstance(d, str) else d
+
+
+def reads(d, v):
+    """Whether size ``d`` is ``v``'s own run-time size (``held(v, _)``): the op making ``v``
+    must compute it from its data, not read it from ``v``."""
+    return isinstance(d, RunDim) and d.expr.startswith(f"${v.id}$.")
+
+
+def _assumed_equal(s, ea, eb):
+    """``ea == eb`` where one is a run-time size: assumed (checked at run time) unless the other
+    is the literal 0 or 1 (an empty or broadcast test: assumed not, checked too), but a
+    remainder is assumed 0 (a reshape's divisibility). Never unified: each keeps reading its
+    own array, valid wherever it is in scope."""
+    if s.assume:
+        return True
+    equal = not any(e in ("0", "1") for e in (ea, eb)) or \
+        any(e == "0" and _REMAINDER.search(o) for e, o in ((ea, eb), (eb, ea)))
+    s.check(f"{_paren(ea)} {'==' if equal else '!='} {_paren(eb)}")
+    return equal
 
 
 def same_shape(a, b):
@@ -265,103 +366,54 @@ def same_shape(a, b):
     return True
 
 
+def nonzero(d):
+    """Whether size ``d`` may be other than 0 (code adding it can skip a literal 0): a guard
+    on a size read from the inputs, as any decision; none on one only the run knows, which
+    code adds whatever it is."""
+    return True if isinstance(d, RunDim) else bool(d)
+
+
 def broadcasts(d, full):
     """Whether an operand's dimension ``d`` is broadcast along a result dimension ``full``:
     never when both are one size read from the inputs (no decision: a batch of one gets the
     same program), else ``d == 1`` (a guard when ``d`` is read from the inputs)."""
     if isinstance(d, Dim) and isinstance(full, Dim) and _expr(d) == _expr(full):
         return False
+    if isinstance(d, RunDim):
+        # the op's shape inference checked it equal to the result's size (broadcast_shapes
+        # compares every operand size that is not a literal 1): it broadcasts only along a 1
+        return _expr(full) == "1"
     return d == 1
 
 
 def plain_aval(aval):
-    """``aval`` with plain int sizes."""
-    return AVal(tuple(value(d) if d is not None else None for d in aval.shape), aval.dtype)
+    """``aval`` with plain int sizes (None where only the run knows the size)."""
+    return AVal(tuple(None if d is None or isinstance(d, RunDim) else value(d) for d in aval.shape),
+                aval.dtype)
 
 
-def _same(a, b):
-    """Whether inferred aval ``a`` has exactly the traced aval ``b``'s shape and dtype."""
+def _same(a, b, checked=()):
+    """Whether inferred aval ``a`` has exactly the traced aval ``b``'s shape and dtype. Where
+    the traced size is unknown, a size only the run knows will do, or a literal, or a size
+    read from the inputs that the node checks against one only the run knows (``checked``:
+    its checks' texts), but not an unchecked input size (inference takes one for no
+    broadcast 1, a batch of one, and the traced size cannot confirm it) nor a literal derived
+    from a stand-in value read as a number in C (``slices.py``). A size only the run knows
+    will do where the traced one is known: the inference checked it against the sizes that
+    made the traced one."""
     return (len(a.shape) == len(b.shape) and a.dtype == b.dtype
-            and all(value(x) == value(y) for x, y in zip(a.shape, b.shape)))
+            and all(_unknown_fits(x, checked) if y is None else
+                    isinstance(x, RunDim) or (x is not None and value(x) == value(y))
+                    for x, y in zip(a.shape, b.shape)))
 
 
-def uniform(array):
-    """Whether every element of ``array`` has the same bits (and there is one)."""
-    if array.size == 0:
-        return False
-    bits = array.view(f"u{array.dtype.itemsize}") if array.dtype.itemsize in (1, 2, 4, 8) else array
-    return bool((bits == bits.flat[0]).all())
-
-
-def _broadcast_only(graph):
-    """{value id: (value, smaller shape)}: values whose size need not be their own, since
-    only elementwise ops read them and the other operands give those ops their shapes. A
-    constant of one repeated value (a folded ``-1/n`` seeding a mean's gradient, as big as the
-    batch) is generated with all-1 dims; a ``BroadcastTo`` (a mean's gradient spread over
-    its input, at the traced size) with its input's dims, and the elementwise ops after it
-    that stay smaller with it. So they do not tie the input sizes to their traced ones:
-    broadcasting commutes with elementwise ops, so the values are the same."""
-    uses = {}
-    for node in graph.nodes:
-        for x in node.inputs:
-            uses.setdefault(x.id, []).append(node)
-    outputs = {v.id for v in graph.outputs}
-    found = {}
-    for node in graph.nodes:
-        if len(node.outputs) != 1:
-            continue
-        (v,) = node.outputs
-        rank = len(v.aval.shape)
-        if not rank or v.id in outputs or v.id not in uses or None in v.aval.shape:
-            continue
-        if node.op == "Const":
-            value_ = np.asarray(node.attrs["value"])
-            if value_.ndim != rank or not (value_.size == 0 or uniform(value_)):
-                continue
-            small = (1,) * rank
-        elif node.op == "BroadcastTo" and None not in node.inputs[0].aval.shape:
-            x = node.inputs[0]
-            x = found[x.id][1] if x.id in found else x.aval.shape      # as it will be generated
-            small = (1,) * (rank - len(x)) + tuple(value(d) for d in x)     # decides nothing
-        else:
-            continue
-        if small != tuple(value(d) for d in v.aval.shape):
-            found.update(_stays_small(graph, v, small, found, uses, outputs) or {})
-    return found
-
-
-def _stays_small(graph, v, small, found, uses, outputs):
-    """{value id: (value, shape)}: ``v`` at shape ``small`` and the values after it that stay
-    smaller than traced, if every reader is an elementwise op (or a BroadcastTo, which gives
-    its own shape) and no graph output changes shape; else None."""
-    shapes = {k: s for k, (_, s) in found.items()}
-    shapes[v.id] = small
-    out = {v.id: (v, small)}
-    for node in graph.nodes[graph.nodes.index(v.node) + 1:]:
-        if not any(x.id in out for x in node.inputs):
-            continue
-        if node.op == "BroadcastTo":
-            continue
-        if OPS[node.op].kind != "elementwise" or len(node.outputs) != 1:
-            return None
-        (y,) = node.outputs
-        b = _broadcast([shapes.get(x.id, x.aval.shape) for x in node.inputs])
-        if b is None:
-            return None
-        traced = tuple(value(d) for d in y.aval.shape)
-        if b != traced:
-            if y.id in outputs or _broadcast([b, traced]) != traced:
-                return None
-            shapes[y.id] = b
-            out[y.id] = (y, b)
-    return out
-
-
-def _broadcast(shapes):
-    try:
-        return tuple(broadcast_shapes(*[tuple(value(d) for d in s) for s in shapes]))
-    except Exception:  # noqa: BLE001 - not broadcastable: not a candidate
-        return None
+def _unknown_fits(x, checked):
+    if x is None or isinstance(x, RunDim):
+        return True
+    if isinstance(x, Dim):
+        e = _expr(x)
+        return any(e in text for text in checked)
+    return abs(x) < NOMINAL // 2
 
 
 @contextmanager
@@ -406,10 +458,10 @@ def _undo(entry):
 
 
 def _shrink(graph, scope, saved):
-    """The values ``_broadcast_only`` finds take their smaller shapes (constants their first
+    """The values ``broadcast_only.py`` finds take their smaller shapes (constants their first
     element, a BroadcastTo its shape attribute, so the node's comment says what the code
     does); re-inference keeps them (``scope.small``)."""
-    for v, small in _broadcast_only(graph).values():
+    for v, small in broadcast_only(graph).values():
         saved.append((v, v.aval))
         v.aval = AVal(small, v.aval.dtype)
         scope.small.add(v.id)
@@ -438,53 +490,121 @@ def _read_sizes(v, name, saved):
 
 def _reinfer(graph, scope, saved):
     """Each node's output avals inferred again from its inputs' (Dims where they are), in
-    order; a node carrying graphs has them re-inferred first (``_reinfer_nested``)."""
+    order; a node carrying graphs has them re-inferred first (``_reinfer_nested``). A size
+    still unknown after that is one only the run knows: read from the array (``held``)."""
     for node in graph.nodes:
-        if node.op == "Const" or not any(isinstance(d, Dim) for x in node.inputs for d in x.aval.shape):
+        if node.op == "Const":
             continue
-        if node.op in NESTED_INPUTS:
+        _reinfer_node(node, scope, saved)
+        _hold_unknown(node, scope, saved)
+
+
+def _reinfer_node(node, scope, saved):
+    follows = any(isinstance(d, Dim) for x in node.inputs for d in x.aval.shape)
+    if node.op in NESTED_INPUTS:
+        if follows or _unknown_inside(node):
             _reinfer_nested(node, scope, saved)
-            continue
-        if node.op == "BroadcastTo" and node.outputs[0].id in scope.small:
-            # kept at its input's dims (``_broadcast_only``), whatever sizes they read
-            (y,), x = node.outputs, node.inputs[0].aval.shape
-            saved.append((y, y.aval))
-            y.aval = AVal((1,) * (len(y.aval.shape) - len(x)) + tuple(x), y.aval.dtype)
-            _set_attr(node, "shape", y.aval.shape, saved)
-            continue
-        scope.inferring = True
-        try:
-            out = OPS[node.op].infer([x.aval for x in node.inputs], **node.attrs)
-        except Exception:  # noqa: BLE001 - a rule that cannot take Dims: keep the literal shapes
-            continue
-        finally:
-            scope.inferring = False
-        _set_outputs(node, out, saved)
+        return
+    if not follows and not any(None in v.aval.shape for v in node.outputs):
+        return
+    if node.op == "BroadcastTo" and node.outputs[0].id in scope.small:
+        # kept at its input's dims (``broadcast_only.py``), whatever sizes they read
+        (y,), x = node.outputs, node.inputs[0].aval.shape
+        saved.append((y, y.aval))
+        y.aval = AVal((1,) * (len(y.aval.shape) - len(x)) + tuple(x), y.aval.dtype)
+        _set_attr(node, "shape", y.aval.shape, saved)
+        return
+    checks = list(scope.pending.get(id(node), ()))
+    ins = [x.aval for x in node.inputs]
+    rule = RUN_TIME_RULES.get(node.op) if any(run_time(a) for a in ins) else None
+    scope.inferring, scope.node = True, node
+    try:
+        out = (rule or OPS[node.op].infer)(ins, **node.attrs)
+    except Exception:  # noqa: BLE001 - a rule that cannot take Dims: keep the literal shapes
+        scope.pending[id(node)] = checks        # what it assumed before failing is void
+        return
+    finally:
+        scope.inferring, scope.node = False, None
+    if not _set_outputs(node, out, saved):
+        scope.pending[id(node)] = checks
 
 
-def _set_outputs(node, out, saved):
-    """Give ``node`` the inferred avals ``out`` if they have the traced values; False if not."""
+def _hold_unknown(node, scope, saved):
+    """``node``'s output sizes still unknown (None) become sizes read from the output's own
+    array at run time (``held``): the op computes them from its data (a shape tensor, a
+    loop's state); ``scope.made`` lists such nodes, for the code generator to check that
+    its template can (generate.py)."""
+    for v in node.outputs:
+        if None in v.aval.shape:
+            saved.append((v, v.aval))
+            v.aval = AVal(tuple(held(v, j) if d is None else d for j, d in enumerate(v.aval.shape)),
+                          v.aval.dtype)
+            scope.made.append(node)
+
+
+def _unknown_inside(node):
+    """Whether ``node``'s outputs or the graphs it carries hold sizes not known (None)."""
+    if any(None in v.aval.shape for v in node.outputs):
+        return True
+    return any(_unknown_in(g, set()) for g in node.attrs.values() if isinstance(g, Graph))
+
+
+def _unknown_in(graph, seen):
+    if id(graph) in seen:
+        return False
+    seen.add(id(graph))
+    if any(None in v.aval.shape for v in graph.inputs):
+        return True
+    for node in graph.nodes:
+        if any(None in v.aval.shape for v in node.outputs):
+            return True
+        if any(_unknown_in(g, seen) for g in node.attrs.values() if isinstance(g, Graph)):
+            return True
+    return False
+
+
+def _set_outputs(node, out, saved, hold=False):
+    """Give ``node`` the inferred avals ``out`` if they have the traced values; False if not.
+    ``hold``: a size the traced graph leaves unknown stays unknown, to be read from the output
+    (``_hold_unknown``), whatever the rule says (a loop variable's size changes across
+    iterations)."""
     out = list(out) if OPS[node.op].multi_output else [out]
-    if len(out) != len(node.outputs) or not all(
-            isinstance(a, AVal) and _same(a, v.aval) for a, v in zip(out, node.outputs)):
+    if len(out) != len(node.outputs) or not all(isinstance(a, AVal) and len(a.shape) == len(v.aval.shape)
+                                                for a, v in zip(out, node.outputs)):
+        return False
+    if hold:
+        out = [AVal(tuple(None if t is None else d for d, t in zip(a.shape, v.aval.shape)), a.dtype)
+               for a, v in zip(out, node.outputs)]
+    checked = _scope().pending.get(id(node), ())
+    if not all(_same(a, v.aval, checked) for a, v in zip(out, node.outputs)):
         return False
     for a, v in zip(out, node.outputs, strict=True):
         saved.append((v, v.aval))
-        v.aval = AVal(tuple(a.shape), v.aval.dtype)
+        v.aval = AVal(tuple(a.shape), v.aval.dtype)      # None: ``_hold_unknown``
     return True
+
+
+def _nested_shape(v, given):
+    """The shape a nested graph's input ``v`` takes from the aval ``given`` for it: its sizes,
+    except where the traced graph leaves the size unknown or only the run knows it: the
+    input's own array is read (``held``), as a loop variable's size may change and a size
+    of the enclosing graph may not be in scope (a nested graph emitted as a function)."""
+    return tuple(held(v, j) if t is None or g is None or isinstance(g, RunDim) else g
+                 for j, (g, t) in enumerate(zip(given.shape, v.aval.shape, strict=True)))
 
 
 def _reinfer_nested(node, scope, saved):
     """A node running graphs (If branches, a While's condition and body, the loop gradients'
     bodies): each graph's inputs take the avals of what the node feeds them (``NESTED_INPUTS``:
     its operands, a loop variable the operand's Dims, since a loop variable keeps its shape
-    from one iteration to the next), the graph is re-inferred, then the node's own rule
-    checks it, recording as guards the equalities it relies on (a body returning a literal
-    size for a loop variable read from the inputs fixes that size). A graph reached again
-    (one graph object used by several nodes) keeps its first binding, and the rule records
-    the equalities with the second. If the rule fails or gives other values, the graphs get
-    their traced avals back and the operands' sizes are fixed: a program per size, never a
-    wrong one."""
+    from one iteration to the next, unless the traced graph says it may change:
+    ``_nested_shape``), the graph is re-inferred, then the node's own rule checks it,
+    recording as guards the equalities it relies on (a body returning a literal size for a
+    loop variable read from the inputs fixes that size; sizes only the run knows decide
+    nothing there: the traced graph allowed them). A graph reached again (one graph object
+    used by several nodes) keeps its first binding, and the rule records the equalities with
+    the second. If the rule fails or gives other values, the graphs get their traced avals
+    back and the operands' sizes are fixed: a program per size, never a wrong one."""
     ins = [x.aval for x in node.inputs]
     mark = len(saved)
     try:
@@ -496,95 +616,38 @@ def _reinfer_nested(node, scope, saved):
             saved.append((sub, scope))
             for v, a in zip(sub.inputs, avals, strict=True):
                 saved.append((v, v.aval))
-                v.aval = AVal(tuple(a.shape), v.aval.dtype)
+                v.aval = AVal(_nested_shape(v, a), v.aval.dtype)
             _shrink(sub, scope, saved)
             _reinfer(sub, scope, saved)
         # equality, not broadcasting: a size of 1 read from the inputs is 1 here (a guard)
-        ok = _set_outputs(node, OPS[node.op].infer(ins, **node.attrs), saved)
+        scope.assume = True
+        try:
+            out = OPS[node.op].infer(ins, **node.attrs)
+        finally:
+            scope.assume = False
+        ok = _set_outputs(node, out, saved, hold=True)
+    except SizeUnknown:
+        raise
     except Exception:  # noqa: BLE001 - a graph that cannot follow the Dims: literal shapes
         ok = False
     if not ok:
         for entry in reversed(saved[mark:]):
             _undo(entry)
         del saved[mark:]
+        if _unknown_inside(node):
+            raise SizeUnknown(f"the graphs of {node.op} cannot follow sizes only the run knows")
         for a in ins:
             for d in a.shape:
+                if isinstance(d, RunDim) or d is None:
+                    raise SizeUnknown(f"the graphs of {node.op} cannot follow sizes only the run knows")
                 if isinstance(d, Dim):
                     d.__index__()       # the program is for this size only (a guard)
 
 
-def _avals(graph):
-    return [v.aval for v in graph.outputs]
-
-
-def _agree(xs, ys):
-    """Record that avals ``xs`` and ``ys`` have equal shapes (raise if they do not)."""
-    if len(xs) != len(ys) or not all(len(x.shape) == len(y.shape) and all(
-            a == b for a, b in zip(x.shape, y.shape)) for x, y in zip(xs, ys)):
-        raise ValueError("the graphs of this node do not fit each other")
-
-
-def _while_inputs(ins, cond_graph, body_graph, n_vars):
-    yield "cond_graph", ins
-    yield "body_graph", ins
-
-
-def _while_grad_inputs(ins, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
-    loop = ins[1:1 + n_vars + n_extra]
-    yield "fwd_graph", loop
-    yield "bwd_graph", _avals(fwd_graph)[n_vars:] + loop[n_vars:] + ins[1 + n_vars + n_extra:]
-
-
-def _while_grad_grad_inputs(ins, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_extra):
-    body = ins[1:1 + n_vars + n_extra]
-    n_carry = (len(ins) - 1 - n_vars - n_extra) // 2
-    carry = ins[1 + n_vars + n_extra:1 + n_vars + n_extra + n_carry]
-    yield "fwd_graph", body
-    rows = _avals(fwd_graph)[n_vars:]
-    yield "bwd_graph", rows + body[n_vars:] + carry
-    yield "bwd_vjp", rows + body[n_vars:] + carry + carry
-    yield "fwd_vjp", body + body[:n_vars] + rows
-    # what the template writes where, and its infer rule does not check: equal sizes
-    _agree(_avals(fwd_graph)[:n_vars], body[:n_vars])
-    _agree(_avals(bwd_graph), carry)
-    _agree(_avals(bwd_vjp), rows + body[n_vars:] + carry)
-    _agree(_avals(fwd_vjp), body)
-
-
-def _while_with_grad_inputs(ins, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
-                            memory_budget):
-    loop = ins[:n_vars + n_extra]
-    yield "cond_graph", loop
-    yield "fwd_graph", loop
-    yield "seed_graph", loop[:n_vars] + [seed_graph.inputs[n_vars].aval] + ins[n_vars + n_extra:]
-    yield "bwd_graph", _avals(fwd_graph)[n_vars:] + loop[n_vars:] + _avals(seed_graph)
-
-
-def _while_stacks_inputs(ins, cond_graph, body_graph, fwd_graph, n_vars, memory_budget):
-    yield "cond_graph", ins
-    yield "body_graph", ins
-    yield "fwd_graph", ins
-
-
-def _while_grad_stacks_inputs(ins, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
-    k = len(stacked_rows(fwd_graph, n_vars))      # the stacks come last; the graphs skip them
-    yield from _while_grad_inputs(ins[:len(ins) - k], fwd_graph, bwd_graph, n_vars, n_extra,
-                                  memory_budget)
-
-
-# op -> fn(operand avals, **attrs) yielding (graph attribute, the avals its inputs take), in
-# an order where each graph's inputs are known when it comes (a loop gradient's backward body
-# reads the forward body's outputs): the ops' infer rules (ir/defs/control.py, loops.py) say
-# what each graph is given. An op carrying graphs that is missing here is inferred like any
-# other, its graphs keeping their traced shapes (its rule then records the sizes as guards).
-NESTED_INPUTS = {
-    "If": lambda ins, then_graph, else_graph: iter([("then_graph", ins[1:]), ("else_graph", ins[1:])]),
-    "While": _while_inputs,
-    "WhileGrad": _while_grad_inputs,
-    "WhileGradGrad": _while_grad_grad_inputs,
-    "WhileWithGrad": _while_with_grad_inputs,
-    "WhileStacks": _while_stacks_inputs,
-    "WhileGradStacks": _while_grad_stacks_inputs,
+# Infer rules that read a size as a plain number in C (``slice.indices``), which for a size
+# only the run knows would silently be its stand-in value: their form for such sizes.
+RUN_TIME_RULES = {
+    "StridedSlice": lambda ins, spec: AVal(sliced_shape(ins[0].shape, spec), ins[0].dtype),
 }
 
 

@@ -7,16 +7,26 @@ from ..errors import InferError
 
 
 def broadcast_shapes(*shapes):
-    """NumPy/TensorFlow broadcasting of several shapes."""
+    """NumPy/TensorFlow broadcasting of several shapes. Sizes are compared with ``==`` one
+    pair at a time, never hashed: codegen's symbolic sizes record each comparison
+    (codegen/symbolic.py), and a size only the run knows cannot be hashed."""
     rank = max(len(s) for s in shapes)
     out = []
     for i in range(rank):
-        dims = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0}
-        dims.discard(1)
-        known = {d for d in dims if d is not None}
-        if len(known) > 1:
-            raise InferError("Incompatible shapes: " + " vs. ".join(str(tuple(s)) for s in shapes))
-        out.append(known.pop() if known else (None if None in dims else 1))
+        known, unknown = None, False
+        for s in shapes:
+            if i - rank + len(s) < 0:
+                continue
+            d = s[i - rank + len(s)]
+            if d is None:
+                unknown = True
+            elif d == 1:
+                continue
+            elif known is None:
+                known = d
+            elif d != known:
+                raise InferError("Incompatible shapes: " + " vs. ".join(str(tuple(s)) for s in shapes))
+        out.append(known if known is not None else (None if unknown else 1))
     return tuple(out)
 
 

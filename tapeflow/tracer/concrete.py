@@ -145,7 +145,8 @@ class ConcreteFunction:
     def run(self, arrays):
         """The program on NumPy values. A graph with unknown dims runs as it is on the
         interpreter; the Numba backend compiles it per input shape (specialised: ``Shape``
-        folds to constants and the shape-tensor ops to their static forms)."""
+        folds to constants and the shape-tensor ops to their static forms), sizes that only
+        the run decides (a TensorArray grown in a loop) read from the arrays at run time."""
         if not self._unknown_dims or self._shape_generic():
             return self.program(*arrays)
         key = tuple((np.shape(a), np.asarray(a).dtype.str) for a in arrays)
@@ -156,13 +157,12 @@ class ConcreteFunction:
             try:
                 graph = specialize(self.graph, avals)
             except InvalidArgumentError:
-                # a While whose loop variables change size (a concat in its body): no static
-                # program; the interpreter runs the graph as it is (and raises, naming the op
-                # and line, if the call itself does not fit)
-                graph, mode = self.graph, "interpreted"
-            if any(None in v.aval.shape and not stack_output(v)
-                   for n in graph.nodes for v in n.outputs):
-                mode = "interpreted"   # sizes that depend on the data: no static program
+                # a While whose loop variables change size (a concat in its body): compiled
+                # as traced, made concrete per call shape (codegen/concrete.py), which raises
+                # naming the op and line if the call itself does not fit
+                graph = self.graph
+            # sizes that depend on the data stay unknown: the program reads them from the
+            # arrays holding them (codegen/symbolic.py), or runs on the interpreter
             prog = self._specialized[key] = backend.compile(graph, self.name, mode)
         return prog(*arrays)
 

@@ -208,9 +208,10 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
       loop_vars: the initial values (a tuple or list).
       shape_invariants: per loop variable (the structure of ``loop_vars``) a ``TensorShape``
         or None: a loop variable whose invariant has None where its initial value has a size
-        may change that size across iterations (its static shape has None there; such a
-        loop runs on the NumPy interpreter). A body changing a shape its invariant (by
-        default the initial value's shape) does not allow raises ValueError.
+        may change that size across iterations (its static shape has None there; the
+        compiled program reads that size from the array as it runs). A body changing a
+        shape its invariant (by default the initial value's shape) does not allow raises
+        ValueError.
       maximum_iterations: stop after this many iterations at most.
 
     Returns:

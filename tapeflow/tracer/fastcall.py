@@ -144,11 +144,13 @@ def fast_caller(concrete, program):
     lines.extend(f"    a{k} = args[{k}]" for k in used)
     if direct:
         # the program's own caller is bypassed: an op rejecting its data raises from here
+        # (``failed`` raises; for a failed check of a size only the run knows it returns the
+        # interpreter's results, codegen/failures.py)
         ns["failed"] = failure_handler(program.graph, program.name)
         n_in = len(concrete.graph.inputs)
         lines += ["    try:", f"        r = run({', '.join(values)})",
                   "    except (ValueError, IndexError, ArithmeticError) as e:",
-                  f"        raise failed(e, ({''.join(v + ', ' for v in values[:n_in])})) from None"]
+                  f"        r = failed(e, ({''.join(v + ', ' for v in values[:n_in])}))"]
     else:
         lines.append(f"    r = run({', '.join(values)})")
     for k, (how, expr) in enumerate(results):

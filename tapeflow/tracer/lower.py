@@ -18,7 +18,6 @@ from ..codegen.emitter import Unsupported
 from ..codegen.fusion import Group, plan
 from ..codegen.concrete import concretize
 from ..codegen.generate import InterpreterFallbackWarning, generate
-from ..ir.defs.loops import stack_output
 from ..ir.dot import INPUT, RESIDUAL, cluster, document, link, statements
 from ..ir.graph import Graph, aval_str, line_str, print_graph
 from ..ir.shapes import num_elements
@@ -419,12 +418,6 @@ def _all_nodes(graph):
                 yield from _all_nodes(attr)
 
 
-def _all_values(graph):
-    yield from graph.inputs
-    for node in graph.nodes:
-        yield from node.outputs
-
-
 def _loop_text(node):
     title, *rest = loops_describe(node)
     where = f" ({line_str(node)})" if node.line else ""
@@ -442,8 +435,7 @@ def _size_classes(graph, name):
         return "   (NumPy interpreter backend: no generated program)"
     graph, note = backend.optimize(graph), ""
     shapes = [tuple(1 if d is None else d for d in v.aval.shape) for v in graph.inputs]
-    if any(None in v.aval.shape and not stack_output(v)          # as compile_graph decides
-           for v in _all_values(graph)):
+    if any(None in v.aval.shape for v in graph.inputs):          # as compile_graph decides
         graph, note = concretize(graph, shapes), "   (unknown dims generated at 1: each call generates for its sizes)\n"
     try:
         with warnings.catch_warnings():

@@ -209,6 +209,11 @@ def test_large_programs_are_cut_into_parts():
     prog = compile_graph(g, "parts")
     assert len(prog.kernels) == len(gen.parts)
     _assert_same(prog(*args), run_graph(g, *args), D.float64)
+    # compiled again in this process (another graph of the same source: a size class, a
+    # specialisation): its parts are found compiled, as the first part's return types say
+    # what the later parts take, so the dispatchers are shared, nothing recompiled
+    again = compile_graph(g, "parts")
+    assert again.kernels == prog.kernels
 
 
 def test_an_output_that_is_a_constant_is_a_copy():

@@ -45,10 +45,11 @@ def grown(x, n):
     return tf.reduce_sum(ta.stack() ** 2)
 
 
-def test_a_tensor_array_grown_in_a_loop_of_run_time_length_runs_interpreted():
-    """Its tensor's leading dim is None (sizes that depend on the data), so the Numba backend
-    runs the graph on the interpreter: the same values and gradients as the eager loop (for
-    n=0 the eager gradient is None and the function's zeros, as TensorFlow 2.21's)."""
+def test_a_tensor_array_grown_in_a_loop_of_run_time_length_matches_the_eager_loop():
+    """Its tensor's leading dim is None (a size the data decides), read from the array at run
+    time in the compiled program (test_run_time_sizes.py): the same values and gradients as
+    the eager loop (for n=0 the eager gradient is None and the function's zeros, as
+    TensorFlow 2.21's)."""
     x = tf.constant(R.normal(size=(6, 3)))
     f = tf.function(grown)
     for n in (0, 2, 5):

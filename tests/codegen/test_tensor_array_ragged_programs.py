@@ -45,7 +45,7 @@ def test_a_loop_of_ragged_elements_runs_interpreted():
     graph = f.get_concrete_function(tf.constant(0.5, tf.float64), tf.constant(3)).graph
     prog = compile_graph(graph, "ragged_loop")      # made concrete per call's shapes
     (y,) = prog(np.float64(0.5), np.int32(3))
-    assert prog.fallback == "sizes that change while it runs"
+    assert "CropOrPad gives a size only the run knows" in prog.fallback
     np.testing.assert_allclose(y, sum(k * np.sin(k * 0.5) ** 2 for k in (1, 2, 3)), rtol=1e-12)
     x = tf.constant(0.5, tf.float64)
     for n in (1, 3):       # n = 0: concat of an empty list is TensorFlow's error

@@ -8,7 +8,9 @@ asking for its layout. Shapes are static, so slices and index maps are literal a
 from ...ir.defs.array import expand_spec, split_sizes
 from ...ir.shapes import num_elements
 from ..emitter import Unsupported, index, lit, np_type, shape_lit
-from ..symbolic import same_shape
+from ..slices import bounds
+from ..symbolic import RunDim, nonzero, same_shape
+from .list_growth import append_in_place
 from .registry import stmt_op
 
 
@@ -74,14 +76,19 @@ def _pad(em, node, paddings, constant_values=0):
 
 @stmt_op("ConcatV2")
 def _concat(em, node, axis):
+    """A fresh array, which a later TensorListSetItem may write in place (``private``); a loop's
+    list growing along axis 0 is written into its spare rows instead (list_growth.py)."""
+    if append_in_place(em, node):
+        return
     (y,) = node.outputs
     rank = len(y.aval.shape)
     ax = axis % rank
     out = em.alloc(y)
+    em.private.add(y.id)
     off = 0
     for x in node.inputs:
         def at(i, off=off):
-            return i[:ax] + [f"{i[ax]} + {off}" if off else i[ax]] + i[ax + 1:]
+            return i[:ax] + [f"{i[ax]} + {off}" if nonzero(off) else i[ax]] + i[ax + 1:]
         copy_loops(em, x.aval.shape, out, at, lambda i, x=x: em.read(x, i))
         off += x.aval.shape[ax]
 
@@ -127,10 +134,11 @@ def _split(em, node, sizes, axis):
         off += s
 
 
-@stmt_op("EnsureShape")
+@stmt_op("EnsureShape", sizes_from_data=True)
 def _ensure_shape(em, node, shape):
-    """A program is generated for static shapes (an unknown size runs on the interpreter):
-    the sizes were checked when its shapes were inferred, so the value passes as it is."""
+    """The sizes were checked when its shapes were inferred (a size only the run knows
+    against a known one: where the program relies on it), so the value passes as it is; a
+    size it leaves to the run is its input's, read from the same array."""
     (x,), (y,) = node.inputs, node.outputs
     em.bind(y, em.ref(x))
 
@@ -166,7 +174,8 @@ def _gather(em, node, axis, batch_dims=0):
 
 
 def _slice_plan(in_shape, spec):
-    """Per output dim the input dim and (start, step), and fixed indices of int-indexed dims."""
+    """Per output dim the input dim and (start, step), and fixed indices of int-indexed dims.
+    Along a size only the run knows they are expressions (codegen/slices.py)."""
     out_dims, fixed, dim = [], {}, 0
     for s in expand_spec(spec, len(in_shape)):
         if s is None:
@@ -175,6 +184,9 @@ def _slice_plan(in_shape, spec):
         d = in_shape[dim]
         if isinstance(s, int):
             fixed[dim] = s % d
+        elif isinstance(d, RunDim):
+            start, length = bounds(d, s)
+            out_dims.append((dim, length, start, 1 if s[2] is None else s[2]))
         else:
             start, stop, step = slice(*s).indices(d)
             out_dims.append((dim, len(range(start, stop, step)), start, step))
@@ -188,7 +200,7 @@ def _slice_index(in_rank, out_dims, fixed, idx):
     for (dim, _, start, step), i in zip(out_dims, idx):
         if dim is not None:
             term = i if step == 1 else f"{i} * {step}"
-            xi[dim] = term if start == 0 else f"{start} + {term}"
+            xi[dim] = f"{start} + {term}" if nonzero(start) else term
     return xi
 
 
@@ -212,7 +224,7 @@ def _strided_slice_grad(em, node, spec, shape):
     if not y.aval.shape:
         em.bind(y, em.ref(g))
         return
-    out = em.alloc(y, fill=lit(0, y.aval.dtype))
+    out = em.alloc(y, fill=lit(0, y.aval.dtype), shape=shape)
     out_dims, fixed = _slice_plan(tuple(shape), spec)
     rank = len(shape)
     if not g.aval.shape:

@@ -3,6 +3,7 @@ or the list itself written where nothing else holds it (a loop's list variable);
 one element, copied out."""
 from ...ir.shapes import num_elements
 from ..emitter import shape_lit
+from .list_growth import keep_capacity
 from .registry import stmt_op
 
 
@@ -77,6 +78,7 @@ def own_loop_lists(em, graph, names, but=()):
     for k in own:
         if k not in but:
             em.line(f"{names[k]} = rt.fresh_copy({names[k]})")
+    keep_capacity(em, graph, names, own)    # a list the loop grows: spare rows (list_growth.py)
     return own
 
 

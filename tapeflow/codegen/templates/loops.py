@@ -17,7 +17,8 @@ from ...passes.dce import dce
 from ...ir.graph import Graph, use_counts
 from ...runtime.kernels.loops import (counter_index, history_spans, row_states, stacked_rows,
                                       trip_bounds)
-from ..emitter import np_type
+from ..emitter import Unsupported, np_type
+from ..symbolic import run_time
 from .control import _assign
 from .lists import loop_lists, own_loop_lists
 from .registry import stmt_op
@@ -28,11 +29,19 @@ from .registry import stmt_op
 BLOCK_BYTES = 512 << 10
 
 
-def _nbytes(avals):
+def _nbytes(avals, names=None):
     """Source text of the bytes of values of ``avals``: sizes read from the inputs stay
-    expressions (symbolic.py), so the memory plan does not fix the program to one size."""
+    expressions (symbolic.py), so the memory plan does not fix the program to one size.
+    A value whose size only the run knows is measured where it is (``names``), else not
+    counted: a row of a list the loop grows is not there before the loop, whose plan then
+    budgets the other rows (the kernel measures the first iteration's; either plan gives
+    the same values)."""
     terms = []
-    for a in avals:
+    for k, a in enumerate(avals):
+        if run_time(a):
+            if names is not None:
+                terms.append(f"{names[k]}.nbytes")
+            continue
         dims = [f"{d}" for d in a.shape if f"{d}" != "1"]
         terms.append(" * ".join(dims + [str(a.dtype.size)]))
     return " + ".join(terms) or "0"
@@ -68,32 +77,32 @@ class _Rows:
         self.history, self.stacks, self.where = {}, {}, []
         for r, state in enumerate(row_states(fwd_graph, n_vars)):
             if state is None:
-                self.stacks[r] = _buffer(em, cap, self.avals[r])
+                self.stacks[r] = _stack(em, cap, self.avals[r], run_time(self.avals[r]))
                 self.where.append((self.stacks[r], 0))
             else:
                 j, offset = state
                 if j not in self.history:
                     aval = fwd_graph.inputs[j].aval
                     name = shared.allocate(em, cap, aval) if shared and shared.state == j \
-                        else _buffer(em, f"{cap} + 1", aval)
+                        else _stack(em, f"{cap} + 1", aval, run_time(aval))
                     self.history[j] = (name, aval)
                 self.where.append((self.history[j][0], offset))
 
     def start(self, state):
         """Before the first iteration: the state it starts from."""
         for j, (h, _) in self.history.items():
-            self.em.line(f"{h}[0] = {state[j]}")
+            _put(self.em, h, 0, state[j], copy=True)
 
     def write(self, i, outs):
         """After iteration ``i`` computed ``outs`` (the forward body's outputs)."""
         for r, s in self.stacks.items():
-            self.em.line(f"{s}[{i}] = {outs[self.n_vars + r]}")
+            _put(self.em, s, i, outs[self.n_vars + r], copy=True)
         for j, (h, _) in self.history.items():
             if self.shared and self.shared.state == j:    # the list's write put it there
                 with self.em.block(f"if not {self.shared.alias}:"):
-                    self.em.line(f"{h}[{i} + 1] = {outs[j]}")
+                    _put(self.em, h, f"{i} + 1", outs[j], copy=True)
             else:
-                self.em.line(f"{h}[{i} + 1] = {outs[j]}")
+                _put(self.em, h, f"{i} + 1", outs[j], copy=True)
 
     def grow(self, n, cap):
         """Copy the first ``n`` iterations' rows into buffers of ``cap`` (the doubled size)."""
@@ -105,6 +114,9 @@ class _Rows:
             self.em.line(f"{self.shared.alias} = False")
 
     def _regrow(self, name, rows, aval, used):
+        if isinstance(name, _Ragged):
+            self.em.line(f"{name}.extend([{name.empty} for _ in range({rows} - len({name}))])")
+            return
         grown = _buffer(self.em, rows, aval)
         self.em.line(f"{grown}[:{used}] = {name}[:{used}]")
         self.em.line(f"{name} = {grown}")
@@ -157,7 +169,8 @@ class _SharedList:
             write = fwd_graph.outputs[j].node
             lst, index, item = write.inputs
             h = after.get(item.id)
-            if lst is not fwd_graph.inputs[j] or h is None or h == j or h not in kept:
+            if lst is not fwd_graph.inputs[j] or h is None or h == j or h not in kept \
+                    or run_time(lst.aval):      # a list the loop grows moves (list_growth.py)
                 continue            # (the item has the list's element type: SetItem's rule)
             at = counter_index(fwd_graph, n_vars, index)
             if at is not None:
@@ -222,6 +235,7 @@ class _Hoisted:
             mm = z.node
             if (mm is None or id(mm) not in nodes or mm.op != "MatMul" or uses[z.id] != 1
                     or not mm.attrs["transpose_a"] or mm.attrs["transpose_b"]
+                    or any(run_time(x.aval) for x in (cin, *mm.inputs))    # no slabs of lists
                     or z.aval != cin.aval or out.aval != cin.aval
                     or any(len(x.aval.shape) != 2 or x.id in extras for x in mm.inputs)):
                 continue
@@ -322,14 +336,15 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
     reassigns), updating the ``carry`` names by the backward body ``hoisted``."""
     k, segs, i = em.fresh("k"), em.fresh("segs"), em.fresh("i")
     rb, sb = _row_bytes(em, fwd_graph, n_vars), em.fresh("sb")
-    em.line(f"{sb} = {_nbytes([v.aval for v in fwd_graph.inputs[:n_vars]])}")
+    em.line(f"{sb} = {_nbytes([v.aval for v in fwd_graph.inputs[:n_vars]], state)}")
     # runtime/kernels/loops.segment_length, inline
     with em.block(f"if {n} * {rb} <= {int(memory_budget)} or {n} <= 1:"):
         em.line(f"{k} = max({n}, 1)")
     with em.block("else:"):
         em.line(f"{k} = min({n}, max(1, np.int64(np.ceil(np.sqrt({n} * {sb} / max({rb}, 1))))))")
     em.line(f"{segs} = ({n} + {k} - 1) // {k}")
-    checkpoints = [_buffer(em, f"max({segs}, 1)", v.aval) for v in fwd_graph.inputs[:n_vars]]
+    checkpoints = [_stack(em, f"max({segs}, 1)", v.aval, run_time(v.aval))
+                   for v in fwd_graph.inputs[:n_vars]]
     rows = _Rows(em, fwd_graph, n_vars, k)
     step = dce(Graph(fwd_graph.inputs, fwd_graph.nodes, fwd_graph.outputs[:n_vars]))
     own_step = own_loop_lists(em, step, state)      # list variables: written in place
@@ -338,12 +353,12 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
     with em.block(f"while {i} < ({segs} - 1) * {k}:"):      # checkpoints only
         with em.block(f"if {i} % {k} == 0:"):
             for c, s in zip(checkpoints, state, strict=True):
-                em.line(f"{c}[{i} // {k}] = {s}")
+                _put(em, c, f"{i} // {k}", s, copy=True)
         _assign(em, state, em.inline(step, state + extra, own_step), simultaneous=True)
         em.line(f"{i} += 1")
     with em.block(f"if {segs} > 0:"):
         for c, s in zip(checkpoints, state, strict=True):
-            em.line(f"{c}[{segs} - 1] = {s}")
+            _put(em, c, f"{segs} - 1", s, copy=True)
     with em.block(f"while {segs} > 0:"):
         em.line(f"{segs} -= 1")
         _assign(em, state, [f"rt.fresh_copy({c}[{segs}])" if j in own else f"{c}[{segs}]"
@@ -453,6 +468,8 @@ def _while_stacks(em, node, cond_graph, body_graph, fwd_graph, n_vars, memory_bu
     ins = [em.ref(v) for v in node.inputs]
     _, n, keep, rows = _forward(em, node, cond_graph, fwd_graph, n_vars, ins, ins[n_vars:],
                                 memory_budget)
+    if any(isinstance(name, _Ragged) for name, _ in rows.where):
+        raise Unsupported("WhileStacks: a stack of rows whose size changes is no tensor")
     states, spans = row_states(fwd_graph, n_vars), history_spans(fwd_graph, n_vars)
     for v, r in zip(node.outputs[n_vars + 1:], stacked_rows(fwd_graph, n_vars), strict=True):
         if states[r] is None:
@@ -535,24 +552,28 @@ def _while_grad_grad(em, node, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n
     n, i = em.fresh("n"), em.fresh("i")
     em.line(f"{n} = np.int64({em.ref(node.inputs[0])})")
     rows = [v.aval for v in fwd_graph.outputs[n_vars:]]
-    states_st = [_buffer(em, f"max({n}, 1)", a) for a in avals[:n_vars]]
-    rows_st = [_buffer(em, f"max({n}, 1)", a) for a in rows]
-    carry_st = [_buffer(em, f"max({n}, 1)", a) for a in avals[n_vars + n_extra:n_vars + n_extra + nc]]
-    rows_ct_st = [_buffer(em, f"max({n}, 1)", a) for a in rows]
+    # a state, row or carry whose size changes across iterations is a list (``_Ragged``)
+    varying = [run_time(v.aval) for v in fwd_graph.inputs[:n_vars]]
+    states_st = [_stack(em, f"max({n}, 1)", a, r) for a, r in zip(avals[:n_vars], varying, strict=True)]
+    rows_st = [_stack(em, f"max({n}, 1)", a, run_time(a)) for a in rows]
+    carry_st = [_stack(em, f"max({n}, 1)", a, run_time(v.aval)) for a, v in
+                zip(avals[n_vars + n_extra:n_vars + n_extra + nc], bwd_graph.inputs[-nc:] if nc else (),
+                    strict=True)]
+    rows_ct_st = [_stack(em, f"max({n}, 1)", a, run_time(a)) for a in rows]
     em.line(f"{i} = 0")
     with em.block(f"while {i} < {n}:"):
         outs = em.inline(fwd_graph, state + extra)
         for b, s in zip(states_st, state, strict=True):
-            em.line(f"{b}[{i}] = {s}")
+            _put(em, b, i, s)
         for b, e in zip(rows_st, outs[n_vars:], strict=True):
-            em.line(f"{b}[{i}] = {e}")
+            _put(em, b, i, e)
         _assign(em, state, outs[:n_vars], simultaneous=True)
         em.line(f"{i} += 1")
     row = [f"{b}[{i}]" for b in rows_st]
     with em.block(f"while {i} > 0:"):
         em.line(f"{i} -= 1")
         for b, c in zip(carry_st, carry, strict=True):
-            em.line(f"{b}[{i}] = {c}")
+            _put(em, b, i, c)
         _assign(em, carry, em.inline(bwd_graph, row + extra + carry), simultaneous=True)
     extra_ct = [em.fresh("ea") for _ in range(n_extra)]
     _assign(em, extra_ct, [_zero(a) for a in avals[n_vars:n_vars + n_extra]])
@@ -560,12 +581,14 @@ def _while_grad_grad(em, node, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n
     with em.block(f"while {i} < {n}:"):
         outs = em.inline(bwd_vjp, row + extra + [f"{b}[{i}]" for b in carry_st] + ct)
         for b, e in zip(rows_ct_st, outs[:nr], strict=True):
-            em.line(f"{b}[{i}] = {e}")
+            _put(em, b, i, e)
         _accumulate(em, extra_ct, avals[n_vars:n_vars + n_extra], outs[nr:nr + n_extra])
         _assign(em, ct, outs[nr + n_extra:], simultaneous=True)
         em.line(f"{i} += 1")
     state_ct = [em.fresh("sa") for _ in range(n_vars)]
-    _assign(em, state_ct, [_zero(a) for a in avals[:n_vars]])
+    # the last state's cotangent: zeros shaped as that state (a list the loop grew is longer)
+    _assign(em, state_ct, [f"np.zeros_like({s})" if r else _zero(a)
+                           for s, a, r in zip(state, avals[:n_vars], varying, strict=True)])
     with em.block(f"while {i} > 0:"):
         em.line(f"{i} -= 1")
         outs = em.inline(fwd_vjp, [f"{b}[{i}]" for b in states_st] + extra + state_ct
@@ -576,3 +599,32 @@ def _while_grad_grad(em, node, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n
     _assign(em, [em.var(v) for v in node.outputs], state_ct + extra_ct + ct)
     for v in node.outputs:
         em.bind(v)
+
+
+# -- loop states whose sizes only the run knows (codegen/symbolic.py, ``RunDim``) ------------
+
+
+class _Ragged(str):
+    """The name of a stack of values whose size changes across iterations (a TensorArray the
+    loop grows, its cotangent): rows of different shapes cannot share one buffer, so it is a
+    list of arrays, one per row, stored where written (``_put``)."""
+
+
+def _stack(em, rows, aval, ragged):
+    """A stack of ``rows`` values of ``aval``: a buffer, or a ``_Ragged`` list when the size
+    changes across iterations (its slots start as empty arrays of the rank and dtype)."""
+    if not ragged:
+        return _buffer(em, rows, aval)
+    name = _Ragged(em.fresh("stack"))
+    name.empty = f"np.empty(({'0, ' * len(aval.shape)}), dtype={np_type(aval.dtype)})"
+    em.line(f"{name} = [{name.empty} for _ in range({rows})]")
+    return name
+
+
+def _put(em, stack, at, value, copy=False):
+    """Row ``at`` of ``stack`` holds ``value`` (``copy``: a value the loop may write in place
+    later, a checkpointed list variable)."""
+    if isinstance(stack, _Ragged):
+        em.line(f"{stack}[{at}] = {'rt.fresh_copy' if copy else 'np.ascontiguousarray'}({value})")
+    else:
+        em.line(f"{stack}[{at}] = {value}")

@@ -125,7 +125,8 @@ def _arg_reduce(em, node, axis, output_type):
 
 @stmt_op("UnsortedSegmentSum")
 def _unsorted_segment_sum(em, node, num_segments):
-    """In index order, like np.add.at; negative ids are dropped, ids past the end raise."""
+    """In index order, like np.add.at; negative ids are dropped, ids past the end raise.
+    ``num_segments``: an int, or code reading it at run time (DynamicUnsortedSegmentSum)."""
     data, ids = node.inputs
     (y,) = node.outputs
     k = len(ids.aval.shape)
@@ -135,7 +136,7 @@ def _unsorted_segment_sum(em, node, num_segments):
     q = 1
     for d in data.aval.shape[k:]:
         q *= d
-    out = em.alloc(y, fill=lit(0, y.aval.dtype))
+    out = em.alloc(y, fill=lit(0, y.aval.dtype), shape=(num_segments,) + tuple(y.aval.shape[1:]))
     ov, dv = em.fresh("ov"), em.fresh("dv")
     em.line(f"{ov} = {out}.reshape({shape_lit((num_segments, q))})")
     em.line(f"{dv} = {em.as_array(data)}.reshape({shape_lit((m, q))})")

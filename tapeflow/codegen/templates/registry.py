@@ -17,6 +17,9 @@ class Template:
     reduce: object = None
     cost: int = 1           # rough cost per element relative to an add (parallel threshold)
     may_raise: bool = False  # can raise on integer inputs: such a loop stays serial (prange cannot raise)
+    # computes an output size only the run knows from its data (a shape tensor), where the
+    # output's aval reads it from the output itself (codegen/symbolic.py ``held``, ``reads``)
+    sizes_from_data: bool = False
 
 
 def _register(name, **kw):
@@ -33,10 +36,10 @@ def scalar_op(*names, cost=1, may_raise=False):
     return deco
 
 
-def stmt_op(*names):
+def stmt_op(*names, sizes_from_data=False):
     def deco(fn):
         for n in names:
-            _register(n, emit=fn)
+            _register(n, emit=fn, sizes_from_data=sizes_from_data)
         return fn
     return deco
 

@@ -19,7 +19,14 @@ gradients either way.
 from ...errors import InferError
 from .. import dtypes as D
 from ..opdef import AVal, defop
-from .control import _avals, _check_inputs, _fmt, _inputs, _loop_avals, _while
+from .control import _avals, _check_inputs, _fits, _fmt, _inputs, _loop_avals, _while
+
+
+def _compatible(a, b):
+    """Same dtype and rank, sizes equal where both are known: a graph made concrete for its
+    input shapes (codegen/concrete.py) keeps the unknown sizes its nested ops give, where the
+    values they meet have become known."""
+    return _fits(a, b) or _fits(b, a)
 
 
 def _while_grad(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
@@ -61,7 +68,8 @@ def _while_grad_grad(avals, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_ex
                          f"{n_extra} operands, a carry and its cotangent; got {len(avals)} inputs")
     body = tuple(avals[1:1 + n_vars + n_extra])
     carry = tuple(avals[1 + n_vars + n_extra:1 + n_vars + n_extra + n_carry])
-    if tuple(avals[1 + n_vars + n_extra + n_carry:]) != carry:
+    if not all(_compatible(c, t) for c, t in zip(avals[1 + n_vars + n_extra + n_carry:], carry,
+                                                  strict=True)):
         raise InferError("WhileGradGrad: the carry's cotangent must have the carry's types")
     _check_inputs(fwd_graph, body, "the forward body of WhileGradGrad")
     rows = _avals(fwd_graph)[n_vars:]
@@ -200,11 +208,12 @@ def _while_grad_stacks(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budg
     if k > len(avals):
         raise InferError(f"WhileGradStacks takes {k} stacks but has {len(avals)} inputs")
     got, want = tuple(avals[len(avals) - k:]), stack_avals(fwd_graph, n_vars)
-    # a row size known only at run time (None) takes any size: the backward replayed with
-    # the forward's concrete stacks (a jacobian through the call)
-    if any(a.dtype != b.dtype or len(a.shape) != len(b.shape) or any(
-            w is not None and g != w for g, w in zip(a.shape[1:], b.shape[1:]))
-           for a, b in zip(got, want, strict=True)):
+    # a row size known only at run time (None) on either side takes any size: the backward
+    # replayed with the forward's concrete stacks (a jacobian through the call), or a graph
+    # made concrete for its inputs meeting its nested graphs' unknown sizes (codegen)
+    if not all(_compatible(AVal(a.shape[1:], a.dtype), AVal(b.shape[1:], b.dtype))
+               for a, b in zip(got, want, strict=True)) \
+            or any(len(a.shape) != len(b.shape) for a, b in zip(got, want, strict=True)):
         raise InferError(f"WhileGradStacks' stacks are {_fmt(got)} for rows {_fmt(want)}")
     return _while_grad(avals[:len(avals) - k], fwd_graph, bwd_graph, n_vars, n_extra,
                        memory_budget)
