@@ -126,7 +126,7 @@ def read_only_list_cotangents(graph):
     env, out = {}, []
     for node in graph.nodes:
         inputs = [env.get(v.id, v) for v in node.inputs]
-        bwd = _read_only(node, uses, producer) if node.op in _CARRY_OUTPUTS else None
+        bwd = _read_only(node, uses, producer) if node.op in _LOOP_GRADIENTS else None
         if bwd is None or bwd is node.attrs["bwd_graph"]:
             out.append(keep(node, inputs))
         else:
@@ -138,17 +138,17 @@ def read_only_list_cotangents(graph):
     return Graph(graph.inputs, out, [env.get(v.id, v) for v in graph.outputs])
 
 
-# per loop gradient: (where its backward body's carry results start among its outputs, where
-# its loop variables and operands start among its inputs)
-_CARRY_OUTPUTS = {"WhileGrad": (lambda a: 0, 1), "WhileGradStacks": (lambda a: 0, 1),
-                  "WhileWithGrad": (lambda a: a["n_vars"] + 1, 0)}
+_LOOP_GRADIENTS = ("WhileGrad", "WhileGradStacks", "WhileWithGrad")
 
 
 def _read_only(node, uses, producer):
     """``node``'s backward body with the list cotangents that need no zeroing unwritten."""
     a = node.attrs
     fwd, bwd, nv, n_extra = a["fwd_graph"], a["bwd_graph"], a["n_vars"], a["n_extra"]
-    first_out, first_in = _CARRY_OUTPUTS[node.op]
+    # where the carry's results start among the outputs and the loop variables among the
+    # inputs: WhileWithGrad gives the While's outputs first and takes the loop variables
+    # first; the others give only the carry and take the trip count first
+    first_out, first_in = (nv + 1, 0) if node.op == "WhileWithGrad" else (0, 1)
     n_rows = len(fwd.outputs) - nv
     carry = bwd.inputs[n_rows + n_extra:]
     inner = use_counts(bwd)
@@ -157,19 +157,22 @@ def _read_only(node, uses, producer):
         for v in n.inputs:
             readers.setdefault(v.id, []).append(n)
 
-    def constant(factors):      # the product's value, if every factor is a known int
+    def constant(factors):
+        """The product, where each factor is an int or an operand a Const feeds; else None."""
         value = 1
         for f in factors:
-            const = None if isinstance(f, int) else producer.get(node.inputs[first_in + f[1]].id)
-            if not isinstance(f, int) and (const is None or const.op != "Const"):
-                return None
-            value *= f if isinstance(f, int) else int(const.attrs["value"])
+            if not isinstance(f, int):
+                const = producer.get(node.inputs[first_in + f[1]].id)
+                if const is None or const.op != "Const":
+                    return None
+                f = int(const.attrs["value"])
+            value *= f
         return value
 
     outputs = list(bwd.outputs)
     for c, (m, out) in enumerate(zip(carry, bwd.outputs, strict=True)):
         write = out.node
-        if uses.get(node.outputs[first_out(a) + c].id) or write is None or \
+        if uses.get(node.outputs[first_out + c].id) or write is None or \
                 write.op != "TensorListSetItem" or write.inputs[0] is not m or inner[out.id] != 1:
             continue
         index = write.inputs[1]
