@@ -38,7 +38,14 @@ from .symbolic import SymbolicTensor, TracingError
 _UNDEFINED = object()
 _undefined_after = weakref.WeakKeyDictionary()   # code -> {name: (loop's "file:line", why)}
 _trips = []     # per while_stmt being entered: its static trip count, if its test tells one
-_options = []   # per traced loop body running: the (value, shape) pairs set_loop_options gave
+_options = []   # per traced loop body running: what set_loop_options gave (_LoopOptions)
+
+
+class _LoopOptions:
+    """What ``set_loop_options`` gave in one traced body: (value, shape) pairs, and a bound."""
+
+    def __init__(self):
+        self.pairs, self.maximum_iterations = [], None
 
 
 def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None,
@@ -46,10 +53,15 @@ def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterati
     """``tf.autograph.experimental.set_loop_options``, called in a converted loop's body:
     ``shape_invariants`` is a list of (loop variable, TensorShape) pairs, as
     ``tf.while_loop``'s, naming the variable by its value at the start of the body; a None
-    in a shape lets that size change across iterations. Elsewhere (eagerly, in a Python
-    loop) it does nothing, as in TensorFlow; the other options do nothing here."""
-    if _options and shape_invariants:
-        _options[-1].extend(shape_invariants)
+    in a shape lets that size change across iterations. ``maximum_iterations`` (an int, or
+    a tensor from before the loop) stops the loop after that many iterations, as
+    ``tf.while_loop``'s. Elsewhere (eagerly, in a Python loop) it does nothing, as in
+    TensorFlow; the other options do nothing here."""
+    if _options:
+        if shape_invariants:
+            _options[-1].pairs.extend(shape_invariants)
+        if maximum_iterations is not None:
+            _options[-1].maximum_iterations = maximum_iterations
 
 
 def note_trip_count(n):
@@ -227,14 +239,16 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
         bind(values)
         if test_names:
             run(test)               # the body sees what the test assigned in its iteration
-        _options.append([])
+        _options.append(_LoopOptions())
         try:
             run(body)
         finally:
-            pairs = _options.pop()
-        found = _invariants(pairs, carried, values, where)
-        if any(n not in invariants or invariants[n] != s for n, s in found.items()):
-            raise _Invariants(found)
+            options = _options.pop()
+        found = _invariants(options.pairs, carried, values, where)
+        bound = options.maximum_iterations
+        if any(n not in invariants or invariants[n] != s for n, s in found.items()) \
+                or (bound is not None and not _same_bound(bound, limit[0])):
+            raise _Invariants(found, bound)
         if staging:                 # one run per path of the body (traced per path)
             runs.append({n: cells.get(n) for n in late})
         new = [_check_value(n, cells.get(n), where, "after an iteration") for n in carried]
@@ -243,6 +257,7 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
         return new
 
     invariants = {}                 # name -> shape, from set_loop_options in the body
+    limit = [None]                  # its maximum_iterations
     checked = []                    # the late names carried: checked after the loop
     runs = []                       # while staging: per path of the body, the late names' values
 
@@ -261,11 +276,12 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
                 labels += [n] if k == 1 else [f"{n}[{i}]" for i in range(k)]
             try:
                 shapes = None if not invariants else [invariants.get(n) for n in carried]
-                outs, count = loop(cond_fn, body_fn, init, var_names=labels, with_count=True,
-                                   traced=traced, shape_invariants=shapes)
+                outs, count = loop(cond_fn, body_fn, init, limit[0], var_names=labels,
+                                   with_count=True, traced=traced, shape_invariants=shapes)
                 break
-            except _Invariants as e:     # traced again, the loop variables relaxed
+            except _Invariants as e:     # traced again, the loop variables relaxed, bounded
                 invariants.update(e.shapes)
+                limit[0] = e.maximum_iterations if e.maximum_iterations is not None else limit[0]
             except ListShapes as e:      # traced again, the TensorArrays' tensors made
                 init = shaped_lists(init, e.values, zero)   # here, not in the body
             except _Staged as e:         # traced again, carrying the late names it could
@@ -296,12 +312,19 @@ def _traced_loop(test, body, cells_fn, names, temps, test_names, caller, lineno,
             {n: (where, why_undefined.get(n)) for n in undefined})
 
 
-class _Invariants(Exception):
-    """The body called set_loop_options with shape invariants not yet applied."""
+def _same_bound(a, b):
+    """Whether bound ``a`` is the bound ``b`` the loop was traced with (a tensor: itself)."""
+    if isinstance(a, (Tensor, SymbolicTensor)) or isinstance(b, (Tensor, SymbolicTensor)):
+        return a is b
+    return b is not None and int(a) == int(b)
 
-    def __init__(self, shapes):
+
+class _Invariants(Exception):
+    """The body called set_loop_options with shape invariants or a bound not yet applied."""
+
+    def __init__(self, shapes, maximum_iterations=None):
         super().__init__("internal: a loop's shape invariants became known")
-        self.shapes = shapes
+        self.shapes, self.maximum_iterations = shapes, maximum_iterations
 
 
 def _invariants(pairs, carried, values, where):
