@@ -240,7 +240,7 @@ def tapeflow_engine(fn, args):
     """What ran a tapeflow.function's plain call: Numba code (and whether Numba's on-disk
     cache supplied it), or the NumPy interpreter (and why)."""
     def engine():
-        from tapeflow.tracer.backend import Interpreted, get_backend
+        from tapeflow.tracer.engine import Interpreted, get_backend
         return describe_program(fn.get_concrete_function(*args).program, get_backend(), Interpreted)
     return engine
 

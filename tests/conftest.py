@@ -23,7 +23,7 @@ def numpy_backend():
     then the backend is what it was, so test order never matters. Directories and modules that
     test semantics rather than codegen use it (tracer/conftest.py, seeds' in-function tests)."""
     import tapeflow
-    from tapeflow.tracer import backend
+    from tapeflow.tracer import engine as backend
     old = backend.get_backend()
     tapeflow.set_backend("numpy")
     yield
@@ -34,7 +34,7 @@ def numpy_backend():
 def sources(monkeypatch):
     """{program name: generated source} of every program the test body would compile (the
     graphs run on the interpreter: generating is enough to measure the source)."""
-    import tapeflow.tracer.backend as backend
+    import tapeflow.tracer.engine as backend
     from tapeflow.codegen.generate import generate
     out = {}
 

@@ -90,7 +90,7 @@ def child(name):
            "epoch_done": epoch_done,
            "max_rel_err": harness.rel_err(harness.to_numpy(result), ref)}
     if name == "tapeflow compiled":
-        from tapeflow.tracer.backend import Interpreted, get_backend
+        from tapeflow.tracer.engine import Interpreted, get_backend
         prog = fn.get_concrete_function(*args).program
         out["engine"] = harness.describe_program(prog, get_backend(), Interpreted)
     print(_MARK + json.dumps(out), flush=True)

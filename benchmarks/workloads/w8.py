@@ -165,7 +165,7 @@ def memory_scaling(opts):
     import tracemalloc
 
     import tapeflow
-    from tapeflow.tracer import backend
+    from tapeflow.tracer import engine as backend
     old = backend.get_backend()
     tapeflow.set_backend("numpy")
     base = params(False) if not opts.quick else params(True)

@@ -13,8 +13,8 @@ import numpy as np
 
 from ..errors import InvalidArgumentError, OpError, user_line
 from ..runtime.interpret import run_graph
-from .concrete import concretize
-from .rt import SizeCheck
+from .concretize import concretize
+from .jit_helpers import SizeCheck
 
 
 def failure(graph, name, exc, args):

@@ -4,7 +4,7 @@ The jitted function takes the graph's inputs, then one argument per array consta
 array globals and no closures, so Numba's on-disk cache can hold it). Rank-0 constants are
 inlined as typed literals when they are small whole numbers or halves, else passed as scalar
 arguments (see ``_inlined``); rank-0 values live in scalar variables, never 0-d arrays. Sizes
-are read from the arguments (symbolic.py): the jitted function first checks what the
+are read from the arguments (dims.py): the jitted function first checks what the
 program assumed about its input shapes (a call that breaks it raises ValueError, reported as
 the op's error, instead of reading out of bounds), then runs the steps of ``fusion.plan``;
 what it assumed about a size only the run knows is checked where the size is there
@@ -43,7 +43,7 @@ from .loops import emit_group
 from .nested import GraphKeys, call, emit_function, header_text
 from .nested import render as render_function
 from .sizeclass import SizeClasses, choose
-from .symbolic import (NESTED_INPUTS, SizeUnknown, current, display, plain_aval, quiet, symbolic,
+from .dims import (NESTED_INPUTS, SizeUnknown, current, display, plain_aval, quiet, symbolic,
                        uniform)
 from .templates import CODEGEN
 
@@ -54,7 +54,7 @@ HEADER = """\
 import math
 import numpy as np
 from numba import njit, objmode, prange
-from tapeflow.codegen import fastmath as fm, rt
+from tapeflow.codegen import fastmath as fm, jit_helpers as rt
 
 __tapeflow_generated__ = True   # errors.user_frame: these frames are not the user's line
 
@@ -220,7 +220,7 @@ def bind_consts(em, graph, add_param):
             em.uniform.add(v.id)
         if scalar is None:
             shape = tuple(plain_aval(v.aval).shape)     # sizes read from it decide nothing
-            if value.shape != shape:                    # one repeated value (symbolic.py)
+            if value.shape != shape:                    # one repeated value (dims.py)
                 value = np.full(shape, value.flat[0])
             add_param(em.bind(v), v.aval, np.ascontiguousarray(value, dtype=v.aval.dtype.np).copy())
             em.outermost().const_args.add(v.id)
@@ -282,7 +282,7 @@ def _loop_only_uniform(v, value, uses, output_ids):
 
 def _array_consts(graph, names):
     """{value id: variable} of the array constants ``bind_consts`` makes arguments of the
-    program: their sizes are read from them (symbolic.py), so a constant as big as the batch
+    program: their sizes are read from them (dims.py), so a constant as big as the batch
     (a loop's zero initial state) does not tie the program to one size."""
     uses, outputs = {}, {v.id for v in graph.outputs}
     for node in graph.nodes:
@@ -373,7 +373,7 @@ def _generate(graph, name, scope):
 def _header(graph, em):
     """The graph printed for the module's header; a constant passed as an argument (nested
     graphs' too) reads ``Const <argument>``: its value and size are not part of the program
-    (``_inlined``, symbolic.py), so traces differing in them share the source."""
+    (``_inlined``, dims.py), so traces differing in them share the source."""
     swapped = []
     try:
         for node in _const_nodes(graph):

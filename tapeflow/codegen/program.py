@@ -13,8 +13,8 @@ one dispatcher call.
 
 A graph no template can compile (float16 values) becomes a Program that runs the
 interpreter and says why in ``Program.fallback``. A graph with unknown dimensions is
-compiled once: the program's source reads every size from its arguments (symbolic.py), so
-the source generated for each call's shapes is the same text (concrete.py); a size no input
+compiled once: the program's source reads every size from its arguments (dims.py), so
+the source generated for each call's shapes is the same text (concretize.py); a size no input
 gives (a list a loop grows) is read from the array holding it at run time, and a failed
 check on one runs that call on the interpreter (``Program.reruns``). A Numba failure is a bug in a template: it is
 raised as ``CodegenError`` naming the IR node whose line failed, never as Numba's raw error.
@@ -32,7 +32,7 @@ import numpy as np
 
 from ..runtime.interpret import run_graph
 from . import cache
-from .concrete import concretize
+from .concretize import concretize
 from .emitter import Unsupported, node_texts, value_names
 from .failures import failure_handler
 from .generate import generate, scalar_converter
@@ -168,7 +168,7 @@ def _compile(gen, path, key, graph):
                 dispatcher = getattr(mod, part.name)
                 sig = tuple(types[a] for a in part.args)
                 if sig not in dispatcher.overloads:      # else: compiled earlier in this process
-                    # a compile or a disk-cache load: tracer/backend.py logs which (stats())
+                    # a compile or a disk-cache load: tracer/engine.py logs which (stats())
                     misses = sum(dispatcher.stats.cache_misses.values())
                     dispatcher.compile(sig)
                     compiled |= sum(dispatcher.stats.cache_misses.values()) > misses
@@ -253,7 +253,7 @@ def _normalizer(gen, graph):
 
 class _ShapeSpecialized(Program):
     """A graph with unknown dimensions. Each new combination of input shapes has its graph
-    made concrete and its source generated (concrete.py); the sources read sizes from the
+    made concrete and its source generated (concretize.py); the sources read sizes from the
     arrays, so they are one text and share one Numba compile (one per rank and dtype)."""
 
     def __init__(self, graph, name, cache_dir):
@@ -268,7 +268,7 @@ class _ShapeSpecialized(Program):
         if prog is None:
             # sizes no input gives (a TensorArray grown in a loop, a loop variable whose
             # shape_invariants let it change size) stay unknown: the source reads them from
-            # the arrays holding them (symbolic.py)
+            # the arrays holding them (dims.py)
             prog = compile_graph(concretize(self.graph, key), self.name, self._cache_dir)
             self._by_shape[key] = prog
             self.source, self.cache_path = prog.source, prog.cache_path

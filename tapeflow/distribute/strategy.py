@@ -32,7 +32,7 @@ import tapeflow as tf
 
 from . import tree, worker
 from .data import DistributedDataset
-from .program import program_bytes
+from .shipped import program_bytes
 
 
 INLINE_PARAM_BYTES = 1 << 16      # parameters up to this size travel inside the step's tasks

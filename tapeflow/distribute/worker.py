@@ -12,9 +12,9 @@ import tapeflow as tf
 from tapeflow.runtime.tensor import wrap
 
 from .errors import ChunkError
-from . import program as _program
+from . import shipped as _program
 from . import tree
-from .program import load_program
+from .shipped import load_program
 
 
 def check_chunk(meta, arrays):

@@ -23,7 +23,7 @@ from .. import env
 from ..ir.codec import Budget, DecodeError, decode, dtype_of, shape_of
 from ..ir.opdef import AVal
 from ..runtime.tensor import Variable, wrap
-from ..tracer.concrete import Const, ConcreteFunction, OutRef
+from ..tracer.concrete_function import Const, ConcreteFunction, OutRef
 from . import limits
 from .errors import SavedModelError
 from .files import Directory, nbytes

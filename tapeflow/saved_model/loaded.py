@@ -16,9 +16,9 @@ from ..ir import dtypes as D
 from ..ir.opdef import AVal
 from ..runtime.module import Module
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
-from ..tracer.concrete import ConcreteFunction, specialize
+from ..tracer.concrete_function import ConcreteFunction, specialize
 from ..tracer.lower import Lowered
-from ..tracer.symbolic import SymbolicTensor
+from ..tracer.symbolic_tensor import SymbolicTensor
 
 _NO_DEFAULT = object()
 

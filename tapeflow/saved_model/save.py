@@ -21,7 +21,7 @@ from ..ir import codec
 from .._version import __version__
 from ..runtime.module import Module, module_name
 from ..runtime.tensor import Tensor, Variable
-from ..tracer.concrete import Const, OutRef
+from ..tracer.concrete_function import Const, OutRef
 from ..tracer.function import Function, TensorSpec
 from .files import Directory
 from .loaded import _NO_DEFAULT, LoadedFunction, LoadedModule

@@ -13,7 +13,7 @@ from ..ir.opdef import OPS, AVal
 from ..ops import math
 from ..runtime.recorder import STATE, current_trace
 from ..runtime.tensor import Tensor, Variable, _next_id, convert_to_tensor, wrap
-from .symbolic import SymbolicTensor, TracingError
+from .symbolic_tensor import SymbolicTensor, TracingError
 
 # A path through more decisions than this is a loop on a tensor (or a pathological function).
 MAX_DECISIONS = 16

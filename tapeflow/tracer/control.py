@@ -35,7 +35,7 @@ from ..runtime.interpret import apply_node
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 from . import loop_lists
 from .context import LoopError, TraceContext, as_tensor, current, predicate
-from .symbolic import SymbolicTensor, TracingError
+from .symbolic_tensor import SymbolicTensor, TracingError
 
 MAX_PATHS = 64     # paths one trace may explore for Python `if`s on tensors
 

@@ -42,7 +42,7 @@ from ..runtime.interpret import replay
 from ..runtime.registry import gradient, not_differentiable
 from ..runtime.tensor import convert_to_tensor
 from ..ir.graph import Graph
-from .autodiff import split, vjp_graph
+from .graph_vjp import split, vjp_graph
 from .context import TraceContext
 from .control import while_loop
 

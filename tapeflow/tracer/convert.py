@@ -36,7 +36,7 @@ import weakref
 from collections.abc import Callable
 
 from ..errors import _SKIP
-from . import rt
+from . import converted_calls as rt
 from .context import DecisionLimitError
 from .call_rewrite import CallRewriter
 from .context import current

@@ -30,7 +30,7 @@ from ..errors import user_frame
 from ..ir.opdef import AVal
 from ..runtime.tensor import Tensor, TensorShape, Variable, convert_to_tensor
 from . import compile_log
-from .concrete import ConcreteFunction
+from .concrete_function import ConcreteFunction
 from .context import DecisionLimitError, TraceContext
 from .control import explore
 from .convert import converted, unconverted_note
@@ -39,7 +39,7 @@ from .inspection import Spec, Unknown, signature_text, spec_leaf
 from .lower import Lowered
 from .outputs import Const, OutRef
 from .pywhile import undefined_after_loop
-from .symbolic import SymbolicTensor
+from .symbolic_tensor import SymbolicTensor
 
 RETRACE_WARNING_THRESHOLD = 5
 

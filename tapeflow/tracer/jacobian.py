@@ -45,7 +45,7 @@ from ..runtime.interpret import replay, run_graph
 from ..runtime.recorder import STATE
 from ..runtime.tensor import wrap
 from . import context, dynamic_jacobian
-from .backend import compile as compile_graph, mode_for
+from .engine import compile as compile_graph, mode_for
 from .tape_graph import reverse_graph, saved_tensors, structure_key
 from .transpose import forward_graph
 

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 
 from ..codegen.emitter import Unsupported
 from ..codegen.fusion import Group, plan
-from ..codegen.concrete import concretize
+from ..codegen.concretize import concretize
 from ..codegen.generate import InterpreterFallbackWarning, generate
 from ..ir.dot import INPUT, RESIDUAL, cluster, document, link, statements
 from ..ir.graph import Graph, aval_str, line_str, print_graph
 from ..ir.shapes import num_elements
 from ..passes import FINAL, partition, run_passes
 from ..runtime.kernels.loops import describe as loops_describe
-from . import backend
+from . import engine as backend
 from .jacobian import REPORTS
 
 

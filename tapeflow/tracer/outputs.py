@@ -2,7 +2,7 @@
 
 The structure the Python function returned is kept as a template whose tensor leaves
 name graph outputs; calling the function rebuilds it around the program's results.
-Both the general call (concrete.py) and the generated one (fastcall.py) read it.
+Both the general call (concrete_function.py) and the generated one (fastcall.py) read it.
 """
 from .. import _nest
 

@@ -26,7 +26,7 @@ from ..ops.tensor_array import TensorArray, note_index_bounds
 from ..runtime.tensor import Tensor, convert_to_tensor
 from .context import LoopError, current
 from .pywhile import note_trip_count
-from .symbolic import SymbolicTensor, TracingError
+from .symbolic_tensor import SymbolicTensor, TracingError
 
 
 def _symbolic(x):

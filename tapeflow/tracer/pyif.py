@@ -29,7 +29,7 @@ from ..runtime.tensor import Tensor, convert_to_tensor
 from .context import current, predicate
 from .control import SubTrace, emit_if
 from .pywhile import _UNDEFINED, _Cells, _where
-from .symbolic import SymbolicTensor, TracingError
+from .symbolic_tensor import SymbolicTensor, TracingError
 
 
 class _Fallback(Exception):

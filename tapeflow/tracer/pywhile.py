@@ -33,7 +33,7 @@ from ..runtime.tensor import Tensor, Variable
 from .context import DecisionLimitError, LoopError, current, predicate
 from .control import _with_shape, loop
 from .loop_lists import ListShapes, Zero, lists, reshaped, shaped_lists, size_lists
-from .symbolic import SymbolicTensor, TracingError
+from .symbolic_tensor import SymbolicTensor, TracingError
 
 _UNDEFINED = object()
 _undefined_after = weakref.WeakKeyDictionary()   # code -> {name: (loop's "file:line", why)}

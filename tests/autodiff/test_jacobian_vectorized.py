@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 import tapeflow as tf
-from tapeflow.tracer import backend as _backend
+from tapeflow.tracer import engine as _backend
 from tapeflow.tracer import jacobian as J
 
 from compiler.test_compiled_vs_eager import apply_steps, programs

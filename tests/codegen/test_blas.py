@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from tapeflow.codegen import blas, rt
+from tapeflow.codegen import blas, jit_helpers as rt
 
 
 # one compile per signature: arrays of any layout ("A"), so strides are decided at run time

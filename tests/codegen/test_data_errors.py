@@ -10,7 +10,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.errors import InvalidArgumentError
-from tapeflow.tracer import backend
+from tapeflow.tracer import engine as backend
 
 P = tf.constant([1.0, 2.0, 3.0])
 I = tf.constant([0, 5])        # 5 is out of range for every length-3 axis below

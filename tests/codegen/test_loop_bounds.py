@@ -9,7 +9,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.runtime.interpret import run_graph
-from tapeflow.tracer.backend import Interpreted
+from tapeflow.tracer.engine import Interpreted
 
 R = np.random.default_rng(3)
 X = np.abs(R.normal(size=(4, 3)))

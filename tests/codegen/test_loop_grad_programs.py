@@ -6,7 +6,7 @@ import pytest
 import tapeflow as tf
 from tapeflow.codegen import compile_graph
 from tapeflow.runtime.interpret import run_graph
-from tapeflow.tracer.backend import Interpreted
+from tapeflow.tracer.engine import Interpreted
 
 R = np.random.default_rng(5)
 

@@ -8,7 +8,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.codegen.templates import loops as loop_templates
-from tapeflow.tracer import backend
+from tapeflow.tracer import engine as backend
 
 B, H, D, ROWS = 2, 3, 2, 9
 

@@ -1,4 +1,4 @@
-"""Sizes only the run knows compile (codegen/symbolic.py, ``RunDim``): a dynamic-size
+"""Sizes only the run knows compile (codegen/dims.py, ``RunDim``): a dynamic-size
 TensorArray written in a loop whose trip count is data (``tf.range(n)`` of an argument, a
 data-dependent ``while``, ``tf.while_loop``) and its gradients, with a tape inside the function
 or outside it, to second order.
@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-import tapeflow.tracer.backend as backend
+import tapeflow.tracer.engine as backend
 from tapeflow.codegen.generate import generate
 from tapeflow.errors import InvalidArgumentError
-from tapeflow.tracer.backend import optimize
+from tapeflow.tracer.engine import optimize
 
 TRIPS = (0, 1, 2, 5)
 X = np.array([[0.5, -1.0], [0.25, 2.0], [-0.75, 0.1], [1.5, -0.3], [0.2, 0.9], [-1.1, 0.4]],

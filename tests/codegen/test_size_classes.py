@@ -14,7 +14,7 @@ from tapeflow import cli
 from tapeflow.codegen import compile_graph, emitter
 from tapeflow.codegen import generate as gen_module
 from tapeflow.codegen.generate import generate
-from tapeflow.tracer.backend import optimize
+from tapeflow.tracer.engine import optimize
 
 from codegen.test_memory import _chain
 

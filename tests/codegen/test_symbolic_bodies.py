@@ -1,5 +1,5 @@
 """Shape-generic programs through control flow: the graphs nested in If, While and the loop
-gradients read their sizes from the program's arguments too (codegen/symbolic.py), so a
+gradients read their sizes from the program's arguments too (codegen/dims.py), so a
 function traced at other input sizes generates the same source and shares one compile.
 
 Compiles are counted from the compile log (one record per ``compile_numba``: ``cache miss``
@@ -19,7 +19,7 @@ import tapeflow as tf
 from tapeflow.codegen.generate import generate
 from tapeflow.errors import InvalidArgumentError
 from tapeflow.ir.graph import Graph
-from tapeflow.tracer import backend, compile_log
+from tapeflow.tracer import engine as backend, compile_log
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 if REPO not in sys.path:

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import tapeflow as tf
-import tapeflow.tracer.backend as backend
+import tapeflow.tracer.engine as backend
 
 UNARY = {
     "sin": tf.sin, "cos": tf.cos, "tanh": tf.tanh, "sigmoid": tf.sigmoid, "square": tf.square,

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import tapeflow as tf
-import tapeflow.tracer.backend as backend
+import tapeflow.tracer.engine as backend
 from tapeflow.testing import check_gradients
 
 SETTINGS = dict(deadline=None, derandomize=True,

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import tapeflow.tracer.backend as backend
+import tapeflow.tracer.engine as backend
 from random_programs import generate, inputs, load, run, value
 
 SETTINGS = dict(deadline=None, derandomize=True,

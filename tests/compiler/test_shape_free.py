@@ -1,6 +1,6 @@
 """One Numba compile per (rank, dtype) signature, whatever the input sizes.
 
-The generated source reads every size from its arguments (codegen/symbolic.py), so traces
+The generated source reads every size from its arguments (codegen/dims.py), so traces
 that differ only in sizes generate the same text: one cache entry, one compile, counted
 from Numba's cache statistics (``Program.stats``), not by timing. A graph with ``None``
 dimensions compiles once for all the shapes it is called with. Shapes a program cannot take
@@ -22,8 +22,8 @@ from tapeflow.ir.graph import Graph, Value
 from tapeflow.ir.opdef import OPS, AVal
 from tapeflow.ir import dtypes as D
 from tapeflow.runtime.interpret import run_graph
-from tapeflow.tracer.backend import optimize
-from tapeflow.tracer.concrete import specialize
+from tapeflow.tracer.engine import optimize
+from tapeflow.tracer.concrete_function import specialize
 
 SIZES = (3, 5, 128, 1, 0)
 

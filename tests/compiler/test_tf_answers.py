@@ -23,7 +23,7 @@ import pathlib
 import numpy as np
 import pytest
 
-import tapeflow.tracer.backend as backend
+import tapeflow.tracer.engine as backend
 from random_programs import inputs, load, program_for_seed, run, variants
 
 ANSWERS = pathlib.Path(__file__).resolve().parent / "tf_answers.json.gz"

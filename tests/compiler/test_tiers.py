@@ -19,7 +19,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.codegen.program import Program
-from tapeflow.tracer import backend, jacobian, tiers
+from tapeflow.tracer import engine as backend, jacobian, tiers
 
 WAIT = 600   # seconds: a loaded 2-core machine can take minutes for a cold compile
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.distribute import program, tree
+from tapeflow.distribute import shipped as program, tree
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 33, 64, 65])

@@ -14,7 +14,7 @@ import pathlib
 import pytest
 
 import tapeflow
-import tapeflow.tracer.backend
+import tapeflow.tracer.engine
 
 from oracle.none_dims import NoneDimsLib
 
@@ -42,7 +42,7 @@ def _check(oracle, seeds, variants):
 
 @pytest.fixture
 def numpy_backend():
-    previous = tapeflow.tracer.backend.get_backend()
+    previous = tapeflow.tracer.engine.get_backend()
     tapeflow.set_backend("numpy")
     yield
     tapeflow.set_backend(previous)

@@ -1,7 +1,7 @@
 """The vectorization pass: every batching rule against running the graph once per batch row.
 
 Graphs come from the op gradient-check cases (``tests/ops/cases_*.py``: every op is in
-one), traced, and from their reverse graphs (``autodiff.vjp_graph``, what jacobians
+one), traced, and from their reverse graphs (``graph_vjp.vjp_graph``, what jacobians
 vectorize). Each is vectorized with different inputs batched and run on the NumPy
 interpreter; the answer must equal the original graph run row by row with NumPy.
 """
@@ -18,7 +18,7 @@ from tapeflow.passes.batching import BATCHERS, scaled
 from tapeflow.passes.vectorize import Identity, VectorizeFallbackWarning, loop_reference, vectorize
 from tapeflow.runtime.interpret import run_graph
 from tapeflow.runtime.tensor import wrap
-from tapeflow.tracer.autodiff import vjp_graph
+from tapeflow.tracer.graph_vjp import vjp_graph
 from tapeflow.tracer.context import TraceContext
 
 from ops.cases import Case, all_cases

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 import tapeflow
-from tapeflow.tracer import backend as _backend
+from tapeflow.tracer import engine as _backend
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # programs.py
 

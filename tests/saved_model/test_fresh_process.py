@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.tracer import backend as _backend
+from tapeflow.tracer import engine as _backend
 
 from programs import PROGRAMS, Seed003Clip, assert_same, run_program
 

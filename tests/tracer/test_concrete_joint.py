@@ -4,7 +4,7 @@ import numpy as np
 import tapeflow as tf
 from tapeflow.ir.graph import print_graph
 from tapeflow.runtime.tensor import wrap
-from tapeflow.tracer import concrete as concrete_mod
+from tapeflow.tracer import concrete_function as concrete_mod
 from tapeflow.tracer.lower import Lowered
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.tracer.fastcall import structure_of
-from tapeflow.tracer import backend
+from tapeflow.tracer import engine as backend
 
 
 @pytest.fixture(autouse=True)

@@ -83,7 +83,7 @@ def test_rows_running_different_trip_counts_loop_over_the_batch_and_say_so():
 
 
 def test_compiled_jacobians_of_a_loop_equal_the_interpreter():
-    from tapeflow.tracer import backend
+    from tapeflow.tracer import engine as backend
     x, count = tf.constant(X), tf.constant(4)
     want = tf.function(jacobians)(x, count)
     old = backend.get_backend()
@@ -112,7 +112,7 @@ def test_eager_tapes_over_a_loop_compile_from_their_record(monkeypatch):
     the record (a loop in it: WhileGradStacks, reading the stacks the call's forward program
     returned), equal to the eager Python loop's."""
     from tapeflow.codegen.program import Program
-    from tapeflow.tracer import backend
+    from tapeflow.tracer import engine as backend
     from tapeflow.tracer import jacobian as jac
     monkeypatch.setenv("TAPEFLOW_COMPILE_TAPE_AFTER", "3")
     old = backend.get_backend()

@@ -10,7 +10,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.runtime.kernels.loops import segment_length
-from tapeflow.tracer import backend
+from tapeflow.tracer import engine as backend
 
 from test_control_flow import numeric
 from test_loops_grad import second

@@ -8,7 +8,7 @@ import pytest
 import tapeflow as tf
 from tapeflow.codegen.program import Program
 from tapeflow.runtime.registry import KERNELS
-from tapeflow.tracer import backend
+from tapeflow.tracer import engine as backend
 from tapeflow.tracer import jacobian as jac
 
 R = np.random.default_rng(12)

@@ -7,7 +7,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow import cli
-from tapeflow.tracer import backend
+from tapeflow.tracer import engine as backend
 
 SPEC = [tf.TensorSpec([None, 3], tf.float64)]
 

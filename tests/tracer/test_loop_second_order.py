@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.tracer import backend
+from tapeflow.tracer import engine as backend
 
 from test_loops_grad import second
 

@@ -10,7 +10,7 @@ import pytest
 import tapeflow as tf
 from tapeflow.passes import FINAL
 from tapeflow.runtime.registry import KERNELS
-from tapeflow.tracer import backend
+from tapeflow.tracer import engine as backend
 
 UNFUSED = tuple(p for p in FINAL if p != "share_loops")
 

@@ -10,7 +10,7 @@ import pytest
 import tapeflow as tf
 from tapeflow.errors import InvalidArgumentError, OutOfRangeError
 from tapeflow.testing import check_gradients
-from tapeflow.tracer.symbolic import TracingError
+from tapeflow.tracer.symbolic_tensor import TracingError
 
 X = tf.constant([1.0, 2.0])
 

@@ -24,7 +24,7 @@ from .control import _avals, _check_inputs, _fits, _fmt, _inputs, _loop_avals, _
 
 def _compatible(a, b):
     """Same dtype and rank, sizes equal where both are known: a graph made concrete for its
-    input shapes (codegen/concrete.py) keeps the unknown sizes its nested ops give, where the
+    input shapes (codegen/concretize.py) keeps the unknown sizes its nested ops give, where the
     values they meet have become known."""
     return _fits(a, b) or _fits(b, a)
 

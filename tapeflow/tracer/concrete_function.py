@@ -27,9 +27,9 @@ from ..runtime.kernels.loops import backward_loops
 from ..runtime.recorder import STATE, Entry
 from ..runtime.registry import GradRule
 from ..runtime.tensor import Variable, convert_to_tensor, wrap
-from . import backend, compile_log, tiers
+from . import compile_log, engine as backend, tiers
 from ..passes.keep_stacks import keep_stacks
-from .autodiff import Joint, split, vjp_graph
+from .graph_vjp import Joint, split, vjp_graph
 from .context import TraceContext, current
 from .fastcall import fast_caller
 from .inspection import FuncGraph, output_structure, signature_text, spec_leaf
@@ -158,11 +158,11 @@ class ConcreteFunction:
                 graph = specialize(self.graph, avals)
             except InvalidArgumentError:
                 # a While whose loop variables change size (a concat in its body): compiled
-                # as traced, made concrete per call shape (codegen/concrete.py), which raises
+                # as traced, made concrete per call shape (codegen/concrete_function.py), which raises
                 # naming the op and line if the call itself does not fit
                 graph = self.graph
             # sizes that depend on the data stay unknown: the program reads them from the
-            # arrays holding them (codegen/symbolic.py), or runs on the interpreter
+            # arrays holding them (codegen/dims.py), or runs on the interpreter
             prog = self._specialized[key] = backend.compile(graph, self.name, mode)
         return prog(*arrays)
 
