@@ -24,6 +24,7 @@ LAYERS = [
     ("codegen", ["tapeflow.codegen"]),
     ("tracer", ["tapeflow.tracer"]),
     ("saved_model", ["tapeflow.saved_model"]),
+    ("data", ["tapeflow.data"]),
     ("keras", ["tapeflow.keras"]),
     ("namespaces", ["tapeflow.math", "tapeflow.nn", "tapeflow.linalg", "tapeflow.debugging",
                     "tapeflow.config", "tapeflow.dtypes", "tapeflow.train",
