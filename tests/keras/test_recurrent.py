@@ -57,8 +57,9 @@ def test_function_matches_tensorflow(name):
     check(step(tf.constant(x_value)), name)
 
 
-COMPILED = ["lstm_mask", "gru_mask_back", "bidi_lstm_concat", "stacked", "simple_rnn_back_state",
-            "gru_before_state"]
+# (gru_mask_back's and stacked's gradient programs exceed codegen's 800-line function limit:
+# they run on the interpreter, with an InterpreterFallbackWarning)
+COMPILED = ["lstm_mask", "bidi_lstm_concat", "simple_rnn_back_state", "gru_before_state"]
 
 
 @pytest.mark.slow
@@ -178,3 +179,23 @@ def test_errors():
         L.Bidirectional(L.LSTM(2), merge_mode="max")
     with pytest.raises(ValueError, match="undefined"):
         L.LSTM(2, unroll=True)(tf.keras.Input((None, 3)))
+
+
+def test_text_classifier_trains_with_fit(numpy_backend):
+    """Embedding -> Bidirectional(LSTM) -> Dense on synthetic token sequences; the label is
+    whether token 1 occurs, which the recurrence must carry to the end. The compiled fit step
+    runs its loops (forward and both directions' gradients) as While nodes."""
+    L = tf.keras.layers
+    rng = np.random.default_rng(0)
+    tf.random.set_seed(0)
+    x = rng.integers(2, 12, (64, 6)).astype(np.int32)
+    y = rng.random(64) < 0.5
+    x[y, rng.integers(0, 6, y.sum())] = 1
+    model = tf.keras.Sequential([tf.keras.Input((6,), dtype="int32"), L.Embedding(12, 8),
+                                 L.Bidirectional(L.LSTM(6)), L.Dense(1, activation="sigmoid")])
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.03), loss="binary_crossentropy",
+                  metrics=["accuracy"])
+    history = model.fit(x, y.astype(np.float32), epochs=12, batch_size=16, verbose=0)
+    losses = history.history["loss"]
+    assert losses[-1] < 0.5 * losses[0], losses
+    assert history.history["accuracy"][-1] > 0.9
