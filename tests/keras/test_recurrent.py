@@ -27,7 +27,7 @@ def outputs_and_grads(layer, fn, x, mask):
         flat = flatten(fn(x, mask))
         loss = tf.add_n([tf.reduce_sum(o * seeds(k, tuple(o.shape))) for k, o in enumerate(flat)])
     grads = tape.gradient(loss, [x] + list(layer.weights))
-    return flat, grads[0], grads[1:]
+    return flat, grads[0], [tf.convert_to_tensor(g) for g in grads[1:]]
 
 
 def check(got, name):
