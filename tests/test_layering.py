@@ -29,6 +29,7 @@ LAYERS = [
     ("codegen", ["tapeflow.codegen"]),
     ("tracer", ["tapeflow.tracer"]),
     ("saved_model", ["tapeflow.saved_model"]),
+    ("data", ["tapeflow.data"]),
     ("keras", ["tapeflow.keras"]),
     ("namespaces", ["tapeflow", "tapeflow.math", "tapeflow.nn", "tapeflow.linalg",
                     "tapeflow.debugging", "tapeflow.config", "tapeflow.dtypes",
