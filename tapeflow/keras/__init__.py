@@ -8,16 +8,19 @@ Keras 3's ``compile``/``fit``/``evaluate``/``predict`` (models.py, trainer.py) a
 from . import (backend, callbacks, confusion_metrics, core_layers, initializers, layers, losses,
                metric_classes, metrics, models, normalization, optimizers, saving, serialization)
 from .models import Input, InputLayer, Model, Sequential
-from . import recurrent, rnn_cells, wrappers
+from . import attention, normalization_layers, recurrent, rnn_cells, wrappers
 
-serialization.register_builtin(*rnn_cells.CELLS, *recurrent.CLASSES, *wrappers.CLASSES)
+serialization.register_builtin(*rnn_cells.CELLS, *recurrent.CLASSES, *wrappers.CLASSES,
+                               *attention.CLASSES, *normalization_layers.CLASSES)
 
 # ``keras.layers`` holds every layer class; most are written in core_layers.py and normalization.py
 layers.Input, layers.InputLayer = Input, InputLayer
 for _cls in (normalization.CLASSES + core_layers.CLASSES + rnn_cells.CELLS + recurrent.CLASSES
-             + wrappers.CLASSES):
+             + wrappers.CLASSES + attention.CLASSES + normalization_layers.CLASSES):
     setattr(layers, _cls.__name__, _cls)
     layers.__all__.append(_cls.__name__)
+layers.GroupQueryAttention = attention.GroupQueryAttention      # TensorFlow's alias
+layers.__all__.append("GroupQueryAttention")
 
 # Keras 3's layers that pass their input's mask on to their output (keras/masking.py)
 for _cls in (layers.Dense, core_layers.Dropout, core_layers.Activation, core_layers.ReLU,
