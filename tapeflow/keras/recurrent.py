@@ -31,16 +31,18 @@ def _batch(x):
 
 
 def rnn_loop(step, inputs, initial_states, go_backwards=False, mask=None, unroll=False,
-             zero_output_for_mask=False, return_all_outputs=True, output_size=None):
+             zero_output_for_mask=False, return_all_outputs=True, output_size=None,
+             time_major=False):
     """(last output, outputs (batch, time, ...) or None, final states) of ``step`` run over
-    axis 1 of ``inputs``; ``step(x_t, states) -> (output, new_states)`` (Keras'
-    ``backend.rnn``; outputs are in the order the steps ran)."""
+    axis 1 of ``inputs`` (axis 0 if ``time_major``); ``step(x_t, states) -> (output,
+    new_states)`` (Keras' ``backend.rnn``; outputs are in the order the steps ran; ``mask``
+    is (batch, time))."""
     rank = inputs.shape.rank
-    x = A.transpose(inputs, [1, 0] + list(range(2, rank)))
+    x = inputs if time_major else A.transpose(inputs, [1, 0] + list(range(2, rank)))
     if mask is not None:
         mask = A.transpose(M.cast(mask, D.bool_), [1, 0])
-    steps = inputs.shape[1]
-    batch = _batch(inputs)
+    steps = x.shape[0]
+    batch = _batch(x[0]) if x.shape[1] is None else x.shape[1]
     flat_init = _nest.flatten(initial_states)
     n_states = len(flat_init)
     zeros = creation.zeros((batch, output_size), inputs.dtype)
@@ -66,8 +68,7 @@ def rnn_loop(step, inputs, initial_states, go_backwards=False, mask=None, unroll
         return prev, outputs, _nest.pack_sequence_as(initial_states, list(flat))
 
     n = steps if steps is not None else A.shape(x)[0]
-    ta = TensorArray(inputs.dtype, size=n,
-                     element_shape=TensorShape([inputs.shape[0], output_size]))
+    ta = TensorArray(inputs.dtype, size=n, element_shape=TensorShape([x.shape[1], output_size]))
 
     def body(i, prev, *rest):
         t = M.subtract(M.subtract(n, 1), i) if go_backwards else i
@@ -199,18 +200,29 @@ class RNN(Layer):
             mask = mask[0]
         self._config_dropout(self.cell, sequences[:, 0], initial_state)
         kwargs = {"training": training} if isinstance(self.cell, Layer) else {}
+        # Keras' own cells take x @ kernel (+ bias) for every step in one product before the
+        # loop (as cuDNN and hand-written BPTT do): the loop keeps only the recurrent part
+        projected = None
+        if hasattr(self.cell, "_input_projection") and sequences.shape.rank == 3:
+            time_major = A.transpose(sequences, [1, 0, 2])
+            projected = self.cell._input_projection(time_major, training=training)
 
         def step(x, states):
-            output, new_states = self.cell(x, states, **kwargs)
+            if projected is not None:
+                output, new_states = self.cell._projected_call(x, states, training=training)
+            else:
+                output, new_states = self.cell(x, states, **kwargs)
             if not isinstance(new_states, (list, tuple)):
                 new_states = [new_states]
             return output, new_states
 
         try:
             last, outputs, states = rnn_loop(
-                step, sequences, initial_state, go_backwards=self.go_backwards, mask=mask,
-                unroll=self.unroll, zero_output_for_mask=self.zero_output_for_mask,
-                return_all_outputs=self.return_sequences, output_size=self._output_size())
+                step, sequences if projected is None else projected, initial_state,
+                go_backwards=self.go_backwards, mask=mask, unroll=self.unroll,
+                zero_output_for_mask=self.zero_output_for_mask,
+                return_all_outputs=self.return_sequences, output_size=self._output_size(),
+                time_major=projected is not None)
         finally:
             self._reset_dropout(self.cell)
         output = outputs if self.return_sequences else last
