@@ -28,6 +28,8 @@ SHARED = {
 PENDING = {
     "dims": "codegen/dims.py (Dim, the generated source's size expressions) is not "
             "ops/dims.py (shapes as tensors while tracing)",
+    "transforms": "tracer/transforms.py (grad, value_and_grad: function transformations) is "
+                  "not data/transforms.py (a dataset's transformations)",
     "loops": "codegen/loops.py (a fused group's loop nest) is not the loops op family "
              "(While's gradient ops)",
 }
