@@ -11,7 +11,8 @@ from .autodiff import grads as _grads  # noqa: F401
 
 from . import errors, random, debugging
 from .ir.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64, int8, int16,
-                        int32, int64, uint8)
+                        int32, int64, uint8, uint16, uint32, uint64)
+from .ir.dtypes import float64 as double, float16 as half  # noqa: F401
 from .runtime.tensor import TensorShape, Variable, constant, convert_to_tensor
 from .runtime.tensor import PublicTensor as Tensor  # isinstance is True for traced tensors too
 from .autodiff.tape import GradientTape, UnconnectedGradients
@@ -27,6 +28,8 @@ from .ops.clip import *  # noqa: F401,F403
 from .ops.io import print  # noqa: F401,A001
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.py_function import numpy_function, py_function  # noqa: F401
+from .ops.saturate_cast import saturate_cast  # noqa: F401
+from .ops.debug import Assert, assert_equal, assert_greater, assert_less, assert_rank  # noqa: F401
 from . import math, nn, linalg  # noqa: E402
 from . import autodiff  # noqa: E402,F401  (tf.autodiff: GradientTape, ForwardAccumulator)
 from .runtime.module import Module  # noqa: E402
@@ -46,4 +49,5 @@ for _name in ("layers", "optimizers", "initializers", "losses", "metrics"):
 
 from ._version import __version__  # noqa: E402
 from . import saved_model  # noqa: E402,F401
+from . import nest, test  # noqa: E402,F401
 from . import train  # noqa: E402,F401

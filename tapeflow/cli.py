@@ -28,7 +28,8 @@ from tapeflow.tracer.lower import GRAPH_STAGES, STAGES
 from tapeflow.tracer.picture import GraphvizError, page, svg
 
 _DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
-           "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
+           "i32": "int32", "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32",
+           "u64": "uint64", "bool": "bool"}
 
 
 class UsageError(Exception):

@@ -88,3 +88,4 @@ def check_gradients(f, *args, order=2, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
     g2 = [None] * len(ts) if hv is None else outer.gradient(hv, ts)
     _compare("second order", [None if gi is None else gi.numpy() for gi in g2],
              _numeric(hvp_np, xs, eps * 10), rtol * 10, atol * 10)
+

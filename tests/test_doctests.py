@@ -29,7 +29,8 @@ MODULES = [
     "tapeflow.saved_model.save", "tapeflow.saved_model.load", "tapeflow.train.checkpoint",
     "tapeflow.config", "tapeflow.tracer.compile_log", "tapeflow.distribute.strategy",
     "tapeflow.random", "tapeflow.autodiff.explain", "tapeflow.autograph", "tapeflow.tracer.convert",
-    "tapeflow.tracer.control_grads",
+    "tapeflow.tracer.control_grads", "tapeflow.nest", "tapeflow.autodiff.gradient_checker",
+    "tapeflow.ops.saturate_cast", "tapeflow.ops.debug",
 ]
 
 # Namespaces whose every public callable must have a docstring with an example.

@@ -80,9 +80,12 @@ int16 = DType("int16")
 int32 = DType("int32")
 int64 = DType("int64")
 uint8 = DType("uint8")
+uint16 = DType("uint16")
+uint32 = DType("uint32")
+uint64 = DType("uint64")
 bool_ = DType("bool")
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_)
 _BY_NP = {d.np: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update({"half": float16, "float": float32, "double": float64})

@@ -21,7 +21,8 @@ from .opdef import OPS, AVal
 _value_ids = itertools.count(1).__next__
 
 _SHORT = {"float16": "f16", "float32": "f32", "float64": "f64", "int8": "i8", "int16": "i16",
-          "int32": "i32", "int64": "i64", "uint8": "u8", "bool": "bool"}
+          "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
+          "uint64": "u64", "bool": "bool"}
 _LONG = {v: k for k, v in _SHORT.items()}
 
 

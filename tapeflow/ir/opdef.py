@@ -128,7 +128,7 @@ GRAPH_KINDS = ("graph", "gradient")
 # -- dtype checks and inference helpers used by the op families ---------------------
 
 FLOATS = (D.float16, D.float32, D.float64)
-INTS = (D.int8, D.int16, D.int32, D.int64, D.uint8)
+INTS = (D.int8, D.int16, D.int32, D.int64, D.uint8, D.uint16, D.uint32, D.uint64)
 NUMERIC = FLOATS + INTS
 
 

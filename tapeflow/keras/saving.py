@@ -54,7 +54,8 @@ KERAS_VERSION = "3.15.1"  # the Keras whose config layout this follows
 CONFIG, METADATA, INDEX, WEIGHTS_DIR = "config.json", "metadata.json", "model.weights.json", "model.weights"
 _ARRAY = re.compile(r"model\.weights/(0|[1-9][0-9]{0,5})\.npy")
 _KEY = re.compile(r"(layers/[0-9]{1,5}/)*vars/[0-9]{1,5}|optimizer/vars/[0-9]{1,5}")
-_DTYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"}
+_DTYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+           "uint32", "uint64", "bool"}
 _READ_CHUNK = 1 << 20
 _MAX_DIRECTORY = limits.MAX_ENTRIES * 200  # bytes of a zip's central directory (per member: ~46 + name)
 

@@ -126,7 +126,8 @@ def realdiv(x, y, name=None) -> Tensor:
 
 
 # TF's truediv casts small ints to float32 and wide ints to float64 before dividing.
-_TRUEDIV_FLOAT = {D.int8: D.float32, D.int16: D.float32, D.uint8: D.float32,
+_TRUEDIV_FLOAT = {D.int8: D.float32, D.int16: D.float32, D.uint8: D.float32, D.uint16: D.float32,
+                  D.uint32: D.float64, D.uint64: D.float64,
                   D.int32: D.float64, D.int64: D.float64}
 
 

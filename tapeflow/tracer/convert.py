@@ -30,6 +30,7 @@ import inspect
 import linecache
 import os
 import re
+import sys
 import sysconfig
 import types
 import weakref
@@ -84,6 +85,11 @@ def status(fn):
     return _converted_code(fn.__code__)[1]
 
 
+# tf.autograph.set_verbosity: (level, also to stdout); level >= 1 logs each conversion's
+# outcome, >= 2 the converted source too (to stderr, as TensorFlow's absl log).
+verbosity = [0, False]
+
+
 def _converted_code(code):
     hit = _codes.get(code)
     if hit is None:
@@ -92,7 +98,18 @@ def _converted_code(code):
         except Exception as e:   # whatever went wrong, the function keeps its own code
             hit = (None, f"not converted: {type(e).__name__}: {e}")
         _codes[code] = hit
+        if verbosity[0] >= 1:
+            _log_conversion(code, hit)
     return hit
+
+
+def _log_conversion(code, hit):
+    text = f"AutoGraph: {code.co_qualname} ({code.co_filename}:{code.co_firstlineno}): {hit[1]}"
+    if verbosity[0] >= 2 and hit[0] is not None:
+        text += "\n" + _sources[code]
+    print(text, file=sys.stderr)
+    if verbosity[1]:
+        print(text)
 
 
 # -- calls in converted code -------------------------------------------------------------------

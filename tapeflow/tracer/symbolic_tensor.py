@@ -5,13 +5,14 @@ to the graph being traced for every op that sees one. Asking for a concrete
 value (``bool``, ``float``, ``.numpy()``) is an error that names the user's line,
 since the value does not exist until the compiled program runs.
 """
-from ..errors import user_line
+from ..errors import OperatorNotAllowedInGraphError, user_line
 from ..runtime.recorder import current_trace
 from ..runtime.tensor import TensorShape, _next_id, _Operators
 
 
-class TracingError(TypeError):
-    """A traced function asked for something only a concrete value has."""
+class TracingError(OperatorNotAllowedInGraphError):
+    """A traced function asked for something only a concrete value has (TensorFlow's
+    ``OperatorNotAllowedInGraphError``, a ``TypeError``)."""
 
 
 class SymbolicTensor(_Operators):

@@ -34,7 +34,8 @@ FORMAT = "tapeflow-checkpoint"
 VERSION = 1
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 _GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"   # TensorFlow lists this entry in every checkpoint
-_DTYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"}
+_DTYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+           "uint32", "uint64", "bool"}
 _LATEST = re.compile(r'model_checkpoint_path: "([^"\\\n]*)"')
 _MAX_CHECKPOINT_FILE = 1 << 20
 

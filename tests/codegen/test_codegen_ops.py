@@ -35,7 +35,7 @@ def _float32(samples):
 GRAPH_OPS = {"CustomGradient", "If", "While", "WhileGrad", "WhileGradGrad", "WhileWithGrad",
              "WhileStacks", "WhileGradStacks"}
 # PrintV2 has no outputs to compare: tests/ops/test_print.py compiles it and checks its text.
-NO_OUTPUTS = {"PrintV2"}
+NO_OUTPUTS = {"PrintV2", "Assert"}  # Assert: tests/api_names/test_debugging.py compiles it
 # EagerPyFunc (tf.py_function) calls Python: never compiled, its programs run on the
 # interpreter (tests/ops/test_py_function.py checks the fallback).
 NOT_COMPILED = {"EagerPyFunc"}

@@ -1,0 +1,13 @@
+"""Gradients of the run-time checks, as TensorFlow's: CheckNumerics checks the gradient too
+(``_CheckNumericsGrad``); Assert has no outputs, so nothing flows back through it."""
+from ...ops.debug import check_numerics
+from ...runtime.registry import gradient, not_differentiable
+
+
+@gradient("CheckNumerics")
+def _check_numerics(op, g):
+    return [check_numerics(g, "Not a number (NaN) or infinity (Inf) values detected in "
+                              f"gradient. {op.attrs['message']}")]
+
+
+not_differentiable("Assert")
