@@ -6,6 +6,7 @@ continuing it) or a table cell. Fenced code is not prose and is not counted.
 """
 import pathlib
 import re
+import subprocess
 
 import pytest
 
@@ -107,3 +108,20 @@ def test_the_architecture_states_no_wrong_count_of_imports_inside_functions():
             stated = [int(w) if w.isdigit() else numbers[w.lower()]
                       for w in re.findall(r"\b(\d+|" + "|".join(numbers) + r")\b", sentence, re.I)]
             assert all(n == len(inside) for n in stated), (sentence, len(inside))
+
+
+def _repository_files():
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    return listed or [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*") if p.is_file()]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_file_the_docs_name_exists(page):
+    """A path in prose (`tracer/jacobian.py`, `docs/loops.md`) names a file of the repository,
+    whole or by its trailing parts, so a renamed module cannot leave the map pointing at
+    nothing. Patterns (`cases_<family>.py`, `*_rewrite.py`) and code blocks are not paths."""
+    files = _repository_files()
+    prose = " ".join(block for _, block in blocks(page.read_text()))
+    named = set(re.findall(r"(?<![\w<>/.*-])([A-Za-z_]\w*(?:/\w+)*\.(?:py|md))\b", prose))
+    missing = sorted(n for n in named if not any(f == n or f.endswith("/" + n) for f in files))
+    assert missing == []

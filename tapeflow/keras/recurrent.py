@@ -17,7 +17,7 @@ from ..ops import math as M
 from ..ops import reduce as R
 from ..ops.tensor_array import TensorArray
 from ..runtime import stack
-from ..runtime.tensor import STATE_paused, TensorShape, constant
+from ..runtime.tensor import STATE_paused, TensorShape, Variable, constant
 from ..tracer.control import while_loop
 from . import serialization
 from .layers import Layer
@@ -116,8 +116,7 @@ class RNN(Layer):
                              "or list of integers, one integer per RNN state). "
                              f"Received: cell={cell}")
         super().__init__(**kwargs)
-        if stateful:
-            raise NotImplementedError("tapeflow's RNN layers have no stateful=True yet")
+        object.__setattr__(self, "states", None)     # stateful: variables, not weights (Keras)
         self.cell = cell
         self.return_sequences, self.return_state = return_sequences, return_state
         self.go_backwards, self.stateful, self.unroll = go_backwards, stateful, unroll
@@ -151,7 +150,25 @@ class RNN(Layer):
                 self.cell._build_input_shape = step_shape
                 self.cell.build(step_shape)
             self.cell.built = True
+        if self.stateful:
+            if shape[0] is None:
+                raise ValueError(f"When using `stateful=True` in a RNN, the batch size must be "
+                                 f"static. Found dynamic batch size: sequence.shape="
+                                 f"{tuple(shape)}")
+            with STATE_paused():
+                states = _nest.map_structure(
+                    lambda v: Variable(v, trainable=False, name="rnn_state"),
+                    self.get_initial_state(shape[0]))
+            object.__setattr__(self, "states", states)
         self.built = True
+
+    def reset_state(self):
+        """Zero the states of a stateful layer."""
+        if self.states is not None:
+            for v in _nest.flatten(self.states):
+                v.assign(M.multiply(v.read(), 0))
+
+    reset_states = reset_state
 
     def get_initial_state(self, batch_size):
         fn = getattr(self.cell, "get_initial_state", None)
@@ -190,7 +207,16 @@ class RNN(Layer):
         if self.unroll and sequences.shape[1] is None:
             raise ValueError("Cannot unroll a RNN if the time dimension is undefined.")
         if initial_state is None:
-            initial_state = self.get_initial_state(_batch(sequences))
+            if self.stateful:
+                initial_state = _nest.map_structure(lambda v: v.read(), self.states)
+            else:
+                initial_state = self.get_initial_state(_batch(sequences))
+        if self.stateful and sequences.shape[0] is not None and sequences.shape[0] != \
+                _nest.flatten(self.states)[0].shape[0]:
+            raise ValueError(f"If an RNN is stateful, the batch size of the input sequences "
+                             f"must be the same as the batch size of the initial state. \n- "
+                             f"Expected batch size: {_nest.flatten(self.states)[0].shape[0]}\n"
+                             f"- Received batch size: {sequences.shape[0]}")
         if not isinstance(initial_state, (list, tuple)):
             initial_state = [initial_state]
         initial_state = _nest.map_structure(
@@ -225,6 +251,9 @@ class RNN(Layer):
                 time_major=projected is not None)
         finally:
             self._reset_dropout(self.cell)
+        if self.stateful:
+            for var, value in zip(_nest.flatten(self.states), _nest.flatten(states)):
+                var.assign(value)
         output = outputs if self.return_sequences else last
         if self.return_state:
             return (output, *states)

@@ -199,3 +199,40 @@ def test_text_classifier_trains_with_fit(numpy_backend):
     losses = history.history["loss"]
     assert losses[-1] < 0.5 * losses[0], losses
     assert history.history["accuracy"][-1] > 0.9
+
+
+def test_stateful_layer_carries_its_states_between_calls():
+    layer = tf.keras.layers.LSTM(2, stateful=True, return_sequences=True)
+    x = inputs()[0]
+    layer(tf.constant(x))
+    for k, w in enumerate(layer.weights):
+        w.assign(weight_value(k, tuple(w.shape)))
+    assert len(layer.weights) == 3          # the states are variables, not weights (Keras)
+    layer.reset_states()
+    first = layer(tf.constant(x[:, :2])).numpy()
+    second = layer(tf.constant(x[:, 2:])).numpy()
+    # TF 2.21: the second half after the first, states carried
+    np.testing.assert_allclose(second, [[[0.14608806, -0.07428318], [0.1104127, 0.03161504]],
+                                        [[0.10775474, -0.05693954], [0.13541485, 0.03100092]]],
+                               rtol=1e-5, atol=1e-6)
+    layer.reset_states()
+    np.testing.assert_allclose(layer(tf.constant(x[:, :2])).numpy(), first, rtol=1e-6)
+    step = tf.function(lambda x: layer(x), jit_compile=False)
+    np.testing.assert_allclose(step(tf.constant(x[:, 2:])).numpy(), second, rtol=1e-5)
+    with pytest.raises(ValueError, match="batch size must be static"):
+        tf.keras.layers.GRU(2, stateful=True)(tf.keras.Input((3, 2)))
+
+
+def test_model_with_sequence_layers_saves_and_loads(tmp_path):
+    L = tf.keras.layers
+    inp = tf.keras.Input((5,), dtype="int32")
+    h = L.Embedding(10, 8, mask_zero=True)(inp)
+    h = L.Bidirectional(L.LSTM(4, return_sequences=True))(h)
+    h = L.MultiHeadAttention(2, 3)(h, h)
+    h = L.GroupNormalization(2)(h)
+    h = L.RNN([L.GRUCell(3), L.SimpleRNNCell(2)])(h)
+    model = tf.keras.Model(inp, L.Dense(1)(h))
+    x = np.array([[1, 2, 3, 0, 0], [4, 5, 6, 7, 8]], np.int32)
+    model.save(tmp_path / "m.keras")
+    loaded = tf.keras.models.load_model(tmp_path / "m.keras")
+    np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())
