@@ -57,10 +57,8 @@ def test_function_matches_tensorflow(name):
     check(step(tf.constant(x_value)), name)
 
 
-# (stacked's gradient program exceeds codegen's 800-line function limit: it runs on the
-# interpreter, with an InterpreterFallbackWarning)
 COMPILED = ["lstm_mask", "bidi_lstm_concat", "simple_rnn_back_state", "gru_before_state",
-            "gru_mask_back"]
+            "gru_mask_back", "stacked"]
 
 
 @pytest.mark.slow
