@@ -37,6 +37,15 @@ from . import tracer  # noqa: E402
 from .tracer import TensorSpec, function  # noqa: E402
 from .tracer.transforms import grad, value_and_grad  # noqa: E402
 from .tracer.control import cond, while_loop  # noqa: E402
+from .tracer.graph_gradients import gradients, hessians  # noqa: E402
+from .tracer.switch_case import case, switch_case  # noqa: E402
+from .autodiff.gradient_utils import (AggregationMethod, grad_pass_through,  # noqa: E402
+                                      no_gradient, recompute_grad)
+from .ops.grouping import (control_dependencies, group, identity_n, no_op, shape_n,  # noqa: E402
+                           tuple)
+from .ops.static_values import (broadcast_dynamic_shape, broadcast_static_shape,  # noqa: E402
+                                get_static_value, inside_function, is_symbolic_tensor, is_tensor)
+from .ops.scopes import get_current_name_scope, get_logger  # noqa: E402
 from .tracer.vectorized_map import vectorized_map  # noqa: E402
 from .tracer.functional import foldl, foldr, map_fn, scan  # noqa: E402
 from .tracer.engine import set_backend  # noqa: E402

@@ -30,7 +30,9 @@ MODULES = [
     "tapeflow.config", "tapeflow.tracer.compile_log", "tapeflow.distribute.strategy",
     "tapeflow.random", "tapeflow.autodiff.explain", "tapeflow.autograph", "tapeflow.tracer.convert",
     "tapeflow.tracer.control_grads", "tapeflow.nest", "tapeflow.autodiff.gradient_checker",
-    "tapeflow.ops.saturate_cast", "tapeflow.ops.debug",
+    "tapeflow.ops.saturate_cast", "tapeflow.ops.debug", "tapeflow.tracer.graph_gradients",
+    "tapeflow.tracer.switch_case", "tapeflow.autodiff.gradient_utils", "tapeflow.ops.grouping",
+    "tapeflow.ops.static_values", "tapeflow.ops.scopes",
 ]
 
 # Namespaces whose every public callable must have a docstring with an example.
