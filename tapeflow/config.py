@@ -204,11 +204,8 @@ threading = _Threading()
 
 __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
            "run_functions_eagerly", "functions_run_eagerly", "set_log_compiles", "log_compiles",
-<<<<<<< HEAD
-           "loop_memory", "LogicalDeviceConfiguration", "get_logical_device_configuration",
-           "set_logical_device_configuration", "get_visible_devices", "set_visible_devices",
-           "get_soft_device_placement", "set_soft_device_placement",
-           "experimental_run_functions_eagerly", "experimental_functions_run_eagerly"]
-=======
-           "loop_memory", "threading"]
->>>>>>> main
+           "loop_memory", "threading", "LogicalDeviceConfiguration",
+           "get_logical_device_configuration", "set_logical_device_configuration",
+           "get_visible_devices", "set_visible_devices", "get_soft_device_placement",
+           "set_soft_device_placement", "experimental_run_functions_eagerly",
+           "experimental_functions_run_eagerly"]

@@ -25,12 +25,8 @@ class Case:
 def all_cases():
     import importlib
     cases, nondiff = {}, set()
-<<<<<<< HEAD
     for fam in ("math", "reduce", "array", "linalg", "nn", "custom", "control", "io", "lists",
-                "debug"):
-=======
-    for fam in ("math", "reduce", "array", "linalg", "nn", "custom", "control", "io", "lists", "special"):
->>>>>>> main
+                "special", "debug"):
         try:
             mod = importlib.import_module(f"ops.cases_{fam}")
         except ModuleNotFoundError:
