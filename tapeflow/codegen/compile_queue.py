@@ -332,9 +332,17 @@ def _unmake_if_recreated(folder, before):
         now = os.stat(folder)
     except OSError:
         return
-    if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
-        import shutil   # noqa: PLC0415 - this rare path only
-        shutil.rmtree(folder, ignore_errors=True)
+    if (now.st_dev, now.st_ino) == (before.st_dev, before.st_ino):
+        return
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    # a cache another process made there since holds sources, a queue or a lock: leave it
+    if any(n.endswith(".py") or n in (QUEUE, LOCK, PID) for n in names):
+        return
+    import shutil   # noqa: PLC0415 - this rare path only
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _log(folder, line):

@@ -161,3 +161,20 @@ def test_cache_info_shows_queued_and_running(folder, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "queued:    first_program, second_program\n" in out
     assert "compiling: third_program\n" in out
+
+
+def test_a_directory_recreated_mid_compile_is_removed_only_if_nobody_else_uses_it(tmp_path):
+    d = tmp_path / "cache"
+    d.mkdir(mode=0o700)
+    before = os.stat(d)
+    shutil.rmtree(d)
+    (d / "__pycache__").mkdir(parents=True)        # what Numba's cache makes under a worker
+    compile_queue._unmake_if_recreated(str(d), before)
+    assert not d.exists()
+    d.mkdir(mode=0o700)
+    before = os.stat(d)
+    shutil.rmtree(d)
+    d.mkdir(mode=0o700)                              # another process's new cache, in use
+    (d / "f_0123456789abcdef01234567.py").write_text("")
+    compile_queue._unmake_if_recreated(str(d), before)
+    assert d.exists()
