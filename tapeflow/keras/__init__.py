@@ -6,7 +6,8 @@ Keras 3's ``compile``/``fit``/``evaluate``/``predict`` (models.py, trainer.py) a
 ``.keras`` files (saving.py).
 """
 from . import (backend, callbacks, confusion_metrics, core_layers, initializers, layers, losses,
-               metric_classes, metrics, models, normalization, optimizers, saving, serialization)
+               metric_classes, metrics, models, more_optimizers, normalization, optimizers, saving,
+               schedules, serialization)
 from .models import Input, InputLayer, Model, Sequential
 from . import attention, normalization_layers, recurrent, rnn_cells, wrappers
 
@@ -42,6 +43,13 @@ metrics.KLD, metrics.MAE, metrics.MAPE, metrics.MSE, metrics.MSLE = (
     losses.kl_divergence, losses.mean_absolute_error, losses.mean_absolute_percentage_error,
     losses.mean_squared_error, losses.mean_squared_logarithmic_error)
 metrics.__all__ += ["KLD", "MAE", "MAPE", "MSE", "MSLE"]
+
+# ``keras.optimizers`` holds every optimizer, and ``keras.optimizers.schedules``
+optimizers.schedules = schedules
+for _cls in more_optimizers.CLASSES:
+    setattr(optimizers, _cls.__name__, _cls)
+    optimizers._BY_NAME[_cls.__name__.lower()] = _cls
+    optimizers.__all__.append(_cls.__name__)
 
 # ``keras.models.load_model``/``save_model`` and ``keras.saving``, as Keras 3 names them
 models.load_model = saving.load_model

@@ -114,6 +114,7 @@ class _Cell(Layer, DropoutRNNCell):
     """What the three cells share: arguments, weights, config."""
 
     GATES = 1
+    OUTPUT_IS_STATE = True     # the step's output is its first new state (rnn_loop uses it)
 
     def __init__(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
                  recurrent_initializer="orthogonal", bias_initializer="zeros",
