@@ -15,7 +15,7 @@ from ..ops import array, clip, creation, reduce
 from ..ops import math as M
 from ..runtime import stack
 from ..runtime.tensor import STATE_paused, Variable
-from . import schedules
+from . import constraints, schedules
 
 
 class CallableList(list):
@@ -231,7 +231,7 @@ class Optimizer:
             if self.use_ema:
                 self._update_averages()
             for _, v in grads_and_vars:
-                constraint = getattr(v, "constraint", None)
+                constraint = constraints.of(v) or getattr(v, "constraint", None)
                 if constraint is not None:
                     v.assign(constraint(v))
             self._iterations.assign_add(1)
@@ -473,13 +473,22 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
 
 
 def serialize(optimizer):
-    """Keras 3's config dict of an optimizer."""
+    """Keras 3's config dict of an optimizer.
+
+    >>> tf.keras.optimizers.serialize(tf.keras.optimizers.SGD(0.5))["config"]["learning_rate"]
+    0.5
+    """
     return {"module": "keras.optimizers", "class_name": type(optimizer).__name__,
             "config": optimizer.get_config(), "registered_name": None}
 
 
 def deserialize(config, custom_objects=None, use_legacy_format=False, **kwargs):
-    """The optimizer a ``serialize`` dict (or a name) describes."""
+    """The optimizer a ``serialize`` dict (or a name) describes.
+
+    >>> config = tf.keras.optimizers.serialize(tf.keras.optimizers.Adam(0.01))
+    >>> type(tf.keras.optimizers.deserialize(config)).__name__
+    'Adam'
+    """
     if isinstance(config, str):
         return get(config)
     name = config.get("class_name") if isinstance(config, dict) else None
