@@ -48,7 +48,11 @@ class LeakyReLU(Layer):
 
 
 class ELU(Layer):
-    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` below."""
+    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` below.
+
+    >>> tf.keras.layers.ELU()(tf.constant([[0.0, 1.0]])).numpy().tolist()
+    [[0.0, 1.0]]
+    """
 
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
@@ -65,7 +69,11 @@ class ELU(Layer):
 
 
 class ThresholdedReLU(Layer):
-    """``x`` where ``x > theta``, else 0."""
+    """``x`` where ``x > theta``, else 0.
+
+    >>> tf.keras.layers.ThresholdedReLU(theta=1.0)(tf.constant([[0.5, 2.0]])).numpy().tolist()
+    [[0.0, 2.0]]
+    """
 
     def __init__(self, theta=1.0, **kwargs):
         super().__init__(**kwargs)
@@ -82,7 +90,12 @@ class ThresholdedReLU(Layer):
 
 
 class PReLU(Layer):
-    """Leaky ReLU with a learned slope per unit (shared along ``shared_axes``)."""
+    """Leaky ReLU with a learned slope per unit (shared along ``shared_axes``).
+
+    >>> layer = tf.keras.layers.PReLU(alpha_initializer=tf.keras.initializers.Constant(0.5))
+    >>> layer(tf.constant([[-2.0, 2.0]])).numpy().tolist()
+    [[-1.0, 2.0]]
+    """
 
     def __init__(self, alpha_initializer="Zeros", alpha_regularizer=None, alpha_constraint=None,
                  shared_axes=None, **kwargs):
@@ -135,17 +148,29 @@ class Multiply(Layer):
 
 
 class Maximum(Layer):
-    """The elementwise maximum of a list of inputs."""
+    """The elementwise maximum of a list of inputs.
+
+    >>> tf.keras.layers.Maximum()([tf.constant([[1.0, 5.0]]), tf.constant([[3.0, 4.0]])]).numpy().tolist()
+    [[3.0, 5.0]]
+    """
     call = _fold(M.maximum)
 
 
 class Minimum(Layer):
-    """The elementwise minimum of a list of inputs."""
+    """The elementwise minimum of a list of inputs.
+
+    >>> tf.keras.layers.Minimum()([tf.constant([[1.0, 5.0]]), tf.constant([[3.0, 4.0]])]).numpy().tolist()
+    [[1.0, 4.0]]
+    """
     call = _fold(M.minimum)
 
 
 class Subtract(Layer):
-    """``inputs[0] - inputs[1]`` (exactly two inputs)."""
+    """``inputs[0] - inputs[1]`` (exactly two inputs).
+
+    >>> tf.keras.layers.Subtract()([tf.constant([[5.0]]), tf.constant([[3.0]])]).numpy().tolist()
+    [[2.0]]
+    """
 
     def call(self, inputs):
         inputs = _merge_inputs(self, inputs)
@@ -156,7 +181,11 @@ class Subtract(Layer):
 
 
 class Average(Layer):
-    """The elementwise mean of a list of inputs."""
+    """The elementwise mean of a list of inputs.
+
+    >>> tf.keras.layers.Average()([tf.constant([[1.0]]), tf.constant([[3.0]])]).numpy().tolist()
+    [[2.0]]
+    """
 
     def call(self, inputs):
         inputs = _merge_inputs(self, inputs)
@@ -167,7 +196,11 @@ class Average(Layer):
 
 
 class Dot(Layer):
-    """Dot products of two inputs along ``axes`` (cosine proximity with ``normalize``)."""
+    """Dot products of two inputs along ``axes`` (cosine proximity with ``normalize``).
+
+    >>> tf.keras.layers.Dot(axes=1)([tf.constant([[1.0, 2.0]]), tf.constant([[3.0, 4.0]])]).numpy().tolist()
+    [[11.0]]
+    """
 
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)
@@ -211,7 +244,11 @@ def _batch_dot(x, y, axes):
 
 
 class Permute(Layer):
-    """Reorder the non-batch axes by ``dims`` (1-based)."""
+    """Reorder the non-batch axes by ``dims`` (1-based).
+
+    >>> tf.keras.layers.Permute((2, 1))(tf.zeros((1, 2, 3))).shape
+    TensorShape([1, 3, 2])
+    """
 
     def __init__(self, dims, **kwargs):
         super().__init__(**kwargs)
@@ -232,7 +269,11 @@ class Permute(Layer):
 
 
 class RepeatVector(Layer):
-    """``(batch, features)`` to ``(batch, n, features)``."""
+    """``(batch, features)`` to ``(batch, n, features)``.
+
+    >>> tf.keras.layers.RepeatVector(3)(tf.zeros((1, 2))).shape
+    TensorShape([1, 3, 2])
+    """
 
     def __init__(self, n, **kwargs):
         super().__init__(**kwargs)
@@ -250,7 +291,11 @@ class RepeatVector(Layer):
 
 
 class Rescaling(Layer):
-    """``inputs * scale + offset``."""
+    """``inputs * scale + offset``.
+
+    >>> tf.keras.layers.Rescaling(1.0 / 255)(tf.constant([[255.0, 51.0]])).numpy().tolist()
+    [[1.0, 0.20000001788139343]]
+    """
 
     def __init__(self, scale, offset=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -267,14 +312,25 @@ class Rescaling(Layer):
 
 
 class Identity(Layer):
-    """Its input, unchanged."""
+    """Its input, unchanged.
+
+    >>> tf.keras.layers.Identity()(tf.constant([[1.0, 2.0]])).numpy().tolist()
+    [[1.0, 2.0]]
+    """
 
     def call(self, inputs):
         return inputs
 
 
 class ActivityRegularization(Layer):
-    """The identity, adding an L1/L2 penalty of its output to ``losses``."""
+    """The identity, adding an L1/L2 penalty of its output to ``losses``.
+
+    >>> layer = tf.keras.layers.ActivityRegularization(l1=0.1)
+    >>> layer(tf.constant([[1.0, -2.0]])).numpy().tolist()
+    [[1.0, -2.0]]
+    >>> [round(float(v), 4) for v in layer.losses]
+    [0.3]
+    """
 
     def __init__(self, l1=0.0, l2=0.0, **kwargs):
         super().__init__(activity_regularizer=regularizers_module.L1L2(l1=l1, l2=l2), **kwargs)
@@ -306,7 +362,11 @@ class _Noise(Layer):
 
 
 class GaussianNoise(_Noise):
-    """Adds ``N(0, stddev)`` noise while training."""
+    """Adds ``N(0, stddev)`` noise while training.
+
+    >>> tf.keras.layers.GaussianNoise(0.1)(tf.constant([[1.0, 2.0]])).numpy().tolist()
+    [[1.0, 2.0]]
+    """
 
     def __init__(self, stddev, seed=None, **kwargs):
         super().__init__(seed=seed, **kwargs)
@@ -326,7 +386,11 @@ class GaussianNoise(_Noise):
 
 
 class GaussianDropout(_Noise):
-    """Multiplies by ``N(1, rate / (1 - rate))`` noise while training."""
+    """Multiplies by ``N(1, rate / (1 - rate))`` noise while training.
+
+    >>> tf.keras.layers.GaussianDropout(0.5)(tf.constant([[1.0, 2.0]])).numpy().tolist()
+    [[1.0, 2.0]]
+    """
 
     def __init__(self, rate, seed=None, **kwargs):
         super().__init__(seed=seed, **kwargs)
@@ -348,7 +412,11 @@ class GaussianDropout(_Noise):
 
 
 class AlphaDropout(_Noise):
-    """Dropout that keeps SELU's self-normalizing mean and variance while training."""
+    """Dropout that keeps SELU's self-normalizing mean and variance while training.
+
+    >>> tf.keras.layers.AlphaDropout(0.2)(tf.constant([[1.0, 2.0]])).numpy().tolist()
+    [[1.0, 2.0]]
+    """
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(seed=seed, **kwargs)
@@ -401,7 +469,11 @@ class _SpatialDropout(_Noise):
 
 
 class SpatialDropout1D(_SpatialDropout):
-    """Dropout of whole channels of ``(batch, steps, channels)`` inputs."""
+    """Dropout of whole channels of ``(batch, steps, channels)`` inputs.
+
+    >>> tf.keras.layers.SpatialDropout1D(0.5)(tf.ones((1, 2, 2))).numpy().tolist()
+    [[[1.0, 1.0], [1.0, 1.0]]]
+    """
     _rank = 1
 
     def __init__(self, rate, seed=None, **kwargs):
@@ -409,18 +481,32 @@ class SpatialDropout1D(_SpatialDropout):
 
 
 class SpatialDropout2D(_SpatialDropout):
-    """Dropout of whole feature maps of 4D inputs."""
+    """Dropout of whole feature maps of 4D inputs.
+
+    >>> tf.keras.layers.SpatialDropout2D(0.5)(tf.ones((1, 1, 1, 2))).numpy().tolist()
+    [[[[1.0, 1.0]]]]
+    """
     _rank = 2
 
 
 class SpatialDropout3D(_SpatialDropout):
-    """Dropout of whole feature volumes of 5D inputs."""
+    """Dropout of whole feature volumes of 5D inputs.
+
+    >>> tf.keras.layers.SpatialDropout3D(0.5)(tf.ones((1, 1, 1, 1, 2))).numpy().tolist()
+    [[[[[1.0, 1.0]]]]]
+    """
     _rank = 3
 
 
 class Normalization(Layer):
     """``(x - mean) / sqrt(variance)`` per feature along ``axis``; ``adapt(data)`` learns the
-    mean and variance from data (arrays or a dataset), or give them."""
+    mean and variance from data (arrays or a dataset), or give them.
+
+    >>> layer = tf.keras.layers.Normalization()
+    >>> layer.adapt([[1.0], [3.0]])
+    >>> layer(tf.constant([[1.0], [3.0]])).numpy().tolist()
+    [[-1.0], [1.0]]
+    """
 
     def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
         super().__init__(**kwargs)
@@ -503,21 +589,53 @@ def _functional(cls, doc):
     return merge
 
 
-add = _functional(Add, "The functional form of ``Add``: ``add([a, b])``.")
-subtract = _functional(Subtract, "The functional form of ``Subtract``.")
-multiply = _functional(Multiply, "The functional form of ``Multiply``.")
-average = _functional(Average, "The functional form of ``Average``.")
-maximum = _functional(Maximum, "The functional form of ``Maximum``.")
-minimum = _functional(Minimum, "The functional form of ``Minimum``.")
+add = _functional(Add, """The functional form of ``Add``: ``add([a, b])``.
+
+    >>> tf.keras.layers.add([tf.constant([[1.0]]), tf.constant([[2.0]])]).numpy().tolist()
+    [[3.0]]
+    """)
+subtract = _functional(Subtract, """The functional form of ``Subtract``.
+
+    >>> tf.keras.layers.subtract([tf.constant([[2.0]]), tf.constant([[3.0]])]).numpy().tolist()
+    [[-1.0]]
+    """)
+multiply = _functional(Multiply, """The functional form of ``Multiply``.
+
+    >>> tf.keras.layers.multiply([tf.constant([[2.0]]), tf.constant([[3.0]])]).numpy().tolist()
+    [[6.0]]
+    """)
+average = _functional(Average, """The functional form of ``Average``.
+
+    >>> tf.keras.layers.average([tf.constant([[1.0]]), tf.constant([[2.0]])]).numpy().tolist()
+    [[1.5]]
+    """)
+maximum = _functional(Maximum, """The functional form of ``Maximum``.
+
+    >>> tf.keras.layers.maximum([tf.constant([[1.0]]), tf.constant([[2.0]])]).numpy().tolist()
+    [[2.0]]
+    """)
+minimum = _functional(Minimum, """The functional form of ``Minimum``.
+
+    >>> tf.keras.layers.minimum([tf.constant([[1.0]]), tf.constant([[2.0]])]).numpy().tolist()
+    [[1.0]]
+    """)
 
 
 def concatenate(inputs, axis=-1, **kwargs):
-    """The functional form of ``Concatenate``."""
+    """The functional form of ``Concatenate``.
+
+    >>> tf.keras.layers.concatenate([tf.constant([[1.0]]), tf.constant([[2.0]])]).numpy().tolist()
+    [[1.0, 2.0]]
+    """
     return Concatenate(axis=axis, **kwargs)(inputs)
 
 
 def dot(inputs, axes=-1, **kwargs):
-    """The functional form of ``Dot``."""
+    """The functional form of ``Dot``.
+
+    >>> tf.keras.layers.dot([tf.constant([[1.0, 2.0]]), tf.constant([[3.0, 4.0]])], axes=1).numpy().tolist()
+    [[11.0]]
+    """
     return Dot(axes=axes, **kwargs)(inputs)
 
 
