@@ -28,6 +28,19 @@ def test_eager_matches_tensorflow(name):
 
 @pytest.mark.parametrize("name", sorted(FACTS))
 def test_function_matches_tensorflow(name):
+    check(in_function(name, jit_compile=False), name)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("error::tapeflow.codegen.generate.InterpreterFallbackWarning")
+@pytest.mark.parametrize("name", ["mha_causal", "mha_attention_mask_scores", "mha_axes", "gqa",
+                                  "attention_scaled_masks", "additive", "group_norm"])
+def test_compiled_matches_tensorflow(name):
+    """The Numba program of the layer's forward and gradient (compiled == eager == TF)."""
+    check(in_function(name, jit_compile=True), name)
+
+
+def in_function(name, jit_compile):
     make, call, used = CASES[name]
     values = tensors()
     t = {k: tf.constant(v) for k, v in values.items()}
@@ -36,7 +49,7 @@ def test_function_matches_tensorflow(name):
     for k, w in enumerate(layer.weights):
         w.assign(weight_value(k, tuple(w.shape)))
 
-    @tf.function(jit_compile=False)
+    @tf.function(jit_compile=jit_compile)
     def step(t):
         sources = [t[n] for n in used]
         with tf.GradientTape() as tape:
@@ -47,7 +60,7 @@ def test_function_matches_tensorflow(name):
         grads = tape.gradient(loss, sources + list(layer.weights))
         return flat, grads[:len(sources)], grads[len(sources):]
 
-    check(step(t), name)
+    return step(t)
 
 
 def test_softmax_masked_rows():
