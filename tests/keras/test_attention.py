@@ -140,3 +140,23 @@ def test_transformer_encoder_block_trains_with_fit(numpy_backend):
     model.compile(optimizer=tf.keras.optimizers.Adam(0.01), loss="binary_crossentropy")
     losses = model.fit(x, y, epochs=10, batch_size=16, verbose=0).history["loss"]
     assert losses[-1] < 0.6 * losses[0], losses
+
+
+def test_transformer_encoder_block_fit_follows_tensorflow(numpy_backend):
+    """The encoder block from fixed weights, SGD, no shuffling: TF 2.21's per-epoch losses."""
+    L = tf.keras.layers
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 10, (32, 5)).astype(np.int32)
+    y = ((x == 1).sum(1) > (x == 2).sum(1)).astype(np.float32)
+    inp = tf.keras.Input((5,), dtype="int32")
+    h = L.Embedding(10, 8)(inp)
+    a = L.MultiHeadAttention(num_heads=2, key_dim=4)(h, h, use_causal_mask=True)
+    h = L.LayerNormalization()(L.Add()([h, a]))
+    f = L.Dense(8)(L.Dense(16, activation="relu")(h))
+    h = L.LayerNormalization()(L.Add()([h, f]))
+    model = tf.keras.Model(inp, L.Dense(1, activation="sigmoid")(L.Flatten()(h)))
+    for k, w in enumerate(model.weights):
+        w.assign(weight_value(k, tuple(w.shape)))
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="binary_crossentropy")
+    losses = model.fit(x, y, epochs=4, batch_size=16, shuffle=False, verbose=0).history["loss"]
+    np.testing.assert_allclose(losses, [0.5855403, 0.528999, 0.4997396, 0.4825457], rtol=1e-5)
