@@ -5,14 +5,16 @@ under TensorFlow's short names. Models (``Model``, ``Sequential``, ``Input``) tr
 Keras 3's ``compile``/``fit``/``evaluate``/``predict`` (models.py, trainer.py) and save to
 ``.keras`` files (saving.py).
 """
-from . import (activations, backend, callbacks, constraints, more_callbacks, confusion_metrics, core_layers, initializers, layers, losses,
-               metric_classes, metrics, models, more_optimizers, normalization, optimizers, saving,
-               regularizers, schedules, serialization)
+from . import (activations, backend, callbacks, confusion_metrics, constraints, core_layers,
+               initializers, layers, losses, metric_classes, metrics, misc_layers, models,
+               more_callbacks, more_optimizers, normalization, optimizers, regularizers, saving,
+               schedules, serialization)
 from .models import Input, InputLayer, Model, Sequential
 from . import attention, normalization_layers, recurrent, rnn_cells, wrappers
 
 serialization.register_builtin(*rnn_cells.CELLS, *recurrent.CLASSES, *wrappers.CLASSES,
                                *attention.CLASSES, *normalization_layers.CLASSES)
+serialization.register_builtin(*misc_layers.CLASSES)
 
 # ``keras.layers`` holds every layer class; most are written in core_layers.py and normalization.py
 layers.Input, layers.InputLayer = Input, InputLayer
@@ -20,6 +22,10 @@ for _cls in (normalization.CLASSES + core_layers.CLASSES + rnn_cells.CELLS + rec
              + wrappers.CLASSES + attention.CLASSES + normalization_layers.CLASSES):
     setattr(layers, _cls.__name__, _cls)
     layers.__all__.append(_cls.__name__)
+for _obj in misc_layers.CLASSES + misc_layers.FUNCTIONS:     # activations, merges, noise, ...
+    setattr(layers, _obj.__name__, _obj)
+    layers.__all__.append(_obj.__name__)
+layers.serialize, layers.deserialize = serialization.serialize, serialization.deserialize
 layers.GroupQueryAttention = attention.GroupQueryAttention      # TensorFlow's alias
 layers.__all__.append("GroupQueryAttention")
 
