@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .ir import dtypes as D
+from .ops import array as _array, math as _math, reduce as _reduce
 from .ops.creation import _shape
 from .runtime.tensor import Tensor, wrap
 
@@ -79,4 +80,52 @@ def uniform(shape, minval=0, maxval=None, dtype=D.float32, seed=None, name=None)
     return wrap(g.uniform(float(minval), float(maxval), _shape(shape)).astype(dt.np))
 
 
-__all__ = ["set_seed", "normal", "truncated_normal", "uniform"]
+def categorical(logits, num_samples: int, dtype=None, seed=None, name=None) -> Tensor:
+    """``num_samples`` class indices per row of ``logits`` ([batch, classes], unnormalized
+    log-probabilities): a [batch, num_samples] int64 tensor (``dtype``: int32 or int64).
+    The Gumbel-max trick on this module's generator: argmax of the logits plus Gumbel noise,
+    so it runs in functions too (where, as this module's other ops, the noise is drawn once
+    per trace); the draws are not TensorFlow's (its stateful streams are its own).
+
+    >>> tf.random.categorical(tf.math.log([[0.0, 1.0]]), 3, seed=1)
+    <tf.Tensor: shape=(1, 3), dtype=int64, numpy=array([[1, 1, 1]])>
+    """
+    dt = D.as_dtype(dtype or D.int64)
+    if dt not in (D.int32, D.int64):
+        raise ValueError(f"categorical: dtype must be int32 or int64, got {dt.name}")
+    logits = _math._tensor(logits)
+    if len(logits.shape) != 2:
+        raise ValueError(f"logits should be a matrix, got shape {logits.shape}")
+    batch, classes = logits.shape
+    g = _generator(seed)
+    u = g.uniform(np.finfo(np.float64).tiny, 1.0, (batch, int(num_samples), classes))
+    gumbel = wrap((-np.log(-np.log(u))).astype(logits.dtype.np))
+    scores = _array.expand_dims(logits, 1) + gumbel
+    return _math.cast(_reduce.argmax(scores, axis=-1), dt)
+
+
+def shuffle(value, seed=None, name=None) -> Tensor:
+    """``value`` with its first dimension randomly permuted (a gather by a permutation from
+    this module's generator; not TensorFlow's draw).
+
+    >>> sorted(tf.random.shuffle(tf.range(5), seed=3).numpy().tolist())
+    [0, 1, 2, 3, 4]
+    """
+    value = _math._tensor(value)
+    if not value.shape:
+        return value
+    n = value.shape[0]
+    if n is None:
+        raise ValueError("shuffle: the first dimension must be known")
+    perm = wrap(_generator(seed).permutation(int(n)).astype(np.int32))
+    return _array.gather(value, perm)
+
+
+from .ops.random import (Algorithm, Generator, create_rng_state, fold_in,  # noqa: E402
+                         get_global_generator, set_global_generator, split, stateless_normal,
+                         stateless_truncated_normal, stateless_uniform)
+
+__all__ = ["set_seed", "normal", "truncated_normal", "uniform", "categorical", "shuffle",
+           "Algorithm", "Generator", "create_rng_state", "fold_in", "get_global_generator",
+           "set_global_generator", "split", "stateless_normal", "stateless_truncated_normal",
+           "stateless_uniform"]

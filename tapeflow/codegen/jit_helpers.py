@@ -199,3 +199,11 @@ def cholesky(a):
 # -- special functions (their own module: special_math.py) ------------------------------------
 from .special_math import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, digamma,  # noqa: E402,F401
                            erfinv, igamma, igamma_grad_a, igammac, ndtri, polygamma, zeta)
+
+
+# -- TensorFlow's stateless random numbers (runtime/philox.py) ---------------------------------
+from ..runtime.philox import full_int as philox_full_int, normal as philox_normal  # noqa: E402,F401
+from ..runtime.philox import from_words as philox_from_words, uniform as philox_uniform  # noqa: E402,F401
+from ..runtime.philox import key_counter as philox_key_counter  # noqa: E402,F401
+from ..runtime.philox import truncated_normal as philox_truncated_normal  # noqa: E402,F401
+from ..runtime.philox import uniform_int as philox_uniform_int  # noqa: E402,F401

@@ -231,4 +231,27 @@ def extra_samples():
         Sample("Betainc", [np.array([0.5, 2.0, -1.0, 3.0]), np.float64(1.5),
                            np.array([0.3, 0.9, 0.5, 1.0])], {}),
     ]
-    return out
+    return out + random_samples()
+
+
+def random_samples():
+    """The stateless random ops (issue 29): the same Philox bits compiled as eager."""
+    key = np.array([10413732777507651514], np.uint64)          # the key of seed [1, 2]
+    ctr = np.array([0, 17830669156045600267], np.uint64)
+    skey, sctr = np.array([0], np.int64), np.array([5, 0], np.int64)   # a Generator's state
+    return [
+        Sample("StatelessRandomGetKeyCounter", [np.array([1, 2], np.int64)], {}),
+        Sample("StatelessRandomGetKeyCounter", [np.array([-7, 3], np.int32)], {}),
+        Sample("StatelessRandomUniformV2", [key, ctr], {"shape": (3, 5), "dtype": D.float64}),
+        Sample("StatelessRandomUniformV2", [skey, sctr], {"shape": (7,), "dtype": D.float32}),
+        Sample("StatelessRandomNormalV2", [key, ctr], {"shape": (2, 3), "dtype": D.float32}),
+        Sample("StatelessRandomNormalV2", [skey, sctr], {"shape": (5,), "dtype": D.float64}),
+        Sample("StatelessTruncatedNormalV2", [key, ctr], {"shape": (9,), "dtype": D.float32}),
+        Sample("StatelessTruncatedNormalV2", [key, ctr], {"shape": (), "dtype": D.float64}),
+        Sample("StatelessRandomUniformIntV2", [key, ctr, np.int32(-5), np.int32(100)],
+               {"shape": (6,)}),
+        Sample("StatelessRandomUniformIntV2", [skey, sctr, np.int64(-5), np.int64(2**40)],
+               {"shape": (2, 2)}),
+        Sample("StatelessRandomUniformFullIntV2", [key, ctr], {"shape": (3, 2), "dtype": D.int32}),
+        Sample("StatelessRandomUniformFullIntV2", [skey, sctr], {"shape": (3,), "dtype": D.int64}),
+    ]
