@@ -48,6 +48,9 @@ from .ops.grouping import (control_dependencies, group, identity_n, no_op, shape
 from .ops.static_values import (broadcast_dynamic_shape, broadcast_static_shape,  # noqa: E402
                                 get_static_value, inside_function, is_symbolic_tensor, is_tensor)
 from .ops.scopes import get_current_name_scope, get_logger  # noqa: E402
+from .ops.tf_initializers import (constant_initializer, ones_initializer,  # noqa: E402
+                                  random_normal_initializer, random_uniform_initializer,
+                                  zeros_initializer)
 from .tracer.vectorized_map import vectorized_map  # noqa: E402
 from .tracer.functional import foldl, foldr, map_fn, scan  # noqa: E402
 from .tracer.engine import set_backend  # noqa: E402

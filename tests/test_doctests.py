@@ -37,6 +37,7 @@ MODULES = [
     "tapeflow.ops.saturate_cast", "tapeflow.ops.debug", "tapeflow.tracer.graph_gradients",
     "tapeflow.tracer.switch_case", "tapeflow.autodiff.gradient_utils", "tapeflow.ops.grouping",
     "tapeflow.ops.static_values", "tapeflow.ops.scopes", "tapeflow.ops.random",
+    "tapeflow.ops.tf_initializers",
 ]
 
 # Namespaces whose every public callable must have a docstring with an example.

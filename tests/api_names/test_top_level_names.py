@@ -172,3 +172,20 @@ def test_shapes_and_scopes():
         with tf.name_scope("b"):
             assert tf.get_current_name_scope() == "a/b"
     assert tf.get_logger().name == "tapeflow"
+
+
+def test_tensorflows_initializers():
+    assert tf.zeros_initializer()([2], tf.int32).numpy().tolist() == [0, 0]
+    assert tf.ones_initializer()([2, 1]).numpy().tolist() == [[1.0], [1.0]]
+    c = tf.constant_initializer([1, 2])([2])
+    assert c.dtype == tf.int32 and c.numpy().tolist() == [1, 2]
+    assert tf.constant_initializer(2.0)([2]).numpy().tolist() == [2.0, 2.0]
+    with pytest.raises(TypeError, match="has 2 elements, but got `shape` \\(3,\\) with 3"):
+        tf.constant_initializer([1, 2])([3])
+    # TF 2.21: seeded initializers are the stateless ops on [seed, 0]
+    np.testing.assert_array_equal(tf.random_normal_initializer(seed=1)([3]).numpy(), np.array(
+        [0.006332515273243189, -0.024650828912854195, 0.0315595380961895], np.float32))
+    np.testing.assert_array_equal(tf.random_uniform_initializer(seed=1)([3]).numpy(), np.array(
+        [0.0378488190472126, -0.004001975059509277, 0.010029125958681107], np.float32))
+    assert tf.random_normal_initializer().get_config() == {"mean": 0.0, "stddev": 0.05,
+                                                          "seed": None}
