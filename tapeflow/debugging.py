@@ -7,7 +7,7 @@ from .ops.debug import (Assert, assert_all_finite, assert_equal, assert_greater,
                         assert_none_equal, assert_positive, assert_proper_iterable, assert_rank,
                         assert_rank_at_least, assert_rank_in, assert_same_float_dtype,
                         assert_scalar, assert_shapes, assert_type, check_numerics,
-                        is_numeric_tensor)
+                        is_numeric_tensor, enable_check_numerics, disable_check_numerics)
 from .ops.debug import __all__ as _checks
 
 __all__ = ["explain_none_gradients", "NoneGradientWarning", *_checks]

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..ir import dtypes as D
+from ..runtime import numerics_check
 from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 from . import array, math, reduce
@@ -541,9 +542,34 @@ def is_numeric_tensor(tensor) -> bool:
     return bool(is_tensor and (tensor.dtype.is_floating or tensor.dtype.is_integer))
 
 
+def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int = 50) -> None:
+    """Check every op's floating outputs for NaN and infinity from now on: the first op to
+    make one raises InvalidArgumentError naming it, its inputs and the user's line, eagerly,
+    in functions traced from now on, and in their compiled programs. (TensorFlow's limits
+    on its printed stack are accepted and unused: the message names the one line.)
+
+    >>> tf.debugging.enable_check_numerics()
+    >>> tf.math.log(tf.constant([0.0, 1.0]))
+    Traceback (most recent call last):
+    ...
+    tapeflow.errors.InvalidArgumentError: ...
+    >>> tf.debugging.disable_check_numerics()
+    """
+    numerics_check.ENABLED[0] = True
+
+
+def disable_check_numerics() -> None:
+    """Stop what ``enable_check_numerics`` started (functions traced meanwhile keep their
+    checks).
+
+    >>> tf.debugging.disable_check_numerics()
+    """
+    numerics_check.ENABLED[0] = False
+
+
 __all__ = ["check_numerics", "assert_all_finite", "Assert", "assert_equal", "assert_none_equal",
            "assert_less", "assert_less_equal", "assert_greater", "assert_greater_equal",
            "assert_positive", "assert_negative", "assert_non_negative", "assert_non_positive",
            "assert_near", "assert_shapes", "assert_rank", "assert_rank_at_least", "assert_rank_in", "assert_scalar",
            "assert_type", "assert_integer", "assert_same_float_dtype", "assert_proper_iterable",
-           "is_numeric_tensor"]
+           "is_numeric_tensor", "enable_check_numerics", "disable_check_numerics"]

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import InferError, InvalidArgumentError, OpError, format_line, user_line
 from ..ir.opdef import OPS, AVal
+from . import numerics_check
 from .dynamic_shape import DynamicShape
 from .recorder import STATE, Entry
 from .registry import GRADS, KERNELS, STATIC_FORMS, USER_GRADS
@@ -130,6 +131,11 @@ def apply(name, inputs, attrs=None):
         outs = _run_kernel(name, tensors, attrs, avals, out_avals, multi)
     if STATE.tapes:
         _record(name, attrs, tensors, avals, outs, out_avals)
+    if numerics_check.ENABLED[0] and name != "CheckNumerics":   # tf.debugging.enable_check_numerics
+        if traces:
+            outs = numerics_check.check_traced(apply, name, tensors, outs, out_avals)
+        else:
+            numerics_check.check_eager(name, tensors, outs, out_avals)
     return tuple(outs) if multi else outs[0]
 
 

@@ -210,3 +210,36 @@ def test_vectorized_checks():
     np.testing.assert_array_equal(f(tf.ones([2, 2])).numpy(), np.full((2, 2), 3.0))
     with pytest.raises(IAE, match="assertion failed"):
         f(tf.constant([[1.0, 1.0], [5.0, 1.0]]))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_enable_check_numerics_names_the_op_and_the_line(backend):
+    tf.set_backend(backend)
+    x = tf.constant([0.0, 1.0])
+
+    def f(a):
+        b = a * 2.0
+        return tf.math.log(b) + 1.0   # the line named
+
+    d.enable_check_numerics()
+    try:
+        with pytest.raises(IAE) as e:
+            tf.math.log(x)
+        # TF 2.21's eager text, then the user's line
+        assert str(e.value).startswith(
+            "\n\n!!! Detected Infinity or NaN in output 0 of eagerly-executing op \"Log\" (# of "
+            "outputs: 1) !!!\n  dtype: <dtype: 'float32'>\n  shape: (2,)\n  # of -Inf elements: "
+            "1\n\n  Input tensor: tf.Tensor([0. 1.], shape=(2,), dtype=float32)\n\n : Tensor had "
+            "-Inf values [at ")
+        assert "tf.math.log(x)" in str(e.value)
+        g = tf.function(f, jit_compile=backend == "numba")
+        with pytest.raises(IAE) as e:
+            g(x)
+        text = str(e.value)
+        assert "of graph op \"Log\"" in text and "Tensor had Inf values" in text
+        assert "return tf.math.log(b) + 1.0   # the line named" in text
+        np.testing.assert_allclose(g(tf.constant([1.0, 2.0])).numpy(), np.log([2.0, 4.0]) + 1,
+                                   rtol=1e-6)
+    finally:
+        d.disable_check_numerics()
+    np.testing.assert_array_equal(tf.math.log(x).numpy(), [-np.inf, 0.0])
