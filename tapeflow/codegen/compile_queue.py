@@ -216,7 +216,7 @@ def _still_ours(folder, lock_fd):
         here, held = os.stat(os.path.join(folder, LOCK)), os.fstat(lock_fd)
     except OSError:
         return False
-    return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
+    return (here.st_dev, here.st_ino, here.st_ctime_ns) == (held.st_dev, held.st_ino, held.st_ctime_ns)
 
 
 def _write_pid(folder, pid):
@@ -332,9 +332,17 @@ def _unmake_if_recreated(folder, before):
         now = os.stat(folder)
     except OSError:
         return
-    if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
-        import shutil   # noqa: PLC0415 - this rare path only
-        shutil.rmtree(folder, ignore_errors=True)
+    if (now.st_dev, now.st_ino, now.st_ctime_ns) == (before.st_dev, before.st_ino, before.st_ctime_ns):
+        return      # untouched (an inode number alone may be reused by a recreated directory)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    # a cache another process made there since holds sources, a queue or a lock: leave it
+    if any(n.endswith(".py") or n in (QUEUE, LOCK, PID) for n in names):
+        return
+    import shutil   # noqa: PLC0415 - this rare path only
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _log(folder, line):

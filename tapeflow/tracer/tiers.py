@@ -142,11 +142,13 @@ def _serve():
                 t0 = time.perf_counter()
                 program = t._compile_here(t.graph, t.name, log=False)
                 stats = answer["stats"]
+                again = getattr(program, "stats", lambda: {})().get("cache_misses")
                 compile_log.record(
                     "compile", t.name, [v.aval for v in t.graph.inputs], answer["seconds"],
                     "miss" if stats["cache_misses"] else "hit",
                     "interpreter" if program.fallback else "numba",
-                    f"background process; loaded here in {time.perf_counter() - t0:.2f} s")
+                    f"background process; loaded here in {time.perf_counter() - t0:.2f} s"
+                    + ("; COMPILED AGAIN here: the cache entry was gone" if again else ""))
             error = None
         except Exception as e:   # noqa: BLE001 - reported as the warning, the function goes on
             program, error = None, f"{type(e).__name__}: {e}"
