@@ -27,7 +27,7 @@ def _axes(axes):
 
 # -- moments and batch normalization ------------------------------------------------------
 
-def moments(x, axes, shift=None, keepdims=False, name=None):
+def moments(x, axes, shift=None, keepdims=False, name=None) -> tuple[Tensor, Tensor]:
     """Mean and variance of ``x`` over ``axes`` (the variance about the mean held constant).
 
     >>> mean, variance = tf.nn.moments(tf.constant([1.0, 2.0, 3.0, 6.0]), axes=[0])
@@ -46,7 +46,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     return mean, variance
 
 
-def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
+def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None) -> tuple[Tensor, Tensor]:
     """Mean and variance of ``x`` over ``axes`` with each entry counted ``frequency_weights`` times.
 
     >>> mean, var = tf.nn.weighted_moments(tf.constant([1.0, 3.0]), [0], tf.constant([3.0, 1.0]))
@@ -74,7 +74,7 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     return weighted_mean, weighted_variance
 
 
-def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
+def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None) -> tuple:
     """(count, sum, sum of squares, shift) of ``x`` over ``axes``; with ``shift``, of ``x - shift``.
 
     >>> n, s, ss, _ = tf.nn.sufficient_statistics(tf.constant([1.0, 2.0, 3.0]), [0])
@@ -97,7 +97,7 @@ def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     return counts, m_ss, v_ss, shift
 
 
-def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None) -> tuple[Tensor, Tensor]:
     """Mean and variance from sufficient statistics (``shift`` added back to the mean).
 
     >>> mean, var = tf.nn.normalize_moments(3.0, tf.constant(6.0), tf.constant(14.0), None)

@@ -10,7 +10,7 @@ from . import math as m
 from .array import transpose
 
 
-def top_k(input, k=1, sorted=True, index_type=D.int32, name=None):
+def top_k(input, k=1, sorted=True, index_type=D.int32, name=None) -> "_TopKV2":
     """The ``k`` largest entries of the last axis and their indices (ties: the lower index first).
 
     >>> tf.math.top_k(tf.constant([1.0, 3.0, 2.0]), k=2).indices
