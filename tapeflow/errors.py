@@ -12,113 +12,29 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _SKIP = (_PKG_DIR, os.path.dirname(os.path.abspath(__import__("numpy").__file__)))
 
 
-# TensorFlow's error codes (``tf.errors.OK`` ...), its ``error_codes.proto`` numbering.
-OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND = 0, 1, 2, 3, 4, 5
-ALREADY_EXISTS, PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION = 6, 7, 8, 9
-ABORTED, OUT_OF_RANGE, UNIMPLEMENTED, INTERNAL, UNAVAILABLE, DATA_LOSS = 10, 11, 12, 13, 14, 15
-UNAUTHENTICATED = 16
-
-
 class OpError(Exception):
-    """Base of errors raised while running an op (TensorFlow's ``tf.errors.OpError``).
-
-    TensorFlow's constructor, ``OpError(node_def, op, message, error_code)``; tapeflow's own
-    code raises with the message alone (``InvalidArgumentError("...")``), which is the same
-    error with no node and no op. ``str(e)`` is the message, as in TensorFlow."""
-
-    def __init__(self, node_def, op=None, message=None, error_code=None, *args):
-        if message is None and op is None and isinstance(node_def, str) and not args:
-            node_def, message = None, node_def       # tapeflow's one-argument form
-        super().__init__(message)
-        self._node_def, self._op, self._message = node_def, op, message
-        self._error_code = error_code
-        self._args_rest = args
-
-    @property
-    def message(self):
-        """The error message (TensorFlow's ``OpError.message``)."""
-        return self._message
-
-    @property
-    def node_def(self):
-        """The node that failed: None (tapeflow has no NodeDef protos)."""
-        return self._node_def
-
-    @property
-    def op(self):
-        """The op that failed, or None."""
-        return self._op
-
-    @property
-    def error_code(self):
-        """The integer code of this error (``tf.errors.INVALID_ARGUMENT`` ...)."""
-        return self._error_code
-
-    @property
-    def experimental_payloads(self):
-        """TensorFlow's status payloads: always empty here."""
-        return {}
-
-    def __str__(self):
-        return "" if self._message is None else str(self._message)
-
-    def __reduce__(self):
-        if type(self) is OpError:
-            return OpError, (self._node_def, self._op, self._message, self._error_code)
-        return type(self), (self._node_def, self._op, self._message) + self._args_rest
+    """Base of errors raised while running an op (TensorFlow's ``tf.errors.OpError``)."""
 
 
-def _coded(name, code, doc, bases=()):
-    """A subclass of OpError with TensorFlow's name, constructor and fixed error code."""
-
-    def __init__(self, node_def, op=None, message=None, *args):
-        OpError.__init__(self, node_def, op, message, code, *args)
-
-    return type(name, (OpError, *bases), {"__init__": __init__, "__doc__": doc,
-                                          "__module__": __name__})
-
-
-CancelledError = _coded("CancelledError", CANCELLED, "An operation or step was cancelled.")
-UnknownError = _coded("UnknownError", UNKNOWN, "An error of no other kind.")
-InvalidArgumentError = _coded(
-    "InvalidArgumentError", INVALID_ARGUMENT,
+class InvalidArgumentError(OpError, ValueError):
     """An op got inputs it cannot accept: incompatible shapes, wrong dtypes, bad attributes.
 
     Also a ``ValueError``, which is what TensorFlow raises for the same mistake at trace time.
-    """, (ValueError,))
-DeadlineExceededError = _coded("DeadlineExceededError", DEADLINE_EXCEEDED,
-                               "A deadline expired before the operation could complete.")
-NotFoundError = _coded("NotFoundError", NOT_FOUND,
-                       "A file (a checkpoint) or other entity that does not exist.")
-AlreadyExistsError = _coded("AlreadyExistsError", ALREADY_EXISTS,
-                            "An entity the operation would create already exists.")
-PermissionDeniedError = _coded("PermissionDeniedError", PERMISSION_DENIED,
-                               "The caller may not run the operation.")
-ResourceExhaustedError = _coded("ResourceExhaustedError", RESOURCE_EXHAUSTED,
-                                "A resource (memory, a quota) ran out.")
-FailedPreconditionError = _coded("FailedPreconditionError", FAILED_PRECONDITION,
-                                 "The system is not in the state the operation needs "
-                                 "(an uninitialized variable).")
-AbortedError = _coded("AbortedError", ABORTED, "The operation was aborted (a concurrency conflict).")
-OutOfRangeError = _coded(
-    "OutOfRangeError", OUT_OF_RANGE,
-    """TensorFlow's ``tf.errors.OutOfRangeError``: an index past the end (a TensorArray's), or
-    an iterator's end. Also an ``IndexError``, Python's error for the same mistake.""",
-    (IndexError,))
-UnimplementedError = _coded("UnimplementedError", UNIMPLEMENTED,
-                            "The operation is not implemented or not supported.")
-InternalError = _coded("InternalError", INTERNAL,
-                       """TensorFlow's ``tf.errors.InternalError``: what its tape raises inside a
-    function when a recorded op's gradient function returns the wrong number of gradients.""")
-UnavailableError = _coded("UnavailableError", UNAVAILABLE, "The runtime is not available now.")
-DataLossError = _coded("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.")
-UnauthenticatedError = _coded("UnauthenticatedError", UNAUTHENTICATED,
-                              "The request lacks valid credentials.")
+    """
 
 
-class OperatorNotAllowedInGraphError(TypeError):
-    """Using a symbolic tensor as a Python ``bool`` (or iterating it) where the trace cannot
-    convert the statement: TensorFlow's error, a ``TypeError``."""
+class OutOfRangeError(OpError, IndexError):
+    """TensorFlow's ``tf.errors.OutOfRangeError``: an index past the end (a TensorArray's).
+    Also an ``IndexError``, Python's error for the same mistake."""
+
+
+class InternalError(OpError):
+    """TensorFlow's ``tf.errors.InternalError``: what its tape raises inside a function when a
+    recorded op's gradient function returns the wrong number of gradients."""
+
+
+class NotFoundError(OpError):
+    """TensorFlow's ``tf.errors.NotFoundError``: a file (a checkpoint) that does not exist."""
 
 
 class InferError(Exception):
@@ -156,3 +72,70 @@ def format_line(position):
     filename, lineno = position
     text = linecache.getline(filename, lineno).strip()
     return f"{filename}:{lineno}" + (f": {text}" if text else "")
+
+
+# -- the rest of tf.errors: every class and code (issue 29) ---------------------------------
+# TensorFlow's codes (tf.errors.OK ... DATA_LOSS), the values of its ``error_codes.proto``.
+OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND = 0, 1, 2, 3, 4, 5
+ALREADY_EXISTS, PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION = 6, 7, 8, 9
+ABORTED, OUT_OF_RANGE, UNIMPLEMENTED, INTERNAL, UNAVAILABLE, DATA_LOSS = 10, 11, 12, 13, 14, 15
+UNAUTHENTICATED = 16
+
+
+def _op_error_init(self, *args, **kwargs):
+    """Both constructions work: tapeflow's ``Error(message)`` and TensorFlow's
+    ``Error(node_def, op, message[, error_code])``; ``message``, ``op``, ``node_def`` and
+    ``error_code`` are read as in TF."""
+    if len(args) >= 3 or kwargs:
+        names = ("node_def", "op", "message", "error_code")
+        given = dict(zip(names, args), **kwargs)
+        self._node_def, self._op = given.get("node_def"), given.get("op")
+        self._message = given.get("message", "")
+        if given.get("error_code") is not None:
+            self._code = given["error_code"]
+        Exception.__init__(self, self._message)
+    else:
+        self._node_def = self._op = None
+        self._message = str(args[0]) if args else ""
+        Exception.__init__(self, *args)
+
+
+OpError.__init__ = _op_error_init
+OpError.message = property(lambda self: self._message)
+OpError.op = property(lambda self: self._op)
+OpError.node_def = property(lambda self: self._node_def)
+OpError.error_code = property(lambda self: getattr(self, "_code", type(self)._CODE))
+OpError.experimental_payloads = property(lambda self: {})
+OpError._CODE = UNKNOWN
+InvalidArgumentError._CODE = INVALID_ARGUMENT
+OutOfRangeError._CODE = OUT_OF_RANGE
+InternalError._CODE = INTERNAL
+NotFoundError._CODE = NOT_FOUND
+
+
+def _error_class(name, code, doc):
+    cls = type(name, (OpError,), {"__doc__": doc, "_CODE": code, "__module__": __name__})
+    globals()[name] = cls
+    return cls
+
+
+for _name, _code, _doc in (
+        ("CancelledError", CANCELLED, "An operation or step was cancelled."),
+        ("UnknownError", UNKNOWN, "An error of no other kind (TF's catch-all)."),
+        ("DeadlineExceededError", DEADLINE_EXCEEDED, "A deadline expired before the operation ended."),
+        ("AlreadyExistsError", ALREADY_EXISTS, "An entity the operation would create exists already."),
+        ("PermissionDeniedError", PERMISSION_DENIED, "The caller may not run the operation."),
+        ("UnauthenticatedError", UNAUTHENTICATED, "The request has no valid credentials."),
+        ("ResourceExhaustedError", RESOURCE_EXHAUSTED, "A resource (memory, a quota) ran out."),
+        ("FailedPreconditionError", FAILED_PRECONDITION,
+         "The system is not in a state the operation needs (an uninitialized variable)."),
+        ("AbortedError", ABORTED, "The operation was aborted (a concurrent conflict)."),
+        ("UnimplementedError", UNIMPLEMENTED, "The operation is not implemented or supported."),
+        ("UnavailableError", UNAVAILABLE, "The runtime is not available right now."),
+        ("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption (a truncated file).")):
+    _error_class(_name, _code, _doc)
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """TensorFlow's error for a Python operator a traced tensor cannot support (``bool(t)``,
+    iterating a tensor of unknown length) inside a function; a ``TypeError``."""

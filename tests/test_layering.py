@@ -21,8 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "tapeflow"
 # top-level file is placed on purpose, never swept into a catch-all. docs/architecture.md's
 # layer table lists the same layers and entries (tests/test_docs_shape.py checks it).
 LAYERS = [
-    ("base", ["tapeflow.errors", "tapeflow._nest", "tapeflow.nest", "tapeflow.env",
-              "tapeflow._version"]),
+    ("base", ["tapeflow.errors", "tapeflow._nest", "tapeflow.env", "tapeflow._version"]),
     ("ir", ["tapeflow.ir"]),
     ("runtime core", ["tapeflow.runtime"]),
     ("ops", ["tapeflow.ops", "tapeflow.random"]),
@@ -35,7 +34,8 @@ LAYERS = [
     ("keras", ["tapeflow.keras"]),
     ("namespaces", ["tapeflow", "tapeflow.math", "tapeflow.nn", "tapeflow.linalg",
                     "tapeflow.debugging", "tapeflow.config", "tapeflow.dtypes",
-                    "tapeflow.autograph", "tapeflow.testing", "tapeflow.test", "tapeflow.train"]),
+                    "tapeflow.autograph", "tapeflow.testing", "tapeflow.test", "tapeflow.train",
+                    "tapeflow.nest"]),
     ("distribute", ["tapeflow.distribute"]),
     ("cli", ["tapeflow.cli", "tapeflow.__main__"]),
 ]

@@ -266,6 +266,7 @@ def _stop_worker():
             left = sorted(_unsent, key=lambda t: t._started)
             _unsent.clear()
     if not left:
+        compile_queue.detach()
         return
     try:
         folder = _folder()
@@ -274,3 +275,4 @@ def _stop_worker():
         compile_queue.ensure_worker(folder)
     except Exception:   # noqa: BLE001, S110 - best effort at exit: the next process compiles
         pass
+    compile_queue.detach()

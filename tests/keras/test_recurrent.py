@@ -253,3 +253,17 @@ def test_text_classifier_fit_follows_tensorflow(numpy_backend):
     losses = model.fit(x, y.astype(np.float32), epochs=4, batch_size=16, shuffle=False,
                        verbose=0).history["loss"]
     np.testing.assert_allclose(losses, [0.6931501, 0.6927195, 0.6924189, 0.6921845], rtol=1e-6)
+
+
+def test_regularizers_and_constraints_reach_the_cell_weights():
+    L = tf.keras.layers
+    layer = L.LSTM(2, kernel_regularizer=tf.keras.regularizers.L2(0.01),
+                   recurrent_constraint=tf.keras.constraints.NonNeg())
+    layer(tf.constant(inputs()[0]))
+    np.testing.assert_allclose(float(layer.losses[0]),
+                               0.01 * np.sum(layer.weights[0].numpy() ** 2), rtol=1e-6)
+    config = layer.get_config()
+    assert config["kernel_regularizer"]["class_name"] == "L2"
+    assert config["recurrent_constraint"]["class_name"] == "NonNeg"
+    copy = L.LSTM.from_config(config)
+    assert copy.get_config()["kernel_regularizer"] == config["kernel_regularizer"]
