@@ -43,7 +43,7 @@ def _matmul_keeps_rows(attrs, flags, in_avals, out_avals):
 
 
 defop("MatMul", _matmul, arity=2, attrs={"transpose_a": "bool", "transpose_b": "bool"},
-      same_dtype=(0, 1), keeps_rows=_matmul_keeps_rows)
+      same_dtype=(0, 1), keeps_rows=_matmul_keeps_rows, gemm=True)
 
 
 # -- einsum --------------------------------------------------------------------------
