@@ -22,12 +22,16 @@ from ops.cases import all_cases
 # they are, after any vectorize.
 # WhileStacks: made only in the forward program of a call under a tape (passes/keep_stacks.py),
 # which runs as it is: a traced call inlines the function's own graph instead.
-NO_BATCHING_RULE = {"WhileWithGrad", "WhileStacks", "CustomGradient", "EagerPyFunc"}
+# Const: takes no input, so nothing about it is ever batched (vectorize copies it as it is).
+NO_BATCHING_RULE = {"WhileWithGrad", "WhileStacks", "CustomGradient", "EagerPyFunc", "Const"}
+# Const: the code generator binds each constant as a literal or an argument of the program
+# (codegen/generate.bind_consts); no code is emitted for it.
+NO_TEMPLATE = {"Const"}
 
 TABLES = {"kernel (runtime KERNELS)": (KERNELS, set()),
           "gradient rule (GRADS)": (GRADS, set()),
           "batching rule (passes.batching BATCHERS)": (BATCHERS, NO_BATCHING_RULE),
-          "codegen template (codegen.templates CODEGEN)": (CODEGEN, set())}
+          "codegen template (codegen.templates CODEGEN)": (CODEGEN, NO_TEMPLATE)}
 
 
 @pytest.mark.parametrize("what", sorted(TABLES))

@@ -490,8 +490,6 @@ def _reinfer(graph, scope, saved):
     order; a node carrying graphs has them re-inferred first (``_reinfer_nested``). A size
     still unknown after that is one only the run knows: read from the array (``held``)."""
     for node in graph.nodes:
-        if node.op == "Const":
-            continue
         _reinfer_node(node, scope, saved)
         _hold_unknown(node, scope, saved)
 

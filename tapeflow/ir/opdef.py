@@ -11,6 +11,8 @@ from collections import namedtuple
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from ..errors import InferError
 from . import dtypes as D
 from .shapes import broadcast_shapes
@@ -174,6 +176,7 @@ ATTR_KINDS = {
     "pairs": lambda x: _seq(x) and all(_ints(p) and len(p) == 2 for p in x),
     "spec": lambda x: _seq(x) and all(_slice_item(s) for s in x),
     "bools": lambda x: isinstance(x, tuple) and all(type(b) is bool for b in x),
+    "array": lambda x: isinstance(x, (np.ndarray, np.generic)),
 }
 # Attributes holding a Graph (control flow), or a gradient's Graph (a CustomGradient's; may
 # be absent when the graph was saved without it).

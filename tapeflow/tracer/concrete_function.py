@@ -19,7 +19,7 @@ import numpy as np
 from ..autodiff.custom_gradient import int_outputs_through_call
 from ..errors import InvalidArgumentError
 from ..ir import dtypes as D
-from ..ir.graph import Graph, print_graph
+from ..ir.graph import Graph, Value, constant_of, print_graph
 from ..ir.defs.loops import stack_output
 from ..ir.opdef import OPS, AVal
 from ..runtime.interpret import apply_node, replay
@@ -405,10 +405,9 @@ def _constant(t):
     """``t`` as a concrete Tensor if its value is known while tracing, else None."""
     if hasattr(t, "_value"):
         return t
-    node = getattr(getattr(t, "value", None), "node", None)
-    if node is not None and node.op == "Const":
-        return wrap(np.asarray(node.attrs["value"]))
-    return None
+    value = getattr(t, "value", None)
+    array = constant_of(value) if isinstance(value, Value) else None
+    return None if array is None else wrap(array)
 
 
 def _ct(g, aval):

@@ -34,7 +34,7 @@ import numpy as np
 from .. import env
 from ..autodiff import tape as _tape
 from ..autodiff.backprop import Plan
-from ..ir.graph import Graph, Value
+from ..ir.graph import Graph, Value, constant_of
 from ..ir.opdef import OPS, AVal
 from ..ir.shapes import num_elements
 from ..ops import array, math, reduce
@@ -171,9 +171,9 @@ def _known_inputs(rg):
     for v, arg in zip(rg.graph.inputs[1:], rg.args()):
         if num_elements(v.aval.shape) > 16:
             continue
-        node = getattr(getattr(arg, "value", None), "node", None)
-        if node is not None and node.op == "Const":
-            known[v.id] = np.asarray(node.attrs["value"])
+        value = getattr(arg, "value", None)
+        if isinstance(value, Value) and constant_of(value) is not None:
+            known[v.id] = constant_of(value)
         elif hasattr(arg, "_value"):
             known[v.id] = np.asarray(arg._value)
     return known
@@ -196,8 +196,8 @@ def _constant(value, known, depth=4):
     node = value.node
     if node is None or depth == 0:
         return None
-    if node.op == "Const":
-        return np.asarray(node.attrs["value"])
+    if constant_of(value) is not None:
+        return constant_of(value)
     op = OPS.get(node.op)
     if op is not None and op.kind == "elementwise" and op.pure and not op.non_finite \
             and not op.multi_output and node.op in KERNELS:

@@ -8,6 +8,7 @@ and zero-preserving in the diagonal operand can keep it diagonal.
 import numpy as np
 
 from ...ir.defs.reduce import reduction_axes
+from ...ir.graph import constant_of
 from ...ir.opdef import OPS
 from .flags import Diag
 
@@ -136,10 +137,10 @@ _LAYOUT = ("Reshape", "Transpose", "ExpandDims", "Squeeze", "StridedSlice", "Bro
 
 def _all_ones(v):
     """``v`` is a constant of ones, possibly reshaped or sliced."""
-    node = v.node
-    while node is not None and node.op in _LAYOUT:
-        node = node.inputs[0].node
-    return node is not None and node.op == "Const" and bool(np.all(np.asarray(node.attrs["value"]) == 1))
+    while v.node is not None and v.node.op in _LAYOUT:
+        v = v.node.inputs[0]
+    array = constant_of(v)
+    return array is not None and bool(np.all(array == 1))
 
 
 __all__ = ["DIAG_RULES"]
