@@ -14,7 +14,7 @@ _JIT = dict(cache=True, error_model="numpy", nogil=True)
 
 
 class SizeCheck(ValueError):
-    """A size only the run knows broke what the program assumed of it (codegen/dims.py,
+    """A size only the run knows broke what the program assumed of it (codegen/shape_free.py,
     ``RunDim``): the caller runs the call on the interpreter instead (failures.py)."""
 
 
@@ -58,6 +58,25 @@ def floormod_int(x, y):
     if y == 0:
         raise ValueError("Integer division by zero")
     return x % y
+
+
+@njit(**_JIT)
+def truncatediv_int(x, y):
+    """C's integer division (toward zero), TensorFlow's TruncateDiv."""
+    if y == 0:
+        raise ValueError("Integer division by zero")
+    q = x // y
+    if q < 0 and q * y != x:
+        q += 1
+    return q
+
+
+@njit(**_JIT)
+def truncatemod_int(x, y):
+    """C's remainder: the sign of x (TensorFlow's TruncateMod)."""
+    if y == 0:
+        raise ValueError("Integer division by zero")
+    return x - truncatediv_int(x, y) * y
 
 
 @njit(**_JIT)
@@ -175,3 +194,8 @@ def det(a):
 @njit(**_JIT)
 def cholesky(a):
     return np.ascontiguousarray(np.linalg.cholesky(a))
+
+
+# -- special functions (their own module: special_math.py) ------------------------------------
+from .special_math import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, digamma,  # noqa: E402,F401
+                           erfinv, igamma, igamma_grad_a, igammac, ndtri, polygamma, zeta)

@@ -4,7 +4,7 @@ A template has one of three forms:
 
 - ``scalar(args, ins, out, **attrs) -> expression``: an elementwise op written for ONE
   element. Such ops never get loops of their own: the fusion planner groups them into loops
-  (``codegen/loops.py``), which handle broadcasting by index arithmetic.
+  (``codegen/loop_nest.py``), which handle broadcasting by index arithmetic.
 - ``reduce``: a ``Reduction`` (init / combine / finalize), folded into the loop of the
   elementwise chain that feeds it.
 - ``emit(em, node)``: any other op, writing statements through the ``Emitter``.
@@ -12,7 +12,7 @@ A template has one of three forms:
 The table and its decorators live in ``registry.py``; importing this package fills it.
 """
 from .registry import CODEGEN, Template, reduce_op, scalar_op, stmt_op
-from . import elementwise, reduce, array, linalg, nn, custom, control, io, loops, lists, ragged  # noqa: F401  (fill CODEGEN)
+from . import elementwise, reduce, array, linalg, nn, custom, control, io, loops, lists, ragged, special  # noqa: F401  (fill CODEGEN)
 from . import shape_tensors  # noqa: F401  (fill CODEGEN: ops taking a shape as a tensor)
 
 __all__ = ["CODEGEN", "Template", "reduce_op", "scalar_op", "stmt_op"]
