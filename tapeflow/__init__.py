@@ -29,6 +29,9 @@ from .ops.special import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, si
 from .ops.scan import cumsum  # noqa: F401
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.sort import argsort, sort  # noqa: F401
+from .dtypes import saturate_cast  # noqa: F401,E402
+from .ops.checks import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401,E402
+                         assert_rank)
 from .ops.io import print  # noqa: F401,A001
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.py_function import numpy_function, py_function  # noqa: F401
