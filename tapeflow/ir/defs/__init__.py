@@ -1,2 +1,3 @@
 """Op definitions by family; importing this package registers every OpDef."""
-from . import array, const, control, custom, io, linalg, lists, loops, math, nn, reduce, special  # noqa: F401
+from . import (array, const, control, custom, io, linalg, indexing, lists, loops, math, nn,  # noqa: F401
+               reduce, scan, sort, special)
