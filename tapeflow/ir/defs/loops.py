@@ -53,10 +53,15 @@ def _while_grad(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
     return out
 
 
+def _output_avals(graph):
+    """A graph's output avals as a list (``graph_inputs`` rules concatenate them with lists)."""
+    return [v.aval for v in graph.outputs]
+
+
 def _while_grad_graph_inputs(ins, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
     loop = ins[1:1 + n_vars + n_extra]
     yield "fwd_graph", loop
-    yield "bwd_graph", _avals(fwd_graph)[n_vars:] + loop[n_vars:] + ins[1 + n_vars + n_extra:]
+    yield "bwd_graph", _output_avals(fwd_graph)[n_vars:] + loop[n_vars:] + ins[1 + n_vars + n_extra:]
 
 
 defop("WhileGrad", _while_grad, arity=None, multi_output=True,
@@ -91,15 +96,15 @@ def _while_grad_grad_graph_inputs(ins, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n
     n_carry = (len(ins) - 1 - n_vars - n_extra) // 2
     carry = ins[1 + n_vars + n_extra:1 + n_vars + n_extra + n_carry]
     yield "fwd_graph", body
-    rows = _avals(fwd_graph)[n_vars:]
+    rows = _output_avals(fwd_graph)[n_vars:]
     yield "bwd_graph", rows + body[n_vars:] + carry
     yield "bwd_vjp", rows + body[n_vars:] + carry + carry
     yield "fwd_vjp", body + body[:n_vars] + rows
     # what the template writes where, and its infer rule does not check: equal sizes
-    agree(_avals(fwd_graph)[:n_vars], body[:n_vars])
-    agree(_avals(bwd_graph), carry)
-    agree(_avals(bwd_vjp), rows + body[n_vars:] + carry)
-    agree(_avals(fwd_vjp), body)
+    agree(_output_avals(fwd_graph)[:n_vars], body[:n_vars])
+    agree(_output_avals(bwd_graph), carry)
+    agree(_output_avals(bwd_vjp), rows + body[n_vars:] + carry)
+    agree(_output_avals(fwd_vjp), body)
 
 
 defop("WhileGradGrad", _while_grad_grad, arity=None, multi_output=True,
@@ -147,7 +152,7 @@ def _while_with_grad_graph_inputs(ins, cond_graph, fwd_graph, bwd_graph, seed_gr
     yield "cond_graph", loop
     yield "fwd_graph", loop
     yield "seed_graph", loop[:n_vars] + [seed_graph.inputs[n_vars].aval] + ins[n_vars + n_extra:]
-    yield "bwd_graph", _avals(fwd_graph)[n_vars:] + loop[n_vars:] + _avals(seed_graph)
+    yield "bwd_graph", _output_avals(fwd_graph)[n_vars:] + loop[n_vars:] + _output_avals(seed_graph)
 
 
 defop("WhileWithGrad", _while_with_grad, arity=None, multi_output=True,
