@@ -111,7 +111,7 @@ def helpers_digest():
     global _helper_digest
     if _helper_digest is None:
         h = hashlib.sha256()
-        for fname in ("jit_helpers.py", "fastmath.py", "blas.py"):
+        for fname in ("jit_helpers.py", "fastmath.py", "blas.py", "conv_loops.py"):
             with open(os.path.join(_HERE, fname), "rb") as f:
                 h.update(f.read())
         # which GEMM the code links to is part of it

@@ -175,3 +175,5 @@ def det(a):
 @njit(**_JIT)
 def cholesky(a):
     return np.ascontiguousarray(np.linalg.cholesky(a))
+from .conv_loops import (conv_direct, conv_filter_gemm, conv_gemm, conv_input_gemm,  # noqa: E402,F401
+                         pool_avg, pool_max, pool_max_grad)  # (generated code calls rt.conv_*, rt.pool_*)
