@@ -7,6 +7,7 @@ rules. An import inside a function body must say why on its line or the line abo
 (an optional dependency, import cost), so no such import hides a cycle.
 """
 import ast
+import functools
 import pathlib
 
 import networkx as nx
@@ -29,6 +30,7 @@ LAYERS = [
     ("codegen", ["tapeflow.codegen"]),
     ("tracer", ["tapeflow.tracer"]),
     ("saved_model", ["tapeflow.saved_model"]),
+    ("data", ["tapeflow.data"]),
     ("keras", ["tapeflow.keras"]),
     ("namespaces", ["tapeflow", "tapeflow.math", "tapeflow.nn", "tapeflow.linalg",
                     "tapeflow.debugging", "tapeflow.config", "tapeflow.dtypes",
@@ -55,6 +57,7 @@ def _modules():
 MODULES = _modules()
 
 
+@functools.cache
 def _is_subpackage(entry):
     return entry != "tapeflow" and (ROOT.parent / entry.replace(".", "/") / "__init__.py").exists()
 
