@@ -136,7 +136,11 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
 
 def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None,
            name=None) -> Tensor:
-    """3-D convolution of ``input`` [N, D, H, W, C] by ``filters`` [kd, kh, kw, C, O]."""
+    """3-D convolution of ``input`` [N, D, H, W, C] by ``filters`` [kd, kh, kw, C, O].
+
+    >>> tf.nn.conv3d(tf.ones([1, 4, 4, 4, 2]), tf.ones([2, 2, 2, 2, 3]), [1, 2, 2, 2, 1], "VALID").shape
+    TensorShape([1, 2, 2, 2, 3])
+    """
     first = _channels_first(data_format, 3)
     x = _to_last(_tensor(input), first)
     y = apply("Conv3D", [x, filters], _conv_attrs(3, strides, padding, dilations, first, False))
@@ -145,7 +149,11 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
 
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,
            name=None) -> Tensor:
-    """1-D convolution of ``input`` [N, W, C] by ``filters`` [k, C, O]: a 2-D one of height 1."""
+    """1-D convolution of ``input`` [N, W, C] by ``filters`` [k, C, O]: a 2-D one of height 1.
+
+    >>> tf.nn.conv1d(tf.ones([1, 5, 1]), tf.ones([3, 1, 1]), 1, "VALID")[0, :, 0]
+    <tf.Tensor: shape=(3,), dtype=float32, numpy=array([3., 3., 3.], dtype=float32)>
+    """
     first = _channels_first(data_format, 1)
     x = _to_last(_tensor(input), first)
     s = _sequence(stride, 1, "stride", first)
@@ -163,7 +171,11 @@ def _pairs_last(padding, first):
 
 def convolution(input, filters, strides=None, padding="VALID", data_format=None,
                 dilations=None, name=None) -> Tensor:
-    """An N-D convolution, by the rank of ``input`` (3: conv1d, 4: conv2d, 5: conv3d)."""
+    """An N-D convolution, by the rank of ``input`` (3: conv1d, 4: conv2d, 5: conv3d).
+
+    >>> tf.nn.convolution(tf.ones([1, 5, 5, 2]), tf.ones([3, 3, 2, 4]), padding="SAME").shape
+    TensorShape([1, 5, 5, 4])
+    """
     x = _tensor(input)
     rank = len(x.shape)
     fn = {3: conv1d, 4: conv2d, 5: conv3d}.get(rank)
@@ -190,21 +202,34 @@ def _transpose_conv(op, n, input, filters, output_shape, strides, padding, data_
 
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC",
                      dilations=None, name=None) -> Tensor:
-    """The transpose (gradient) of conv2d: ``filters`` is [kh, kw, out_channels, in_channels]."""
+    """The transpose (gradient) of conv2d: ``filters`` is [kh, kw, out_channels, in_channels].
+
+    >>> tf.nn.conv2d_transpose(tf.ones([1, 2, 2, 3]), tf.ones([2, 2, 1, 3]), [1, 4, 4, 1], 2).shape
+    TensorShape([1, 4, 4, 1])
+    """
     return _transpose_conv("Conv2DBackpropInput", 2, input, filters, output_shape, strides,
                            padding, data_format, dilations)
 
 
 def conv3d_transpose(input, filters, output_shape, strides, padding="SAME",
                      data_format="NDHWC", dilations=None, name=None) -> Tensor:
-    """The transpose of conv3d: ``filters`` is [kd, kh, kw, out_channels, in_channels]."""
+    """The transpose of conv3d: ``filters`` is [kd, kh, kw, out_channels, in_channels].
+
+    >>> tf.nn.conv3d_transpose(tf.ones([1, 2, 2, 2, 3]), tf.ones([2, 2, 2, 1, 3]), [1, 4, 4, 4, 1],
+    ...                     [1, 2, 2, 2, 1]).shape
+    TensorShape([1, 4, 4, 4, 1])
+    """
     return _transpose_conv("Conv3DBackpropInputV2", 3, input, filters, output_shape, strides,
                            padding, data_format, dilations, explicit=False)
 
 
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",
                      dilations=None, name=None) -> Tensor:
-    """The transpose of conv1d: conv2d_transpose on a unit height."""
+    """The transpose of conv1d: conv2d_transpose on a unit height.
+
+    >>> tf.nn.conv1d_transpose(tf.ones([1, 3, 2]), tf.ones([2, 1, 2]), [1, 6, 1], 2)[0, :, 0]
+    <tf.Tensor: shape=(6,), dtype=float32, numpy=array([2., 2., 2., 2., 2., 2.], dtype=float32)>
+    """
     first = _channels_first(data_format, 1)
     x = _to_last(_tensor(input), first)
     shape = list(_static_shape(output_shape, "output_shape"))
@@ -223,7 +248,11 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
 
 def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,
                    dilations=None, name=None) -> Tensor:
-    """The transpose of an N-D convolution, by the length of ``output_shape``."""
+    """The transpose of an N-D convolution, by the length of ``output_shape``.
+
+    >>> tf.nn.conv_transpose(tf.ones([1, 3, 2]), tf.ones([2, 1, 2]), [1, 6, 1], 2).shape
+    TensorShape([1, 6, 1])
+    """
     n = len(_static_shape(output_shape, "output_shape")) - 2
     fn = {1: conv1d_transpose, 2: conv2d_transpose, 3: conv3d_transpose}.get(n)
     if fn is None:
@@ -233,14 +262,23 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
 
 
 def atrous_conv2d(value, filters, rate, padding, name=None) -> Tensor:
-    """conv2d with dilation ``rate`` (TensorFlow goes through space_to_batch: the same values)."""
+    """conv2d with dilation ``rate`` (TensorFlow goes through space_to_batch: the same values).
+
+    >>> tf.nn.atrous_conv2d(tf.ones([1, 5, 5, 1]), tf.ones([2, 2, 1, 1]), 2, "VALID").shape
+    TensorShape([1, 3, 3, 1])
+    """
     if int(rate) < 1:
         raise ValueError(f"rate {rate} cannot be less than one")
     return conv2d(value, filters, 1, padding, dilations=int(rate))
 
 
 def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None) -> Tensor:
-    """The transpose of atrous_conv2d."""
+    """The transpose of atrous_conv2d.
+
+    >>> tf.nn.atrous_conv2d_transpose(tf.ones([1, 3, 3, 1]), tf.ones([2, 2, 1, 1]), [1, 5, 5, 1], 2,
+    ...                            "VALID").shape
+    TensorShape([1, 5, 5, 1])
+    """
     if int(rate) < 1:
         raise ValueError(f"rate {rate} cannot be less than one")
     if padding not in ("SAME", "VALID"):
@@ -251,7 +289,11 @@ def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=No
 def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None,
                      name=None) -> Tensor:
     """Each input channel convolved with its own ``filter[:, :, c, :]`` [kh, kw, C, M]: C * M
-    output channels."""
+    output channels.
+
+    >>> tf.nn.depthwise_conv2d(tf.ones([1, 4, 4, 3]), tf.ones([2, 2, 3, 2]), [1, 1, 1, 1], "VALID").shape
+    TensorShape([1, 3, 3, 6])
+    """
     first = _channels_first(data_format, 2)
     x = _to_last(_tensor(input), first)
     attrs = _conv_attrs(2, strides, padding, dilations, first)
@@ -261,7 +303,12 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
 def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,
                                     data_format="NHWC", dilations=(1, 1, 1, 1),
                                     name=None) -> Tensor:
-    """The gradient of depthwise_conv2d with respect to its input."""
+    """The gradient of depthwise_conv2d with respect to its input.
+
+    >>> tf.nn.depthwise_conv2d_backprop_input([1, 4, 4, 3], tf.ones([2, 2, 3, 2]), tf.ones([1, 3, 3, 6]),
+    ...                                    [1, 1, 1, 1], "VALID")[0, :, 0, 0]
+    <tf.Tensor: shape=(4,), dtype=float32, numpy=array([2., 4., 4., 2.], dtype=float32)>
+    """
     first = _channels_first(data_format, 2)
     shape = _static_shape(input_sizes, "input_sizes")
     if first:
@@ -274,7 +321,14 @@ def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, 
 def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
                                      data_format="NHWC", dilations=(1, 1, 1, 1),
                                      name=None) -> Tensor:
-    """The gradient of depthwise_conv2d with respect to its filter."""
+    """The gradient of depthwise_conv2d with respect to its filter.
+
+    >>> tf.nn.depthwise_conv2d_backprop_filter(tf.ones([1, 4, 4, 3]), [2, 2, 3, 2], tf.ones([1, 3, 3, 6]),
+    ...                                     [1, 1, 1, 1], "VALID")[:, :, 0, 0]
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[9., 9.],
+           [9., 9.]], dtype=float32)>
+    """
     first = _channels_first(data_format, 2)
     attrs = dict(_conv_attrs(2, strides, padding, dilations, first),
                  filter_sizes=_static_shape(filter_sizes, "filter_sizes"))
@@ -284,7 +338,12 @@ def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides,
 
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,
                      data_format=None, dilations=None, name=None) -> Tensor:
-    """A depthwise convolution then a 1x1 convolution mixing the channels."""
+    """A depthwise convolution then a 1x1 convolution mixing the channels.
+
+    >>> tf.nn.separable_conv2d(tf.ones([1, 4, 4, 3]), tf.ones([2, 2, 3, 1]), tf.ones([1, 1, 3, 5]),
+    ...                     [1, 1, 1, 1], "VALID").shape
+    TensorShape([1, 3, 3, 5])
+    """
     first = _channels_first(data_format, 2)
     x = _to_last(_tensor(input), first)
     depth = depthwise_conv2d(x, depthwise_filter, strides, padding, dilations=dilations)
@@ -343,31 +402,51 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) ->
 
 
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None) -> Tensor:
-    """The maximum of each window of ``input`` [N, D, H, W, C]."""
+    """The maximum of each window of ``input`` [N, D, H, W, C].
+
+    >>> tf.nn.max_pool3d(tf.ones([1, 4, 4, 4, 1]), 2, 2, "VALID").shape
+    TensorShape([1, 2, 2, 2, 1])
+    """
     return _pool("MaxPool3D", 3, input, ksize, strides, padding, data_format, explicit=False)
 
 
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None) -> Tensor:
-    """The maximum of each window of ``input`` [N, W, C]."""
+    """The maximum of each window of ``input`` [N, W, C].
+
+    >>> tf.nn.max_pool1d(tf.constant([[[1.0], [3.0], [2.0], [0.0]]]), 2, 2, "VALID")[0, :, 0]
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 2.], dtype=float32)>
+    """
     return _pool1d("MaxPool", input, ksize, strides, padding, data_format)
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None) -> Tensor:
-    """The mean of each window of ``input`` [N, H, W, C] (padding not counted)."""
+    """The mean of each window of ``input`` [N, H, W, C] (padding not counted).
+
+    >>> tf.nn.avg_pool2d(tf.reshape(tf.range(4.0), [1, 2, 2, 1]), 2, 2, "VALID")[0, 0, 0, 0]
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.5>
+    """
     if not isinstance(padding, str):
         raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
     return _pool("AvgPool", 2, input, ksize, strides, padding, data_format)
 
 
 def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None) -> Tensor:
-    """The mean of each window of ``input`` [N, D, H, W, C] (padding not counted)."""
+    """The mean of each window of ``input`` [N, D, H, W, C] (padding not counted).
+
+    >>> tf.nn.avg_pool3d(tf.ones([1, 4, 4, 4, 1]), 2, 2, "SAME").shape
+    TensorShape([1, 2, 2, 2, 1])
+    """
     if not isinstance(padding, str):
         raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
     return _pool("AvgPool3D", 3, input, ksize, strides, padding, data_format, explicit=False)
 
 
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None) -> Tensor:
-    """The mean of each window of ``input`` [N, W, C] (padding not counted)."""
+    """The mean of each window of ``input`` [N, W, C] (padding not counted).
+
+    >>> tf.nn.avg_pool1d(tf.constant([[[1.0], [3.0], [2.0]]]), 2, 2, "SAME")[0, :, 0]
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 2.], dtype=float32)>
+    """
     if not isinstance(padding, str):
         raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
     return _pool1d("AvgPool", input, ksize, strides, padding, data_format)
@@ -383,13 +462,21 @@ def _by_rank(fns, input, what):
 
 
 def max_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:
-    """max_pool1d/2d/3d by the rank of ``input``."""
+    """max_pool1d/2d/3d by the rank of ``input``.
+
+    >>> tf.nn.max_pool(tf.ones([1, 6, 2]), 3, 3, "VALID").shape
+    TensorShape([1, 2, 2])
+    """
     x, fn, rank = _by_rank({3: max_pool1d, 4: max_pool2d, 5: max_pool3d}, input, "max_pool")
     return fn(x, ksize, strides, padding, data_format=data_format or _LAST[rank])
 
 
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None) -> Tensor:
-    """avg_pool1d/2d/3d by the rank of ``input``."""
+    """avg_pool1d/2d/3d by the rank of ``input``.
+
+    >>> tf.nn.avg_pool(tf.ones([1, 6, 6, 2]), 3, 3, "VALID").shape
+    TensorShape([1, 2, 2, 2])
+    """
     x, fn, rank = _by_rank({3: avg_pool1d, 4: avg_pool2d, 5: avg_pool3d}, input, "avg_pool")
     return fn(x, ksize, strides, padding, data_format=data_format or _LAST[rank])
 
@@ -397,7 +484,11 @@ def avg_pool(input, ksize, strides, padding, data_format=None, name=None) -> Ten
 def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,
          dilations=None, name=None) -> Tensor:
     """max_pool or avg_pool with ``window_shape`` and ``strides`` of the spatial dimensions.
-    Dilated pooling (``dilations`` above 1) is not supported."""
+    Dilated pooling (``dilations`` above 1) is not supported.
+
+    >>> tf.nn.pool(tf.ones([1, 6, 6, 2]), [2, 3], "MAX", strides=[2, 3]).shape
+    TensorShape([1, 3, 2, 2])
+    """
     x = _tensor(input)
     n = len(x.shape) - 2
     if dilations is not None and any(int(d) != 1 for d in np.atleast_1d(dilations)):
@@ -412,7 +503,12 @@ def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_
 def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",
                          output_dtype=D.int64, include_batch_in_index=False, name=None):
     """(max_pool2d, the flat index of each maximum: ``(y * width + x) * channels + c``, plus
-    ``b * height * width * channels`` with ``include_batch_in_index``)."""
+    ``b * height * width * channels`` with ``include_batch_in_index``).
+
+    >>> y, argmax = tf.nn.max_pool_with_argmax(tf.reshape(tf.range(8.0), [1, 2, 2, 2]), 2, 2, "VALID")
+    >>> argmax
+    <tf.Tensor: shape=(1, 1, 1, 2), dtype=int64, numpy=array([[[[6, 7]]]])>
+    """
     if data_format != "NHWC":
         raise ValueError(f"Data formats other than 'NHWC' are not yet supported, got "
                          f"{data_format!r}")
@@ -433,7 +529,11 @@ def _block(block_size):
 
 
 def space_to_depth(input, block_size, data_format="NHWC", name=None) -> Tensor:
-    """Each b x b block of pixels becomes b * b * C channels (row-major within the block)."""
+    """Each b x b block of pixels becomes b * b * C channels (row-major within the block).
+
+    >>> tf.nn.space_to_depth(tf.reshape(tf.range(4.0), [1, 2, 2, 1]), 2)
+    <tf.Tensor: shape=(1, 1, 1, 4), dtype=float32, numpy=array([[[[0., 1., 2., 3.]]]], dtype=float32)>
+    """
     b = _block(block_size)
     first = _channels_first(data_format, 2)
     x = _to_last(_tensor(input), first)
@@ -447,7 +547,13 @@ def space_to_depth(input, block_size, data_format="NHWC", name=None) -> Tensor:
 
 
 def depth_to_space(input, block_size, data_format="NHWC", name=None) -> Tensor:
-    """The inverse of space_to_depth: b * b * C' channels become a b x b block of pixels."""
+    """The inverse of space_to_depth: b * b * C' channels become a b x b block of pixels.
+
+    >>> tf.nn.depth_to_space(tf.reshape(tf.range(4.0), [1, 1, 1, 4]), 2)[0, :, :, 0]
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[0., 1.],
+           [2., 3.]], dtype=float32)>
+    """
     b = _block(block_size)
     first = _channels_first(data_format, 2)
     x = _to_last(_tensor(input), first)
@@ -461,7 +567,11 @@ def depth_to_space(input, block_size, data_format="NHWC", name=None) -> Tensor:
 
 def space_to_batch(input, block_shape, paddings, name=None) -> Tensor:
     """The spatial dimensions padded, cut into blocks, the block offsets moved into the batch
-    (TensorFlow's SpaceToBatchND)."""
+    (TensorFlow's SpaceToBatchND).
+
+    >>> tf.space_to_batch(tf.ones([1, 4, 4, 1]), [2, 2], [[0, 0], [0, 0]]).shape
+    TensorShape([4, 2, 2, 1])
+    """
     x = _tensor(input)
     block = [int(v) for v in np.atleast_1d(np.asarray(
         block_shape.numpy() if hasattr(block_shape, "numpy") else block_shape))]
@@ -486,7 +596,11 @@ def space_to_batch(input, block_shape, paddings, name=None) -> Tensor:
 
 def batch_to_space(input, block_shape, crops, name=None) -> Tensor:
     """The inverse of space_to_batch: block offsets moved from the batch back into space,
-    then ``crops`` cut off (TensorFlow's BatchToSpaceND)."""
+    then ``crops`` cut off (TensorFlow's BatchToSpaceND).
+
+    >>> tf.batch_to_space(tf.ones([4, 2, 2, 1]), [2, 2], [[0, 0], [0, 1]]).shape
+    TensorShape([1, 4, 3, 1])
+    """
     x = _tensor(input)
     block = [int(v) for v in np.atleast_1d(np.asarray(
         block_shape.numpy() if hasattr(block_shape, "numpy") else block_shape))]

@@ -45,3 +45,20 @@ def test_argument_errors():
         tf.nn.max_pool(tf.ones([4, 4]), 2, 2, "VALID")
     with pytest.raises(ValueError, match="divisible"):
         tf.nn.depth_to_space(tf.ones([1, 2, 2, 3]), 2)
+
+
+@pytest.mark.parametrize("name", ["tapeflow.ops.conv", "tapeflow.keras.conv_layers",
+                                  "tapeflow.keras.pooling_layers"])
+def test_docstring_examples_run(name, numpy_backend):
+    import doctest
+    import importlib
+    import io
+    module = importlib.import_module(name)
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    out = io.StringIO()
+    tests = finder.find(module, globs=dict(vars(module)), extraglobs={"tf": tf, "np": np})
+    assert sum(len(t.examples) for t in tests) >= 10
+    for test in tests:
+        runner.run(test, out=out.write)
+    assert runner.summarize(verbose=False).failed == 0, out.getvalue()
