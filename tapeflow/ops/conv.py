@@ -501,7 +501,8 @@ def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_
 
 
 def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",
-                         output_dtype=D.int64, include_batch_in_index=False, name=None):
+                         output_dtype=D.int64, include_batch_in_index=False,
+                         name=None) -> tuple[Tensor, Tensor]:
     """(max_pool2d, the flat index of each maximum: ``(y * width + x) * channels + c``, plus
     ``b * height * width * channels`` with ``include_batch_in_index``).
 
