@@ -149,3 +149,21 @@ def test_max_pool_with_argmax_and_int_convolution():
     assert am.numpy().ravel().tolist() == [20, 19, 20, 13, 26, 25, 30, 31]
     yi = tf.nn.conv2d(tf.ones([1, 3, 3, 1], tf.int32), tf.ones([2, 2, 1, 1], tf.int32), 1, "VALID")
     assert yi.dtype == tf.int32 and yi.numpy().ravel().tolist() == [4, 4, 4, 4]
+
+
+def test_vectorized_jacobians_match_the_loop(recwarn):
+    """The batching rules (seeds folded into N, or into channel groups for filters, depthwise
+    ones too) give the jacobians a loop over the seeds gives, without falling back to loops."""
+    r = np.random.default_rng(0)
+    x = tf.constant(r.standard_normal((2, 5, 4, 2)))
+    w = tf.constant(r.standard_normal((3, 2, 2, 3)))
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([x, w])
+        y = tf.nn.max_pool2d(tf.nn.conv2d(x, w, 2, "SAME") ** 2, 2, 1, "SAME")
+        z = tf.nn.avg_pool2d(tf.nn.depthwise_conv2d(x, w[..., :1] ** 2, [1, 1, 1, 1], "VALID"),
+                             2, 1, "VALID")
+    for out, src in [(y, x), (y, w), (z, x), (z, w)]:
+        fast = t.jacobian(out, src)
+        slow = t.jacobian(out, src, experimental_use_pfor=False)
+        np.testing.assert_allclose(fast.numpy(), slow.numpy(), rtol=1e-10, atol=1e-12)
+    assert not [w for w in recwarn if "no batching rule" in str(w.message)]

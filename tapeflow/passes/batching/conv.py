@@ -5,8 +5,9 @@ the batch folds into N: one op on [B * N, ...], reshaped back. Where a filter or
 gradient is batched, the batch moves into the channels as groups: ``x`` [B, N, .., C] becomes
 [N, .., B * C] and the filter [B, .., C, O] becomes [.., C, B * O], a grouped convolution of B
 groups (ir/defs/conv.py allows groups as TensorFlow does), whose output channels [B * O] move
-back to the front. Depthwise convolutions with a batched filter, and MaxPoolWithArgmax
-counting the batch in its indices, have no rule: vectorize loops over the batch.
+back to the front; a depthwise filter [B, .., C, M] becomes [.., B * C, M] (each channel keeps
+its M filters). MaxPoolWithArgmax counting the batch in its indices has no rule: vectorize
+loops over the batch.
 """
 from ...ir.defs.conv import DEPTHWISE, SPATIAL
 from .registry import batching
@@ -51,14 +52,30 @@ def _filter_in(b, w, flag, shape):
     return b.reshape(w, tuple(shape[:-1]) + (b.size * shape[-1],))
 
 
+def _dw_filter_in(b, w, flag, shape):
+    """A depthwise filter [B, kh, kw, C, M] (or shared) as [kh, kw, B * C, M]: the batch
+    joins the channels, each channel keeping its M filters."""
+    w = b.broadcast(w, flag, shape)
+    w = b.emit1("Transpose", [w], {"perm": (1, 2, 0, 3, 4)})
+    return b.reshape(w, (shape[0], shape[1], b.size * shape[2], shape[3]))
+
+
+def _dw_filter_out(b, v):
+    """[kh, kw, B * C, M] as [B, kh, kw, C, M]."""
+    kh, kw, bc, m = v.aval.shape
+    v = b.reshape(v, (kh, kw, b.size, bc // b.size, m))
+    return b.emit1("Transpose", [v], {"perm": (2, 0, 1, 3, 4)})
+
+
 def _forward(b, node, inputs, batched):
     (x, w), (fx, fw) = inputs, batched
     xs, ws = node.inputs[0].aval.shape, node.inputs[1].aval.shape
     if not fw:
         return [(_unfold(b, b.emit1(node.op, [_fold(b, x, fx, xs), w], node.attrs)), True)]
-    if node.op in DEPTHWISE or not (_known(xs) and _known(ws)):
+    if not (_known(xs) and _known(ws)):
         return None
-    y = b.emit1(node.op, [_channels_in(b, x, fx, xs), _filter_in(b, w, fw, ws)], node.attrs)
+    filt = _dw_filter_in if node.op in DEPTHWISE else _filter_in
+    y = b.emit1(node.op, [_channels_in(b, x, fx, xs), filt(b, w, fw, ws)], node.attrs)
     return [(_channels_out(b, y), True)]
 
 
@@ -74,10 +91,11 @@ def _backprop_input(b, node, inputs, batched):
         attrs["input_sizes"] = (b.size * xs[0],) + xs[1:]
         y = b.emit1(node.op, [w, _fold(b, dy, fdy, dys)], attrs)
         return [(_unfold(b, y), True)]
-    if node.op in DEPTHWISE or not (_known(xs) and _known(ws) and _known(dys)):
+    if not (_known(xs) and _known(ws) and _known(dys)):
         return None
     attrs["input_sizes"] = xs[:-1] + (b.size * xs[-1],)
-    y = b.emit1(node.op, [_filter_in(b, w, fw, ws), _channels_in(b, dy, fdy, dys)], attrs)
+    filt = _dw_filter_in if node.op in DEPTHWISE else _filter_in
+    y = b.emit1(node.op, [filt(b, w, fw, ws), _channels_in(b, dy, fdy, dys)], attrs)
     return [(_channels_out(b, y), True)]
 
 
@@ -86,8 +104,12 @@ def _backprop_filter(b, node, inputs, batched):
     fx, fdy = batched[:2]
     xs, dys = node.inputs[0].aval.shape, node.inputs[1].aval.shape
     ws = tuple(node.outputs[0].aval.shape)
-    if node.op in DEPTHWISE or not (_known(xs) and _known(ws) and _known(dys)):
+    if not (_known(xs) and _known(ws) and _known(dys)):
         return None
+    if node.op in DEPTHWISE:
+        attrs = dict(node.attrs, filter_sizes=(ws[0], ws[1], b.size * ws[2], ws[3]))
+        y = b.emit1(node.op, [_channels_in(b, x, fx, xs), _channels_in(b, dy, fdy, dys)], attrs)
+        return [(_dw_filter_out(b, y), True)]
     attrs = dict(node.attrs, filter_sizes=ws[:-1] + (b.size * ws[-1],))
     y = b.emit1(node.op, [_channels_in(b, x, fx, xs), _channels_in(b, dy, fdy, dys)], attrs)
     return [(_channels_out(b, y), True)]
