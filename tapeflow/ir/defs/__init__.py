@@ -1,3 +1,3 @@
 """Op definitions by family; importing this package registers every OpDef."""
-from . import array, control, custom, io, linalg, lists, loops, math, nn, reduce  # noqa: F401
+from . import array, control, custom, io, linalg, indexing, lists, loops, math, nn, reduce, scan, sort, special  # noqa: F401
 from . import conv  # noqa: F401  (the convolution and pooling family)
