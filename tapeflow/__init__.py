@@ -57,3 +57,4 @@ for _name in ("layers", "optimizers", "initializers", "losses", "metrics"):
 from ._version import __version__  # noqa: E402
 from . import saved_model  # noqa: E402,F401
 from . import train  # noqa: E402,F401
+from .gradient_wrappers import grad_pass_through, recompute_grad  # noqa: E402,F401
