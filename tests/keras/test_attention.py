@@ -160,3 +160,26 @@ def test_transformer_encoder_block_fit_follows_tensorflow(numpy_backend):
     model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="binary_crossentropy")
     losses = model.fit(x, y, epochs=4, batch_size=16, shuffle=False, verbose=0).history["loss"]
     np.testing.assert_allclose(losses, [0.5855403, 0.528999, 0.4997396, 0.4825457], rtol=1e-5)
+
+
+def test_regularizers_reach_the_projections():
+    L = tf.keras.layers
+    mha = L.MultiHeadAttention(2, 3, kernel_regularizer=tf.keras.regularizers.L2(0.1),
+                               bias_constraint=tf.keras.constraints.NonNeg())
+    q = tf.constant(tensors()["q"])
+    mha(q, q)
+    kernels = [w for w in mha.weights if "kernel" in w.name]
+    np.testing.assert_allclose(float(tf.add_n(mha.losses)),
+                               sum(0.1 * np.sum(k.numpy() ** 2) for k in kernels), rtol=1e-5)
+    config = mha.get_config()
+    assert config["kernel_regularizer"]["class_name"] == "L2"
+    assert L.MultiHeadAttention.from_config(config).get_config()["bias_constraint"] == \
+        config["bias_constraint"]
+    dense = L.EinsumDense("ab,bc->ac", 3, kernel_regularizer="l2")
+    dense(tf.ones((1, 2)))
+    assert len(dense.losses) == 1
+    norm = L.GroupNormalization(2, gamma_regularizer="l2")
+    norm(tf.ones((1, 4)))
+    assert len(norm.losses) == 1
+    assert L.GroupNormalization.from_config(norm.get_config()).get_config()[
+        "gamma_regularizer"] == norm.get_config()["gamma_regularizer"]

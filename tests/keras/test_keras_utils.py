@@ -73,3 +73,24 @@ def test_top_level_names_and_initializers():
         assert k.layers.Dense(1)(tf.ones((1, 2), tf.float64)).dtype == tf.float64
     finally:
         k.backend.set_floatx("float32")
+
+
+def test_keras_file_round_trip_of_new_objects(tmp_path):
+    x = np.random.RandomState(0).randn(32, 3).astype("float32")
+    y = x.sum(1, keepdims=True)
+    norm = k.layers.Normalization()
+    norm.adapt(x)
+    model = k.Sequential([k.Input((3,)), norm,
+                          k.layers.Dense(4, kernel_regularizer=k.regularizers.L2(0.01), kernel_constraint="non_neg"),
+                          k.layers.LeakyReLU(0.2), k.layers.PReLU(), k.layers.Dense(1, activation="mish")])
+    schedule = k.optimizers.schedules.CosineDecay(0.01, decay_steps=20)
+    model.compile(k.optimizers.Nadam(schedule), k.losses.Huber(0.5),
+                  metrics=[k.metrics.RootMeanSquaredError(), "mape"])
+    model.fit(x, y, epochs=2, batch_size=8, verbose=0)
+    path = tmp_path / "m.keras"
+    model.save(path)
+    loaded = k.models.load_model(path)
+    np.testing.assert_array_equal(model.predict(x, verbose=0), loaded.predict(x, verbose=0))
+    assert type(loaded.loss).__name__ == "Huber" and len(loaded.losses) == 1
+    again = [m.fit(x, y, epochs=1, batch_size=8, verbose=0, shuffle=False).history for m in (model, loaded)]
+    assert again[0] == again[1]     # optimizer slots, iterations and the schedule came back
