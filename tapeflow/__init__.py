@@ -58,3 +58,18 @@ from ._version import __version__  # noqa: E402
 from . import saved_model  # noqa: E402,F401
 from . import train  # noqa: E402,F401
 from .gradient_wrappers import grad_pass_through, recompute_grad  # noqa: E402,F401
+from .ops.data_dependent import *  # noqa: E402,F401,F403
+from .ops.data_dependent import where_indices as _where_indices  # noqa: E402
+from .ops.math import where as _where_select  # noqa: E402
+
+
+def where(condition, x=None, y=None, name=None) -> Tensor:
+    """``tf.where``: elementwise select of ``x``/``y`` (with broadcasting), or with ``condition``
+    alone the coordinates of its True entries (int64, one row per entry).
+
+    >>> tf.where([True, False], [1, 2], [10, 20])
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([ 1, 20], dtype=int32)>
+    """
+    if x is None and y is None:
+        return _where_indices(condition)
+    return _where_select(condition, x, y)
