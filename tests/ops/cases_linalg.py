@@ -74,5 +74,39 @@ CASES = {
         Case(lambda x: tf.linalg.cholesky(_spd(x)), [u(2, 2, 2)], note="batched",
              kw={"rtol": 1e-4, "atol": 1e-5}),
     ],
+    "MatrixTriangularSolve": [
+        Case(lambda a, b: tf.linalg.triangular_solve(a, b), [well(3, 3), u(3, 2)]),
+        Case(lambda a, b: tf.linalg.triangular_solve(a, b, lower=False, adjoint=True),
+             [well(2, 3, 3), u(3, 1)], note="upper, adjoint, broadcast batch"),
+        Case(lambda a, b: tf.linalg.cholesky_solve(a, b), [well(2, 3, 3), u(2, 3, 2)],
+             note="cholesky_solve: two solves"),
+    ],
+    "MatrixBandPart": [
+        Case(lambda x: tf.linalg.band_part(x, 1, 0) * x, [u(2, 3, 4)]),
+        Case(lambda x: tf.linalg.band_part(x, -1, 1), [u(4, 3)], order=1, note="lower all"),
+    ],
+    "MatrixDiagPartV3": [
+        Case(lambda x: tf.linalg.diag_part(x, k=(-1, 1), align="LEFT_RIGHT", padding_value=9.0) * 2.0,
+             [u(2, 3, 4)], note="band of diagonals, padded"),
+        Case(lambda x: tf.linalg.diag_part(x, k=1) ** 2, [u(4, 3)], note="one superdiagonal"),
+    ],
+    "MatrixDiagV3": [
+        Case(lambda d: tf.linalg.diag(d) * 3.0, [u(2, 3)]),
+        Case(lambda d: tf.linalg.diag(d, k=(-1, 0), num_rows=3, align="LEFT_LEFT") ** 2, [u(2, 3)],
+             note="two diagonals"),
+        Case(lambda d: tf.linalg.tensor_diag(d) * 2.0, [u(2, 2)], note="tensor_diag"),
+    ],
+    "MatrixSetDiagV3": [
+        Case(lambda x, d: tf.linalg.set_diag(x, d) * x, [u(2, 3, 3), u(2, 3)]),
+        Case(lambda x, d: tf.linalg.set_diag(x, d, k=(0, 1)) ** 2, [u(3, 4), u(2, 3)],
+             note="two diagonals"),
+    ],
+    "LogMatrixDeterminant": [
+        Case(lambda x: tf.linalg.slogdet(x)[1], [well(3, 3)]),
+        Case(lambda x: tf.linalg.slogdet(x).log_abs_determinant * tf.linalg.slogdet(x).sign,
+             [well(2, 2, 2, shift=-2.0)], note="batched, negative determinants"),
+        Case(lambda x: tf.linalg.logdet(_spd(x)), [u(2, 3, 3)], note="logdet",
+             kw={"rtol": 1e-4, "atol": 1e-5}),
+    ],
 }
 NOT_DIFFERENTIABLE = []
