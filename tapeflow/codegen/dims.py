@@ -44,7 +44,6 @@ from .nested_inputs import NESTED_INPUTS
 from .slices import sliced_shape
 
 _STATE = threading.local()
-_GENERATING = threading.RLock()
 
 
 class _Scope:
@@ -422,10 +421,10 @@ def symbolic(graph, input_names, const_names=None):
     array constants passed as arguments ``const_names[value id].shape[j]``, the rest
     re-inferred, the graphs nested in If/While nodes too), and Dim decisions are recorded;
     yields the scope, whose ``guards`` the program must check on entry. The avals are
-    restored on exit."""
+    restored on exit. ``graph`` is edited in place: give it a private copy
+    (``ir.graph.private_copy``, as ``generate`` does), never a graph another thread may run."""
     saved = []                  # what to undo on exit: see _undo
     scope = _Scope()
-    _GENERATING.acquire()       # the graph's avals are swapped: one generation at a time
     _STATE.scope = scope
     try:
         for v, name in zip(graph.inputs, input_names, strict=True):
@@ -442,7 +441,6 @@ def symbolic(graph, input_names, const_names=None):
         _STATE.scope = None
         for entry in reversed(saved):
             _undo(entry)
-        _GENERATING.release()
 
 
 def _undo(entry):

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir import dtypes as D
-from ..ir.graph import Graph
+from ..ir.graph import private_copy
 from ..ir.opdef import AVal
 from ..ir.shapes import num_elements
 from .emitter import Emitter, Unsupported, lit, value_names
@@ -299,7 +299,11 @@ def _array_consts(graph, names):
 
 
 def generate(graph, name="program"):
+    """The source of ``graph``'s program (see the module docstring). ``graph`` is left as it
+    is: sizes, the header and the cuts work on a private copy (another thread may be
+    interpreting the same graph meanwhile); ``line_nodes`` names ``graph``'s own nodes."""
     check_supported(graph)
+    graph, originals = private_copy(graph)
     names = value_names(graph)
     try:
         with symbolic(graph, ["v" + names[v.id] for v in graph.inputs], _array_consts(graph, names)) as scope:
@@ -308,6 +312,7 @@ def generate(graph, name="program"):
             gen.size_classes = SizeClasses(scope.decisions, scope.guards)
     except SizeUnknown as e:
         raise Unsupported(str(e)) from None
+    gen.line_nodes = {ln: originals[id(n)] for ln, n in gen.line_nodes.items()}
     gen.param_avals = [plain_aval(a) for a in gen.param_avals]
     gen.out_avals = [plain_aval(a) for a in gen.out_avals]
     return gen
@@ -374,39 +379,8 @@ def _header(graph, em):
     """The graph printed for the module's header; a constant passed as an argument (nested
     graphs' too) reads ``Const <argument>``: its value and size are not part of the program
     (``_inlined``, dims.py), so traces differing in them share the source."""
-    swapped = []
-    try:
-        for node in _const_nodes(graph):
-            if node.outputs[0].id in em.const_args:
-                swapped.append((node.attrs, node.attrs["value"]))
-                node.attrs["value"] = _ARGUMENT
-        with display():         # sizes read at run time are ``?``
-            return header_text(graph)
-    finally:
-        for attrs, value in swapped:
-            attrs["value"] = value
-
-
-class _Argument:
-    def __repr__(self):
-        return "<argument>"
-
-
-_ARGUMENT = np.array(_Argument(), dtype=object)     # printed as ``Const <argument>``
-
-
-def _const_nodes(graph, seen=None):
-    """The Const nodes of ``graph`` and of the graphs nested in it (each graph once)."""
-    seen = set() if seen is None else seen
-    if id(graph) in seen:
-        return
-    seen.add(id(graph))
-    for node in graph.nodes:
-        if node.op == "Const":
-            yield node
-        for a in node.attrs.values():
-            if isinstance(a, Graph):
-                yield from _const_nodes(a, seen)
+    with display():         # sizes read at run time are ``?``
+        return header_text(graph, frozenset(em.const_args))
 
 
 def _guard(name, n_lines, n_bytes, functions):

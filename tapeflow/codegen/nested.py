@@ -155,12 +155,13 @@ def render(em, fn, first_line, decorator):
 HEADER_BYTES = 16 * 1024
 
 
-def header_text(graph):
-    """The graph as the module's header comment (see ``HEADER_BYTES``)."""
+def header_text(graph, arguments=frozenset()):
+    """The graph as the module's header comment (see ``HEADER_BYTES``); ``arguments``: ids
+    of the constants passed as arguments, printed ``Const <argument>``."""
     n_lines, n_bytes = _printed_size(graph, {})
     if n_bytes <= HEADER_BYTES:
-        return print_graph(graph)
-    first, rest = print_graph(graph, elide_graphs=True).split("\n", 1)
+        return print_graph(graph, arguments=arguments)
+    first, rest = print_graph(graph, elide_graphs=True, arguments=arguments).split("\n", 1)
     return f"{first}    (nested graphs elided: {n_lines} lines in full)\n{rest}"
 
 

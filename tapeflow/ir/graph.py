@@ -87,6 +87,40 @@ class Graph:
         return f"<Graph ({ins}) -> ({outs}), {len(self.nodes)} nodes>"
 
 
+def private_copy(graph):
+    """A copy of ``graph`` and of every graph nested in it that a caller may edit freely
+    (values keep their ids, so tables keyed by value id still apply; a nested graph used by
+    several nodes stays one graph), and {id(copied node): the original node}."""
+    values, graphs, originals = {}, {}, {}
+
+    def value(v):
+        new = values.get(id(v))
+        if new is None:
+            new = values[id(v)] = Value.__new__(Value)
+            new.id, new.aval, new.node = v.id, v.aval, None
+        return new
+
+    def copy(g):
+        new = graphs.get(id(g))
+        if new is not None:
+            return new
+        new = graphs[id(g)] = Graph([value(v) for v in g.inputs])
+        for node in g.nodes:
+            c = Node.__new__(Node)
+            c.op, c.line = node.op, node.line
+            c.inputs = [value(v) for v in node.inputs]
+            c.attrs = {k: copy(a) if isinstance(a, Graph) else a for k, a in node.attrs.items()}
+            c.outputs = [value(v) for v in node.outputs]
+            for v in c.outputs:
+                v.node = c
+            originals[id(c)] = node
+            new.nodes.append(c)
+        new.outputs = [value(v) for v in g.outputs]
+        return new
+
+    return copy(graph), originals
+
+
 def use_counts(graph):
     """{value id: how many times nodes read it, plus once per graph output it is}."""
     uses = {}
@@ -162,9 +196,9 @@ def line_str(node):
     return f"{filename if rel.startswith('..') else rel}:{lineno}"
 
 
-def _attr_str(k, v, lines=False):
+def _attr_str(k, v, lines=False, arguments=frozenset()):
     if isinstance(v, Graph):
-        v = "\n      ".join(print_graph(v, lines).split("\n"))
+        v = "\n      ".join(print_graph(v, lines, arguments=arguments).split("\n"))
     elif isinstance(v, D.DType):
         v = v.name
     elif isinstance(v, tuple):
@@ -174,17 +208,22 @@ def _attr_str(k, v, lines=False):
     return f"{k}={v}"
 
 
-def node_line(node, name, elide_graphs=False, lines=False):
+def node_line(node, name, elide_graphs=False, lines=False, arguments=frozenset()):
     """One node as the printer shows it (``c:f32[3] = Mul a b``); ``name(value)`` names values.
 
     ``elide_graphs`` prints graph-valued attributes as ``<Graph>`` so the line stays one line;
-    ``lines`` annotates the nodes of graph-valued attributes with their user lines.
+    ``lines`` annotates the nodes of graph-valued attributes with their user lines;
+    ``arguments``: ids of constants printed as ``Const <argument>`` (a program's parameters,
+    whose values are not part of its source).
     """
     outs = " ".join(f"{name(v)}:{aval_str(v.aval)}" for v in node.outputs)
     if node.op == "Const":
+        if node.outputs[0].id in arguments:
+            return f"{outs} = Const <argument>"
         val = np.asarray(node.attrs["value"])
         return f"{outs} = " + (f"Const {val.item()!r}" if val.size == 1 else f"Const <{val.size} values>")
-    attrs = " ".join(f"{k}=<Graph>" if elide_graphs and isinstance(v, Graph) else _attr_str(k, v, lines)
+    attrs = " ".join(f"{k}=<Graph>" if elide_graphs and isinstance(v, Graph) else
+                     _attr_str(k, v, lines, arguments)
                      for k, v in sorted(node.attrs.items()))
     args = " ".join(name(v) for v in node.inputs)
     return f"{outs} = " + f"{node.op}{'[' + attrs + ']' if attrs else ''} {args}".rstrip()
@@ -200,11 +239,12 @@ def value_names(graph):
     return names
 
 
-def print_graph(graph, lines=False, elide_graphs=False):
+def print_graph(graph, lines=False, elide_graphs=False, arguments=frozenset()):
     """The compact, deterministic text form (names in order of first appearance).
 
     ``lines``: end each node with ``# file:line``, the user's line that traced it (when known).
-    ``elide_graphs``: graph-valued attributes are named, not printed (bounded output)."""
+    ``elide_graphs``: graph-valued attributes are named, not printed (bounded output).
+    ``arguments``: ids of constants printed as ``Const <argument>`` (``node_line``)."""
     gen, names = _names(), {}
 
     def name(v):
@@ -215,7 +255,7 @@ def print_graph(graph, lines=False, elide_graphs=False):
     head = " ".join(f"{name(v)}:{aval_str(v.aval)}" for v in graph.inputs)
     out = [f"{{ lambda {head} ; let"]
     for node in graph.nodes:
-        text = f"    {node_line(node, name, elide_graphs=elide_graphs, lines=lines)}"
+        text = f"    {node_line(node, name, elide_graphs=elide_graphs, lines=lines, arguments=arguments)}"
         out.append(f"{text}  # {line_str(node)}" if lines and node.line else text)
     out.append(f"  in ({' '.join(name(v) for v in graph.outputs)}) }}")
     return "\n".join(out)
