@@ -105,4 +105,108 @@ def slogdet_into(a, sign, logdet):
         s, l = np.linalg.slogdet(a[b])
         sign[b] = s
         logdet[b] = l
-__all__ = ["tri_solve_into", "band_part_into", "diag_part_into", "diag_into", "cholesky_or_nan", "slogdet_into"]
+
+
+@njit(**_JIT)
+def qr_into(a, q, r, complete):
+    """Householder QR of each matrix (LAPACK's, as NumPy's). Numba's qr is the reduced one:
+    the complete Q of a tall matrix is the Q of [a, 0], whose extra reflectors are identities."""
+    nb, m, n = a.shape
+    for b in range(nb):
+        if complete and m > n:
+            wide = np.zeros((m, m), dtype=a.dtype)
+            wide[:, :n] = a[b]
+            qq, rr = np.linalg.qr(wide)
+            q[b] = qq
+            r[b] = rr[:, :n]
+        else:
+            qq, rr = np.linalg.qr(np.ascontiguousarray(a[b]))
+            q[b] = qq
+            r[b] = rr
+
+
+@njit(**_JIT)
+def svd_into(a, s, u, v, compute_uv, full):
+    """s descending, u, and v = V (not V^T) of each matrix."""
+    for b in range(a.shape[0]):
+        uu, ss, vt = np.linalg.svd(np.ascontiguousarray(a[b]), full_matrices=full)
+        s[b] = ss
+        if compute_uv:
+            u[b] = uu
+            v[b] = vt.T
+
+
+@njit(**_JIT)
+def eigh_into(a, e, v, compute_v):
+    for b in range(a.shape[0]):
+        n = a.shape[1]
+        low = np.empty((n, n), dtype=a.dtype)   # the matrix the lower triangle defines
+        for i in range(n):
+            for j in range(i + 1):
+                low[i, j] = a[b, i, j]
+                low[j, i] = a[b, i, j]
+        ee, vv = np.linalg.eigh(low)
+        e[b] = ee
+        if compute_v:
+            v[b] = vv
+
+
+@njit(**_JIT)
+def lu_into(a, lu, perm):
+    """Partial-pivoting LU (runtime/kernels/linalg_decomp.py ``lu_one``): a zero pivot raises,
+    and the interpreter then reports TF's error."""
+    nb, n, _ = a.shape
+    for b in range(nb):
+        lu[b] = a[b]
+        for i in range(n):
+            perm[b, i] = i
+        for j in range(n):
+            p, best = j, abs(lu[b, j, j])
+            for i in range(j + 1, n):
+                if abs(lu[b, i, j]) > best:
+                    p, best = i, abs(lu[b, i, j])
+            if lu[b, p, j] == 0:
+                raise ValueError("Input is not invertible.")
+            if p != j:
+                for c in range(n):
+                    t = lu[b, j, c]
+                    lu[b, j, c] = lu[b, p, c]
+                    lu[b, p, c] = t
+                t2 = perm[b, j]
+                perm[b, j] = perm[b, p]
+                perm[b, p] = t2
+            for i in range(j + 1, n):
+                lu[b, i, j] /= lu[b, j, j]
+                f = lu[b, i, j]
+                for c in range(j + 1, n):
+                    lu[b, i, c] -= f * lu[b, j, c]
+
+
+@njit(**_JIT)
+def lstsq_into(a, rhs, out, l2, fast):
+    """MatrixSolveLs per matrix: the regularized normal equations through a Cholesky factor
+    (fast), or the minimum-norm solution."""
+    nb, m, n = a.shape
+    for b in range(nb):
+        x = np.ascontiguousarray(a[b])
+        y = np.ascontiguousarray(rhs[b])
+        if not fast:
+            out[b] = np.linalg.lstsq(x, y)[0]
+            continue
+        first = m >= n
+        gram = x.T @ x if first else x @ x.T
+        for i in range(gram.shape[0]):
+            gram[i, i] += l2
+        chol = cholesky_or_nan(gram)
+        if gram.shape[0] and np.isnan(chol[0, 0]):
+            out[b] = np.nan   # TF's NaN Cholesky: a NaN solution, no error
+            continue
+        if first:
+            t = np.linalg.solve(chol, x.T @ y)
+            out[b] = np.linalg.solve(chol.T.copy(), t)
+        else:
+            t = np.linalg.solve(chol, y)
+            out[b] = x.T @ np.linalg.solve(chol.T.copy(), t)
+
+__all__ = ["tri_solve_into", "band_part_into", "diag_part_into", "diag_into", "cholesky_or_nan",
+           "slogdet_into", "qr_into", "svd_into", "eigh_into", "lu_into", "lstsq_into"]

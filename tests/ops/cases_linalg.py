@@ -28,6 +28,23 @@ def _spd(x):
     return tf.matmul(x, x, transpose_b=True) + tf.constant(3.0 * np.eye(x.shape[-1]))
 
 
+LU_INPUT = tf.constant(u(2, 3, 3) + np.array([[0.0, 3.0, 0.0], [3.0, 0.0, 0.0], [0.0, 0.0, 3.0]]))
+
+
+def _sym(*shape):
+    """A symmetric matrix with well separated eigenvalues (eigh's gradient divides by gaps)."""
+    x = u(*shape, shape[-1])
+    return x + np.swapaxes(x, -1, -2) + np.diag(np.arange(shape[-1]) * 2.0)
+
+
+def _svd_product(svd):
+    """u diag(s^2) v^T: independent of the singular vectors' signs."""
+    s, uu, v = svd
+    k = s.shape[-1]
+    return tf.matmul(uu[..., :k] * tf.expand_dims(s, -2) ** 2, v[..., :k], transpose_b=True) \
+        + tf.reduce_sum(uu[..., :k] * uu[..., :k])
+
+
 CASES = {
     "MatMul": [
         Case(lambda x, y: tf.matmul(x, y), [u(2, 3), u(3, 4)]),
@@ -80,6 +97,10 @@ CASES = {
              [well(2, 3, 3), u(3, 1)], note="upper, adjoint, broadcast batch"),
         Case(lambda a, b: tf.linalg.cholesky_solve(a, b), [well(2, 3, 3), u(2, 3, 2)],
              note="cholesky_solve: two solves"),
+        Case(lambda b: tf.linalg.lu_solve(*tf.linalg.lu(LU_INPUT), b), [u(2, 3, 2)],
+             note="lu_solve (Lu of a constant: TF has no gradient for Lu)"),
+        Case(lambda f: tf.linalg.lu_matrix_inverse(f, [1, 0, 2]) + tf.linalg.lu_reconstruct(f, [2, 0, 1]),
+             [well(3, 3)], note="lu_matrix_inverse, lu_reconstruct"),
     ],
     "MatrixBandPart": [
         Case(lambda x: tf.linalg.band_part(x, 1, 0) * x, [u(2, 3, 4)]),
@@ -107,6 +128,32 @@ CASES = {
              [well(2, 2, 2, shift=-2.0)], note="batched, negative determinants"),
         Case(lambda x: tf.linalg.logdet(_spd(x)), [u(2, 3, 3)], note="logdet",
              kw={"rtol": 1e-4, "atol": 1e-5}),
+    ],
+    "Qr": [
+        Case(lambda x: tf.linalg.qr(x).q * 2.0 + tf.reduce_sum(tf.linalg.qr(x).r), [u(3, 3)]),
+        Case(lambda x: tf.linalg.qr(x)[0] ** 2 + tf.reduce_sum(tf.linalg.qr(x)[1] ** 2), [u(2, 4, 3)],
+             note="tall, batched"),
+        Case(lambda x: tf.linalg.qr(x)[1] * 3.0 + tf.reduce_sum(tf.linalg.qr(x)[0]), [u(2, 3)],
+             note="wide"),
+        Case(lambda x: tf.linalg.qr(x, full_matrices=True)[1], [u(2, 4)], order=1,
+             note="wide, full_matrices"),
+    ],
+    "Svd": [
+        Case(lambda x: tf.linalg.svd(x, compute_uv=False) ** 2, [u(2, 3, 2)], note="values only"),
+        Case(lambda x: _svd_product(tf.linalg.svd(x)), [u(3, 3)]),
+        Case(lambda x: _svd_product(tf.linalg.svd(x)), [u(2, 2, 3)], note="wide, batched"),
+        Case(lambda x: tf.linalg.pinv(x), [u(3, 2)], note="pinv"),
+        Case(lambda x: _svd_product(tf.linalg.svd(x, full_matrices=True)), [u(3, 2)], order=1,
+             note="full_matrices, tall"),
+    ],
+    "SelfAdjointEigV2": [
+        Case(lambda x: tf.linalg.eigh(x)[0] * tf.linalg.eigh(x)[1] ** 2, [_sym(3)]),
+        Case(lambda x: tf.linalg.eigvalsh(x) ** 2, [_sym(2, 3)], note="values only, batched"),
+    ],
+    "MatrixSolveLs": [
+        Case(lambda a, b: tf.linalg.lstsq(a, b), [u(4, 2), u(4, 2)], note="overdetermined"),
+        Case(lambda a, b: tf.linalg.lstsq(a, b, l2_regularizer=0.5), [u(2, 2, 3), u(2, 2, 1)],
+             note="underdetermined, regularized, batched"),
     ],
 }
 NOT_DIFFERENTIABLE = []

@@ -192,5 +192,3 @@ def _set_diag(em, node, k=(0, 0), align="RIGHT_LEFT"):
     sup, sub = _align_flags(align)
     em.line(f"rt.diag_into({_diags3(em, d, k)}, {flat3(em, y, 2)}, {k[0]}, {k[1]}, {sup}, {sub})")
 
-
-from . import linalg_decomp  # noqa: E402,F401  (templates of the decompositions)
