@@ -37,7 +37,7 @@ from .tracer.control import cond, while_loop  # noqa: E402
 from .tracer.vectorized_map import vectorized_map  # noqa: E402
 from .tracer.functional import foldl, foldr, map_fn, scan  # noqa: E402
 from .tracer.engine import set_backend  # noqa: E402
-from . import autograph, config, dtypes, keras  # noqa: E402,F401
+from . import autograph, config, data, dtypes, keras  # noqa: E402,F401
 from .keras import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 
 # ``tapeflow.layers`` *is* ``tapeflow.keras.layers`` (and so on), as TensorFlow's short names.

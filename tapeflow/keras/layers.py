@@ -22,6 +22,7 @@ from ..ops import math as M
 from ..ops import nn as N
 from ..runtime import stack
 from . import initializers
+from . import masking
 from .auto_config import OWN_INITS, init_config
 from .node import any_keras_tensor, check_creation, symbolic_call
 from ..runtime.module import Module
@@ -542,7 +543,15 @@ class Layer(Module):
             with stack.name_scope(self.name):
                 self._maybe_build(inputs)
                 inputs = self._autocast_inputs(inputs)
-                return self.call(inputs, *args, **kwargs)
+                previous_mask = masking.input_mask(self, inputs, kwargs)
+                outputs = self.call(inputs, *args, **kwargs)
+                return masking.output_mask(self, inputs, outputs, previous_mask)
+
+    # -- masks (keras/masking.py) ------------------------------------------------------------
+    supports_masking = False   # Keras 3: whether outputs carry the mask compute_mask gives
+
+    def compute_mask(self, inputs, mask=None):
+        return mask
 
 
 # -- Dense -----------------------------------------------------------------------------

@@ -22,53 +22,17 @@ import warnings
 import numpy as np
 
 from .. import _nest
-from .. import random as _random
 from ..autodiff.tape import GradientTape
-from ..ir import dtypes as D
-from ..runtime.tensor import STATE_paused, convert_to_tensor
+from ..runtime.tensor import STATE_paused
 from ..tracer import function as _function
 from . import callbacks as callbacks_module
 from . import metrics as metrics_module
 from . import optimizers as optimizers_module
 from .compile_utils import CompileLoss, CompileMetrics
+from .data_adapters import ArrayAdapter, adapter, arrays, num_samples, unpack
 
 
 # -- data ---------------------------------------------------------------------------------
-
-def _array(x):
-    """NumPy array of a leaf; float64 data becomes float32 (Keras's floatx), as Keras 3 does."""
-    a = np.asarray(x.numpy() if hasattr(x, "numpy") else x)
-    return a.astype(np.float32) if a.dtype == np.float64 else a
-
-
-def _arrays(structure):
-    return None if structure is None else _nest.map_structure(_array, structure)
-
-
-def _num_samples(structure):
-    sizes = {int(a.shape[0]) for a in _nest.flatten(structure) if a is not None}
-    if len(sizes) != 1:
-        raise ValueError(f"Data cardinality is ambiguous. Make sure all arrays contain the same "
-                         f"number of samples. Received sizes: {sorted(sizes)}")
-    return sizes.pop()
-
-
-def _take(structure, index):
-    return None if structure is None else _nest.map_structure(lambda a: convert_to_tensor(a[index]), structure)
-
-
-def _batches(data, batch_size, shuffle=False):
-    """(step, batch) pairs over ``data`` (a tuple of array structures), the last batch partial."""
-    n = _num_samples([d for d in data if d is not None])
-    order = None
-    if shuffle:
-        order = np.argsort(_random.uniform((n,), dtype=D.float64).numpy(), kind="stable")
-    for step in range(math.ceil(n / batch_size)):
-        index = slice(step * batch_size, min(n, (step + 1) * batch_size))
-        if order is not None:
-            index = order[index]
-        yield step, tuple(_take(d, index) for d in data)
-
 
 def _class_weights(y, class_weight, sample_weight):
     """Keras 3's ``class_weight_to_sample_weights``: each sample weighs its class's weight (the
@@ -90,11 +54,6 @@ def _class_weights(y, class_weight, sample_weight):
                     dtype=np.float32).reshape(labels.shape[:1])
 
 
-def _unpack(data):
-    x, y, sample_weight = (tuple(data) + (None, None))[:3]
-    return x, y, sample_weight
-
-
 def _pythonify(logs):
     """Sorted Python floats, nested dicts (a ``compile_metrics`` result) flattened, as Keras 3."""
     out = {}
@@ -107,7 +66,7 @@ def _pythonify(logs):
 
 
 def _split(data, validation_split):
-    n = _num_samples([d for d in data if d is not None])
+    n = num_samples([d for d in data if d is not None])
     at = int(math.floor(n * (1.0 - validation_split)))
     if at == 0 or at == n:
         raise ValueError(f"Training data contains {n} samples, which is not sufficient to split it "
@@ -118,6 +77,10 @@ def _split(data, validation_split):
     train = tuple(None if d is None else _nest.map_structure(lambda a: a[:at], d) for d in data)
     val = tuple(None if d is None else _nest.map_structure(lambda a: a[at:], d) for d in data)
     return train, val
+
+
+def _present(batch):
+    return tuple(b for b in batch if b is not None)
 
 
 # -- the Trainer mixin ---------------------------------------------------------------------
@@ -196,7 +159,7 @@ class Trainer:
 
     # -- steps -----------------------------------------------------------------------------
     def train_step(self, data):
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = unpack(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=True)
@@ -210,14 +173,14 @@ class Trainer:
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def test_step(self, data):
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = unpack(data)
         y_pred = self(x, training=False)
         loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=False)
         self._loss_tracker.update_state(loss, sample_weight=_nest.flatten(x)[0].shape[0])
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def predict_step(self, data):
-        x, _, _ = _unpack(data)
+        x, _, _ = unpack(data)
         return self(x, training=False)
 
     def _compiled(self, step):
@@ -240,7 +203,7 @@ class Trainer:
 
     def _build_for(self, data):
         """Make every variable the steps use before they are traced (see the module docstring)."""
-        x, y, _ = _unpack(data)
+        x, y, _ = unpack(data)
         metrics_pending = self._compile_metrics is not None and not self._compile_metrics.built
         loss_pending = self._compile_loss is not None and not self._compile_loss.built
         if not self.built or metrics_pending or loss_pending:
@@ -263,19 +226,19 @@ class Trainer:
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
             validation_batch_size=None, validation_freq=1):
         self._assert_compiled("fit")
-        if steps_per_epoch is not None or validation_steps is not None:
-            raise NotImplementedError("tapeflow's fit has no steps_per_epoch or validation_steps yet")
-        batch_size = batch_size or 32
-        data = (_arrays(x), _arrays(y), _arrays(sample_weight))
-        if class_weight is not None:
-            data = data[:2] + (_class_weights(data[1], class_weight, data[2]),)
+        class_weights = None if class_weight is None else (
+            lambda y_, w_: _class_weights(y_, class_weight, w_))
+        data = adapter(x, y, sample_weight, batch_size, bool(shuffle), steps_per_epoch, class_weights)
         if validation_split and validation_data is None:
-            data, validation_data = _split(data, validation_split)
-        steps = math.ceil(_num_samples([d for d in data if d is not None]) / batch_size)
+            if not isinstance(data, ArrayAdapter):
+                raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays, "
+                                 f"found following types in the input: {[type(x)]}")
+            train, validation_data = _split(data.data, validation_split)
+            data = ArrayAdapter(train, data.batch_size, data.shuffle, steps_per_epoch)
         callbacks = callbacks_module.CallbackList(callbacks, add_history=True, add_progbar=verbose != 0,
-                                                  model=self, verbose=verbose, epochs=epochs, steps=steps)
-        first = next(_batches(data, batch_size))[1]
-        self._build_for(first)
+                                                  model=self, verbose=verbose, epochs=epochs,
+                                                  steps=data.steps)
+        self._build_for(data.first())
         train_function = self.make_train_function()
         self.stop_training = False
         callbacks.on_train_begin()
@@ -283,45 +246,49 @@ class Trainer:
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
-            for step, batch in _batches(data, batch_size, shuffle=bool(shuffle)):
+            for step, batch in data.epoch():
                 callbacks.on_train_batch_begin(step)
-                raw = train_function(tuple(b for b in batch if b is not None))
+                raw = train_function(_present(batch))
                 callbacks.on_train_batch_end(step, _pythonify(raw))
                 if self.stop_training:
                     break
             epoch_logs = _pythonify(self._get_metrics_result_or_logs(raw))
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
-                val_x, val_y, val_weight = _unpack(validation_data)
-                val_logs = self.evaluate(val_x, val_y, sample_weight=val_weight,
-                                         batch_size=validation_batch_size or batch_size, verbose=0,
-                                         return_dict=True, _callbacks=callbacks)
+                if not hasattr(self, "_eval_data") or self._eval_data[0] is not validation_data:
+                    if isinstance(validation_data, (tuple, list)):
+                        val_x, val_y, val_weight = unpack(tuple(validation_data))
+                    else:
+                        val_x, val_y, val_weight = validation_data, None, None
+                    self._eval_data = (validation_data, adapter(
+                        val_x, val_y, val_weight, validation_batch_size or batch_size, False,
+                        validation_steps))
+                val_logs = self.evaluate(verbose=0, return_dict=True, _callbacks=callbacks,
+                                         _data=self._eval_data[1])
                 epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
             callbacks.on_epoch_end(epoch, epoch_logs)
             training_logs = epoch_logs
             if self.stop_training:
                 break
+        if hasattr(self, "_eval_data"):
+            del self._eval_data
         callbacks.on_train_end(logs=training_logs)
         return callbacks.history
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
-                 callbacks=None, return_dict=False, _callbacks=None):
+                 callbacks=None, return_dict=False, _callbacks=None, _data=None):
         self._assert_compiled("evaluate")
-        if steps is not None:
-            raise NotImplementedError("tapeflow's evaluate has no steps yet")
-        batch_size = batch_size or 32
-        data = (_arrays(x), _arrays(y), _arrays(sample_weight))
+        data = _data if _data is not None else adapter(x, y, sample_weight, batch_size, False, steps)
         if _callbacks is None:
-            steps = math.ceil(_num_samples([d for d in data if d is not None]) / batch_size)
             _callbacks = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
-                                                       verbose=verbose, epochs=1, steps=steps)
-        self._build_for(next(_batches(data, batch_size))[1])
+                                                       verbose=verbose, epochs=1, steps=data.steps)
+        self._build_for(data.first())
         test_function = self.make_test_function()
         _callbacks.on_test_begin()
         self.reset_metrics()
         logs = {}
-        for step, batch in _batches(data, batch_size):
+        for step, batch in data.epoch():
             _callbacks.on_test_batch_begin(step)
-            logs = test_function(tuple(b for b in batch if b is not None))
+            logs = test_function(_present(batch))
             _callbacks.on_test_batch_end(step, _pythonify(logs))
         logs = _pythonify(self._get_metrics_result_or_logs(logs))
         _callbacks.on_test_end(logs)
@@ -337,19 +304,15 @@ class Trainer:
         return results[0] if len(results) == 1 else results
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
-        if steps is not None:
-            raise NotImplementedError("tapeflow's predict has no steps yet")
-        batch_size = batch_size or 32
-        data = (_arrays(x),)
-        steps = math.ceil(_num_samples(data) / batch_size)
+        data = adapter(x, None, None, batch_size, False, steps)
         callbacks = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=self,
-                                                  verbose=verbose, epochs=1, steps=steps)
+                                                  verbose=verbose, epochs=1, steps=data.steps)
         predict_function = self.make_predict_function()
         callbacks.on_predict_begin()
         outputs = []
-        for step, batch in _batches(data, batch_size):
+        for step, batch in data.epoch():
             callbacks.on_predict_batch_begin(step)
-            out = predict_function(batch)
+            out = predict_function(_present(batch[:1]))
             outputs.append(_nest.map_structure(lambda t: np.asarray(t.numpy()), out))
             callbacks.on_predict_batch_end(step, {"outputs": out})
         callbacks.on_predict_end()

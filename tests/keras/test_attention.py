@@ -1,0 +1,108 @@
+"""Attention and normalization layers against TensorFlow 2.21 (attention_facts.py, made by running
+attention_cases.py on TF): outputs, attention scores, and gradients with respect to every input
+and weight, eagerly and inside a function; masks (causal, attention_mask, value/query masks)
+as Keras 3 applies them on each of its paths."""
+import numpy as np
+import pytest
+
+import tapeflow as tf
+
+from attention_cases import cases, run_case, tensors
+from attention_facts import FACTS
+from recurrent_cases import flatten, seeds, weight_value
+
+CASES = cases(tf)
+
+
+def check(got, name):
+    for part, (g, w) in enumerate(zip(got, FACTS[name])):
+        assert len(g) == len(w), (name, part)
+        for a, b in zip(g, w):
+            np.testing.assert_allclose(np.asarray(a), b, rtol=1e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("name", sorted(FACTS))
+def test_eager_matches_tensorflow(name):
+    check(run_case(tf, CASES[name]), name)
+
+
+@pytest.mark.parametrize("name", sorted(FACTS))
+def test_function_matches_tensorflow(name):
+    make, call, used = CASES[name]
+    values = tensors()
+    t = {k: tf.constant(v) for k, v in values.items()}
+    layer = make()
+    call(layer, t)
+    for k, w in enumerate(layer.weights):
+        w.assign(weight_value(k, tuple(w.shape)))
+
+    @tf.function(jit_compile=False)
+    def step(t):
+        sources = [t[n] for n in used]
+        with tf.GradientTape() as tape:
+            tape.watch(sources)
+            flat = flatten(call(layer, t))
+            loss = tf.add_n([tf.reduce_sum(o * seeds(k, tuple(o.shape)))
+                             for k, o in enumerate(flat)])
+        grads = tape.gradient(loss, sources + list(layer.weights))
+        return flat, grads[:len(sources)], grads[len(sources):]
+
+    check(step(t), name)
+
+
+def test_softmax_masked_rows():
+    """Keras' Softmax zeroes a fully masked row; dot_product_attention makes it uniform."""
+    from tapeflow.keras.attention import masked_softmax
+    x = tf.constant([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])
+    mask = tf.constant([[True, False, True], [False, False, False]])
+    out = masked_softmax(x, mask).numpy()
+    np.testing.assert_allclose(out[0], [0.11920292, 0.0, 0.88079708], rtol=1e-6)
+    np.testing.assert_array_equal(out[1], [0.0, 0.0, 0.0])
+
+
+def test_mha_query_mask_from_a_masking_layer_and_config():
+    L = tf.keras.layers
+    x = tf.constant(tensors()["q"]) * tf.constant([[[1.0], [0.0], [1.0]], [[1.0], [1.0], [1.0]]])
+    masked = L.Masking()(x)
+    mha = L.MultiHeadAttention(num_heads=2, key_dim=3)
+    out = mha(masked, masked)
+    # Keras 3 turns the query's mask into the attention mask (query x value) and passes it on
+    explicit = mha(x, x, attention_mask=tf.constant(
+        [[[1, 0, 1], [0, 0, 0], [1, 0, 1]], [[1, 1, 1]] * 3]))
+    np.testing.assert_allclose(out.numpy(), explicit.numpy(), rtol=1e-6)
+    from tapeflow.keras import masking
+    assert masking.get_mask(out) is not None
+    config = mha.get_config()
+    copy = L.MultiHeadAttention.from_config(config)
+    assert copy.get_config() == {**config, "name": copy.name}
+
+
+def test_configs_round_trip():
+    L = tf.keras.layers
+    from tapeflow.keras import serialization
+    t = {k: tf.constant(v) for k, v in tensors().items()}
+    for name in ("gqa", "attention_scaled_masks", "additive", "einsum_dense", "group_norm",
+                 "rms_norm_axes", "unit_norm_axes", "mha_axes"):
+        make, call, _ = CASES[name]
+        layer = make()
+        call(layer, t)
+        copy = serialization.deserialize(serialization.serialize(layer))
+        call(copy, t)
+        copy.set_weights(layer.get_weights())
+        for a, b in zip(np.atleast_1d(call(copy, t)), np.atleast_1d(call(layer, t))):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+    assert isinstance(L.GroupQueryAttention(2, 4, 2), L.GroupedQueryAttention)
+
+
+def test_errors():
+    L = tf.keras.layers
+    with pytest.raises(ValueError, match="num_heads"):
+        L.MultiHeadAttention(0, 2)
+    with pytest.raises(ValueError, match="divisible"):
+        L.GroupQueryAttention(head_dim=2, num_query_heads=3, num_key_value_heads=2)
+    with pytest.raises(ValueError, match="list of inputs"):
+        L.Attention()(tf.ones((1, 2, 3)))
+    with pytest.raises(ValueError, match="multiple"):
+        L.GroupNormalization(groups=3)(tf.ones((1, 4)))
+    with pytest.raises(ValueError, match="Invalid einsum equation"):
+        L.EinsumDense("abc", 3)(tf.ones((1, 2)))
