@@ -7,6 +7,9 @@ semantics are the NumPy kernels' (runtime/kernels/linalg*.py), TensorFlow's.
 import numpy as np
 from numba import njit
 
+from ..runtime.kernels import linalg_decomp as _kernels
+from ..runtime.kernels import linalg_tridiag as _tridiag
+
 _JIT = dict(cache=True, error_model="numpy", nogil=True)
 
 
@@ -208,5 +211,26 @@ def lstsq_into(a, rhs, out, l2, fast):
             t = np.linalg.solve(chol, y)
             out[b] = x.T @ np.linalg.solve(chol.T.copy(), t)
 
+
+# -- matrix functions: SciPy's (the kernels'), called in object mode ---------------------
+def expm_into(a, out):
+    """out[...] = expm of each matrix of a (runtime/kernels/linalg_decomp.py)."""
+    out[...] = _kernels.expm_batch(a)
+
+
+def sqrtm_into(a, out):
+    out[...] = _kernels.sqrtm_batch(a)
+
+
+_tridiagonal_one = njit(**_JIT)(_tridiag.tridiagonal_solve_one)
+
+
+@njit(**_JIT)
+def tridiagonal_solve_into(diags, rhs, out, partial_pivoting, perturb_singular, eps):
+    """TF's tridiagonal solves (runtime/kernels/linalg_tridiag.py, the same code jitted)."""
+    for b in range(diags.shape[0]):
+        _tridiagonal_one(diags[b], rhs[b], out[b], partial_pivoting, perturb_singular, eps)
+
 __all__ = ["tri_solve_into", "band_part_into", "diag_part_into", "diag_into", "cholesky_or_nan",
-           "slogdet_into", "qr_into", "svd_into", "eigh_into", "lu_into", "lstsq_into"]
+           "slogdet_into", "qr_into", "svd_into", "eigh_into", "lu_into", "lstsq_into", "expm_into",
+           "sqrtm_into", "tridiagonal_solve_into"]

@@ -31,6 +31,13 @@ def _spd(x):
 LU_INPUT = tf.constant(u(2, 3, 3) + np.array([[0.0, 3.0, 0.0], [3.0, 0.0, 0.0], [0.0, 0.0, 3.0]]))
 
 
+def _tridiag(*shape):
+    """Compact diagonals [..., 3, M] of a diagonally dominant tridiagonal matrix."""
+    d = u(*shape[:-1], 3, shape[-1])
+    d[..., 1, :] += 3.0
+    return d
+
+
 def _sym(*shape):
     """A symmetric matrix with well separated eigenvalues (eigh's gradient divides by gaps)."""
     x = u(*shape, shape[-1])
@@ -154,6 +161,23 @@ CASES = {
         Case(lambda a, b: tf.linalg.lstsq(a, b), [u(4, 2), u(4, 2)], note="overdetermined"),
         Case(lambda a, b: tf.linalg.lstsq(a, b, l2_regularizer=0.5), [u(2, 2, 3), u(2, 2, 1)],
              note="underdetermined, regularized, batched"),
+    ],
+    "MatrixExponential": [
+        Case(lambda x: tf.linalg.expm(x), [u(3, 3)]),
+        Case(lambda x: tf.linalg.expm(x) * x, [u(2, 2, 2, lo=-2.0, hi=2.0)], note="batched"),
+    ],
+    "MatrixSquareRoot": [
+        Case(lambda x: tf.linalg.sqrtm(x), [well(3, 3)]),
+        Case(lambda x: tf.linalg.sqrtm(_spd(x)), [u(2, 2, 2)], note="batched, SPD"),
+    ],
+    "TridiagonalSolve": [
+        Case(lambda d, r: tf.linalg.tridiagonal_solve(d, r), [_tridiag(3), u(3, 2)]),
+        Case(lambda d, r: tf.linalg.tridiagonal_solve(d, r, partial_pivoting=False), [_tridiag(2, 4), u(2, 4, 1)],
+             note="Thomas, batched"),
+        Case(lambda d, r: tf.linalg.tridiagonal_solve(d, r), [u(3, 3), u(3, 1)], note="pivoting"),
+        Case(lambda d, r: tf.linalg.tridiagonal_matmul(d, r) + tf.linalg.banded_triangular_solve(d[:2], r),
+             [_tridiag(3), u(3, 2)], note="tridiagonal_matmul, banded_triangular_solve"),
+        Case(lambda a, b: tf.linalg.cross(a, b) * a, [u(2, 3), u(2, 3)], note="cross"),
     ],
 }
 NOT_DIFFERENTIABLE = []

@@ -4,6 +4,8 @@ from ...ops import creation
 from ...ops import linalg as la
 from ...ops import linalg_decomp as dl
 from ...ops import math as m
+from ...ops import reduce
+from ...runtime.dispatch import apply
 from ...runtime.registry import gradient
 
 
@@ -175,3 +177,66 @@ def _gram_cholesky(mat, l2, first_kind):
         n = gram.shape[-1]
         gram = m.add(gram, m.multiply(m.constant_like(l2, gram), la.eye(n, dtype=gram.dtype)))
     return la.cholesky(gram)
+
+
+@gradient("MatrixExponential", inputs=(0,))
+def _expm(op, g):
+    """The adjoint of the Fréchet derivative, L(A^T, G): the upper-right block of
+    expm([[A^T, G], [0, A^T]]). TF differentiates its Padé composite; this is the exact
+    derivative of expm (equal to roundoff) and, being expm again, differentiable again."""
+    at = _adj(op.inputs[0])
+    n = op.in_avals[0].shape[-1]
+    zeros = creation.zeros_like(at)
+    block = a.concat([a.concat([at, g], axis=-1), a.concat([zeros, at], axis=-1)], axis=-2)
+    return [apply("MatrixExponential", [block])[..., :n, n:]]
+
+
+def _kronecker(b1, b2):
+    """TF's _KroneckerProduct of two batches of n x n matrices."""
+    shape = list(b1.shape)
+    batch, n = shape[:-2], shape[-1]
+    prod = m.multiply(a.reshape(b1, batch + [n, 1, n, 1]), a.reshape(b2, batch + [1, n, 1, n]))
+    return a.reshape(prod, batch + [n * n, n * n])
+
+
+@gradient("MatrixSquareRoot", outputs=(0,))
+def _sqrtm(op, g):
+    """TF's _MatrixSquareRootGrad: dA = R dR + dR R solved as a Sylvester equation through
+    Kronecker products (reads only the output R)."""
+    r = op.outputs[0]
+    shape = list(op.out_avals[0].shape)
+    n = shape[-1]
+    eye = a.broadcast_to(la.eye(n, dtype=r.dtype), shape)
+    ksum = m.add(_kronecker(eye, _adj(r)), _kronecker(r, eye))
+    vec_da = a.reshape(_adj(g), shape[:-2] + [n * n, 1])
+    vec_dsqrtm = la.solve(ksum, vec_da)
+    return [_adj(a.reshape(vec_dsqrtm, shape))]
+
+
+def _transpose_tridiagonal(diags):
+    """TF's _TransposeTridiagonalMatrix in the compact form."""
+    diag = diags[..., 1, :]
+    zeros = creation.zeros_like(diags[..., 0, :1])
+    superdiag = a.concat([diags[..., 2, 1:], zeros], axis=-1)
+    subdiag = a.concat([zeros, diags[..., 0, :-1]], axis=-1)
+    return a.stack([superdiag, diag, subdiag], axis=-2)
+
+
+def _matmul_three_diagonals(x, y_tr):
+    """TF's _MatmulExtractingThreeDiagonals: the three diagonals of x @ y_tr^T."""
+    diag = reduce.reduce_sum(m.multiply(x, y_tr), axis=-1)
+    zeros = creation.zeros_like(y_tr[..., :1, :])
+    superdiag = reduce.reduce_sum(m.multiply(x, a.concat([y_tr[..., 1:, :], zeros], axis=-2)), axis=-1)
+    subdiag = reduce.reduce_sum(m.multiply(x, a.concat([zeros, y_tr[..., :-1, :]], axis=-2)), axis=-1)
+    return a.stack([superdiag, diag, subdiag], axis=-2)
+
+
+@gradient("TridiagonalSolve", inputs=(0,), outputs=(0,))
+def _tridiagonal_solve(op, g):
+    """TF's _TridiagonalSolveGrad: solve with the transposed matrix, then minus the three
+    diagonals of grad_rhs x^T."""
+    diags, x = op.inputs[0], op.outputs[0]
+    attrs = {"partial_pivoting": op.attrs["partial_pivoting"],
+             "perturb_singular": op.attrs["perturb_singular"]}
+    grad_rhs = apply("TridiagonalSolve", [_transpose_tridiagonal(diags), g], attrs)
+    return [m.negative(_matmul_three_diagonals(grad_rhs, x)), grad_rhs]

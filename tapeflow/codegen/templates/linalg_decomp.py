@@ -2,6 +2,8 @@
 ``np.linalg`` (LAPACK via SciPy) in loops over the flattened batch, sizes read from the
 arguments. Rank-0 values are scalars in generated code, so an unbatched op's per-matrix
 outputs are defined as such."""
+import numpy as np
+
 from ...ir.shapes import num_elements
 from ..emitter import cast, np_type, shape_lit
 from .linalg import flat3
@@ -84,3 +86,22 @@ def _solve_ls(em, node, l2_regularizer=0.0, fast=True):
     (out,) = _outputs(em, node, (2,))
     a, b = node.inputs
     em.line(f"rt.lstsq_into({flat3(em, a, 2)}, {flat3(em, b, 2)}, {out}, {float(l2_regularizer)!r}, {fast})")
+
+
+@stmt_op("MatrixExponential", "MatrixSquareRoot")
+def _matrix_function(em, node):
+    """SciPy's expm / sqrtm (the kernels') in object mode, writing into the output."""
+    (x,), (y,) = node.inputs, node.outputs
+    out = em.alloc(y)
+    helper = "expm_into" if node.op == "MatrixExponential" else "sqrtm_into"
+    with em.block("with objmode():"):
+        em.line(f"rt.{helper}({em.ref(x)}, {out})")
+
+
+@stmt_op("TridiagonalSolve")
+def _tridiagonal_solve(em, node, partial_pivoting=True, perturb_singular=False):
+    (d, rhs), (y,) = node.inputs, node.outputs
+    em.alloc(y)
+    eps = float(np.finfo(y.aval.dtype.np).eps)
+    em.line(f"rt.tridiagonal_solve_into({flat3(em, d, 2)}, {flat3(em, rhs, 2)}, {flat3(em, y, 2)}, "
+            f"{partial_pivoting}, {perturb_singular}, {eps!r})")

@@ -82,3 +82,32 @@ defop("SelfAdjointEigV2", _eigh, attrs={"compute_v": "bool"}, multi_output=True)
 defop("Lu", _lu, attrs={"output_idx_type": "dtype"}, multi_output=True)
 defop("MatrixSolveLs", _solve_ls, arity=2, attrs={"l2_regularizer": "number", "fast": "bool"},
       same_dtype=(0, 1))
+
+
+def _square_matrix_function(avals):
+    _square(avals[0])
+    return avals[0]
+
+
+def _tridiagonal_solve(avals, partial_pivoting=True, perturb_singular=False):
+    """Diagonals in TF's compact form [..., 3, M] (superdiagonal, diagonal, subdiagonal);
+    rhs [..., M, K]."""
+    d, rhs = avals
+    check_dtype(d, FLOATS)
+    if d.dtype != rhs.dtype:
+        raise InferError(f"diagonals has dtype {d.dtype.name} but rhs has {rhs.dtype.name}")
+    if len(d.shape) < 2 or (d.shape[-2] is not None and d.shape[-2] != 3):
+        raise InferError(f"Expected 3 diagonals got {d.shape[-2] if len(d.shape) >= 2 else list(d.shape)}")
+    if len(rhs.shape) != len(d.shape) or rhs.shape[:-2] != d.shape[:-2]:
+        raise InferError(f"diagonals {list(d.shape)} and rhs {list(rhs.shape)} must have the same "
+                         f"batch dimensions")
+    if d.shape[-1] is not None and rhs.shape[-2] is not None and d.shape[-1] != rhs.shape[-2]:
+        raise InferError(f"Expected number of left-hand sided and right-hand sides to be equal, got "
+                         f"{d.shape[-1]} and {rhs.shape[-2]}")
+    return rhs
+
+
+defop("MatrixExponential", _square_matrix_function)
+defop("MatrixSquareRoot", _square_matrix_function)
+defop("TridiagonalSolve", _tridiagonal_solve, arity=2,
+      attrs={"partial_pivoting": "bool", "perturb_singular": "bool"}, same_dtype=(0, 1))

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..registry import KERNELS, kernel
+from .linalg_tridiag import tridiagonal_solve_batch
 
 
 @kernel("LogMatrixDeterminant")
@@ -95,3 +96,44 @@ def _solve_ls(a, b, l2_regularizer=0.0, fast=True):
 def _chol_solve(chol, rhs):
     y = np.linalg.solve(chol, rhs)   # a NaN factor (TF's failed Cholesky) gives NaN, no error
     return np.linalg.solve(np.swapaxes(chol, -1, -2), y)
+
+
+def expm_batch(a):
+    """SciPy's scaling-and-squaring Padé expm (Higham 2005, TF's algorithm) per matrix."""
+    from scipy.linalg import expm  # noqa: PLC0415  (import cost: SciPy's linalg only when used)
+    if a.size == 0:
+        return np.array(a, copy=True)
+    return np.asarray(expm(a), dtype=a.dtype)
+
+
+def sqrtm_batch(a):
+    """The principal square root (Schur method) per matrix; one with a negative real
+    eigenvalue has no real root: NaN, as TensorFlow's."""
+    from scipy.linalg import sqrtm  # noqa: PLC0415  (import cost: SciPy's linalg only when used)
+    a3 = a.reshape((-1,) + a.shape[-2:])
+    out = np.empty_like(a3)
+    for i in range(a3.shape[0]):
+        if a3.shape[-1] == 0:
+            continue
+        with np.errstate(all="ignore"):
+            r = sqrtm(a3[i])
+        if np.iscomplexobj(r) and np.any(np.imag(r) != 0):
+            out[i] = np.nan
+        else:
+            out[i] = np.real(r)
+    return out.reshape(a.shape)
+
+
+kernel("MatrixExponential")(expm_batch)
+kernel("MatrixSquareRoot")(sqrtm_batch)
+
+
+@kernel("TridiagonalSolve")
+def _tridiagonal_solve(diags, rhs, partial_pivoting=True, perturb_singular=False):
+    d3 = diags.reshape((-1,) + diags.shape[-2:])
+    r3 = rhs.reshape((-1,) + rhs.shape[-2:])
+    out = np.empty_like(r3)
+    with np.errstate(all="ignore"):
+        tridiagonal_solve_batch(d3, r3, out, partial_pivoting, perturb_singular,
+                                float(np.finfo(rhs.dtype).eps))
+    return out.reshape(rhs.shape)
