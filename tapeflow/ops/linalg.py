@@ -271,8 +271,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None) -> Tensor
             raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
         if ord not in _MATRIX_NORMS:
             raise ValueError(f"'ord' must be a supported matrix norm in {_MATRIX_NORMS}, got {ord}")
-        if ord in (2, 2.0):
-            raise NotImplementedError("norm: the matrix 2-norm needs an SVD, which tapeflow lacks")
     else:
         if not (isinstance(axis, int) or axis is None):
             raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
@@ -282,7 +280,9 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None) -> Tensor
         if axis is not None:
             axis = (axis,)
     x = _tensor(tensor)
-    if ord in ("fro", "euclidean", 2, 2.0):
+    if is_matrix and ord in (2, 2.0):
+        result = _matrix_2_norm(x, axis)
+    elif ord in ("fro", "euclidean", 2, 2.0):
         result = math.sqrt(reduce.reduce_sum(x * x, axis, keepdims=True))
     else:
         result = math.abs(x)
@@ -299,6 +299,17 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None) -> Tensor
     if not keepdims:
         result = array.squeeze(result, axis)
     return result
+
+
+def _matrix_2_norm(x, axis):
+    """The largest singular value over ``axis`` (moved last), kept as two size-1 dims (TF's)."""
+    rank = x.ndim
+    pos = [a % rank for a in axis]
+    perm_before = [a for a in range(rank) if a not in pos] + pos
+    perm_after = [perm_before.index(a) for a in range(rank)]
+    s = apply("Svd", [array.transpose(x, perm_before)], {"compute_uv": False, "full_matrices": False})[0]
+    result = array.expand_dims(reduce.reduce_max(math.abs(s), axis=-1, keepdims=True), -1)
+    return array.transpose(result, perm_after)
 
 
 def _number(x):

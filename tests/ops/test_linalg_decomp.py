@@ -251,3 +251,17 @@ def test_jacobians_vectorize_through_the_decompositions():
     assert v.fallbacks == []
     got = run_graph(v.graph, xs, b)[0]
     np.testing.assert_allclose(got, [f(tf.constant(r), tf.constant(b)).numpy() for r in xs], rtol=1e-10)
+
+
+@pytest.mark.parametrize("axis,keepdims,value,grad_row", [
+    ((1, 2), False, [10.19849027, 15.1592099], [0.07804623, 0.32440426, 0.19631214, 0.29058598]),
+    ((0, 2), True, [[[9.68606417], [9.70763243], [12.48946907]]], [0.24924769, 0.20147759, 0.17537045, 0.16583363]),
+    ((-1, -3), False, [9.68606417, 9.70763243, 12.48946907], [0.24924769, 0.20147759, 0.17537045, 0.16583363]),
+])
+def test_matrix_2_norm_is_tensorflows(axis, keepdims, value, grad_row):
+    x = tf.constant(np.arange(24.).reshape(2, 3, 4) ** 1.5 % 7)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        n = tf.norm(x, ord=2, axis=axis, keepdims=keepdims)
+    np.testing.assert_allclose(n.numpy(), value, rtol=1e-8)   # TF 2.21's
+    np.testing.assert_allclose(tape.gradient(n, x).numpy()[0, 0], grad_row, rtol=1e-7)
