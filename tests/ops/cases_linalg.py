@@ -28,7 +28,7 @@ def _spd(x):
     return tf.matmul(x, x, transpose_b=True) + tf.constant(3.0 * np.eye(x.shape[-1]))
 
 
-LU_INPUT = tf.constant(u(2, 3, 3) + np.array([[0.0, 3.0, 0.0], [3.0, 0.0, 0.0], [0.0, 0.0, 3.0]]))
+LU_INPUT = u(2, 3, 3) + np.array([[0.0, 3.0, 0.0], [3.0, 0.0, 0.0], [0.0, 0.0, 3.0]])
 
 
 def _tridiag(*shape):
@@ -104,8 +104,10 @@ CASES = {
              [well(2, 3, 3), u(3, 1)], note="upper, adjoint, broadcast batch"),
         Case(lambda a, b: tf.linalg.cholesky_solve(a, b), [well(2, 3, 3), u(2, 3, 2)],
              note="cholesky_solve: two solves"),
-        Case(lambda b: tf.linalg.lu_solve(*tf.linalg.lu(LU_INPUT), b), [u(2, 3, 2)],
+        Case(lambda b: tf.linalg.lu_solve(*tf.linalg.lu(tf.constant(LU_INPUT)), b), [u(2, 3, 2)],
              note="lu_solve (Lu of a constant: TF has no gradient for Lu)"),
+        Case(lambda x: x * tf.cast(tf.expand_dims(tf.linalg.lu(x).p, -1), x.dtype), [well(2, 3, 3)],
+             note="lu's permutation: no gradient reaches Lu (TF registers none)"),
         Case(lambda f: tf.linalg.lu_matrix_inverse(f, [1, 0, 2]) + tf.linalg.lu_reconstruct(f, [2, 0, 1]),
              [well(3, 3)], note="lu_matrix_inverse, lu_reconstruct"),
     ],
