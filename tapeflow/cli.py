@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 import tapeflow as tf
-from tapeflow.codegen import cache
+from tapeflow.codegen import cache, compile_queue
 from tapeflow.saved_model.inspect import describe
 from tapeflow.saved_model.loaded import find_function
 from tapeflow.tracer.lower import GRAPH_STAGES, STAGES
@@ -220,10 +220,20 @@ def cmd_cache(args):
           f"holds:     {n} program{'s' * (n != 1)}, {i['bytes'] / (1 << 20):.1f} MiB\n"
           f"cap:       {i['max_bytes'] / (1 << 20):.0f} MiB (TAPEFLOW_CACHE_MAX_MB; least recently "
           f"used programs are deleted past it)")
+    c = compile_queue.status(i["directory"])
+    print(f"compiling: {_names(c['running']) or 'nothing'}"
+          + (f" (worker pid {c['worker']})" if c["worker"] else ""))
+    print(f"queued:    {_names(c['queued']) or 'nothing'}")
     if i["problem"]:
         print(f"warning:   the directory {i['problem']}; programs are cached in a private "
               f"temporary directory instead")
     return 0
+
+
+def _names(names, most=8):
+    """``a, b, c`` (and how many more)."""
+    shown = ", ".join(names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 class _Parser(argparse.ArgumentParser):

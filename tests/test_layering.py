@@ -7,6 +7,7 @@ rules. An import inside a function body must say why on its line or the line abo
 (an optional dependency, import cost), so no such import hides a cycle.
 """
 import ast
+import functools
 import pathlib
 
 import networkx as nx
@@ -56,6 +57,7 @@ def _modules():
 MODULES = _modules()
 
 
+@functools.cache
 def _is_subpackage(entry):
     return entry != "tapeflow" and (ROOT.parent / entry.replace(".", "/") / "__init__.py").exists()
 

@@ -1,6 +1,6 @@
 """Values generated smaller than traced: a uniform constant or a broadcast that only
 elementwise ops read (``broadcast_only``), so the program does not tie input sizes to the
-traced ones (dims.py's ``_shrink`` applies it)."""
+traced ones (shape_free.py's ``_shrink`` applies it)."""
 import numpy as np
 
 from ..ir.opdef import OPS

@@ -38,11 +38,8 @@ import tempfile
 import time
 import warnings
 
-import numba
-
 from .. import env
 from .._version import __version__ as TAPEFLOW_VERSION
-from .blas import NUMPY_GEMM
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _helper_digest = None
@@ -110,6 +107,7 @@ def helpers_digest():
     """Hash of the helper modules generated code calls (their changes must invalidate)."""
     global _helper_digest
     if _helper_digest is None:
+        from .blas import NUMPY_GEMM   # noqa: PLC0415 - Numba's import cost: not for the directory's users
         h = hashlib.sha256()
         for fname in ("jit_helpers.py", "fastmath.py", "blas.py"):
             with open(os.path.join(_HERE, fname), "rb") as f:
@@ -121,6 +119,7 @@ def helpers_digest():
 
 
 def program_key(source):
+    import numba   # noqa: PLC0415 - Numba's import cost: only where a key is made
     h = hashlib.sha256()
     for part in (source, TAPEFLOW_VERSION, numba.__version__, helpers_digest()):
         h.update(part.encode())

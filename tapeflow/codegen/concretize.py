@@ -2,10 +2,10 @@
 
 ``compile_graph`` compiles such a graph once: each new combination of input shapes gets its
 graph made concrete here and its source generated (Python work, milliseconds), and since the
-source reads every size from the arrays (dims.py) all those sources are the same text,
+source reads every size from the arrays (shape_free.py) all those sources are the same text,
 one cache entry and one Numba compile. A size no input gives (a TensorArray a loop grows,
 a loop variable whose size changes) stays unknown here; the source reads it from the array
-holding it when the program runs (dims.py, ``RunDim``). Shapes that do not fit the
+holding it when the program runs (shape_free.py, ``RunDim``). Shapes that do not fit the
 graph raise what the op raises eagerly: ``InvalidArgumentError`` naming the op, the shapes
 and the user's line.
 """

@@ -16,7 +16,7 @@ from ..ir import dtypes as D
 from ..ir.graph import _names, aval_str, node_line
 from ..ir.shapes import num_elements
 from .sizeclass import choose
-from .dims import Dim, current, display
+from .shape_free import Dim, current, display
 
 
 _TOKEN = re.compile(r"\$(\d+)\$")

@@ -20,7 +20,7 @@ reads it or it is a graph output; otherwise it lives in a register inside the lo
 from dataclasses import dataclass, field
 
 from ..ir.defs.reduce import reduction_axes
-from .dims import same_shape
+from .shape_free import same_shape
 from .templates import CODEGEN
 
 

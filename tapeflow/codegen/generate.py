@@ -4,7 +4,7 @@ The jitted function takes the graph's inputs, then one argument per array consta
 array globals and no closures, so Numba's on-disk cache can hold it). Rank-0 constants are
 inlined as typed literals when they are small whole numbers or halves, else passed as scalar
 arguments (see ``_inlined``); rank-0 values live in scalar variables, never 0-d arrays. Sizes
-are read from the arguments (dims.py): the jitted function first checks what the
+are read from the arguments (shape_free.py): the jitted function first checks what the
 program assumed about its input shapes (a call that breaks it raises ValueError, reported as
 the op's error, instead of reading out of bounds), then runs the steps of ``fusion.plan``;
 what it assumed about a size only the run knows is checked where the size is there
@@ -39,11 +39,11 @@ from ..ir.opdef import AVal
 from ..ir.shapes import num_elements
 from .emitter import Emitter, Unsupported, lit, value_names
 from .fusion import Group, is_fusable, is_reduction, plan
-from .loops import emit_group
+from .loop_nest import emit_group
 from .nested import GraphKeys, call, emit_function, header_text
 from .nested import render as render_function
 from .sizeclass import SizeClasses, choose
-from .dims import (NESTED_INPUTS, SizeUnknown, current, display, plain_aval, quiet, symbolic,
+from .shape_free import (NESTED_INPUTS, SizeUnknown, current, display, plain_aval, quiet, symbolic,
                        uniform)
 from .templates import CODEGEN
 
@@ -220,7 +220,7 @@ def bind_consts(em, graph, add_param):
             em.uniform.add(v.id)
         if scalar is None:
             shape = tuple(plain_aval(v.aval).shape)     # sizes read from it decide nothing
-            if value.shape != shape:                    # one repeated value (dims.py)
+            if value.shape != shape:                    # one repeated value (shape_free.py)
                 value = np.full(shape, value.flat[0])
             add_param(em.bind(v), v.aval, np.ascontiguousarray(value, dtype=v.aval.dtype.np).copy())
             em.outermost().const_args.add(v.id)
@@ -282,7 +282,7 @@ def _loop_only_uniform(v, value, uses, output_ids):
 
 def _array_consts(graph, names):
     """{value id: variable} of the array constants ``bind_consts`` makes arguments of the
-    program: their sizes are read from them (dims.py), so a constant as big as the batch
+    program: their sizes are read from them (shape_free.py), so a constant as big as the batch
     (a loop's zero initial state) does not tie the program to one size."""
     uses, outputs = {}, {v.id for v in graph.outputs}
     for node in graph.nodes:
@@ -378,7 +378,7 @@ def _generate(graph, name, scope):
 def _header(graph, em):
     """The graph printed for the module's header; a constant passed as an argument (nested
     graphs' too) reads ``Const <argument>``: its value and size are not part of the program
-    (``_inlined``, dims.py), so traces differing in them share the source."""
+    (``_inlined``, shape_free.py), so traces differing in them share the source."""
     with display():         # sizes read at run time are ``?``
         return header_text(graph, frozenset(em.const_args))
 

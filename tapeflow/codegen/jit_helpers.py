@@ -15,7 +15,7 @@ _JIT = dict(cache=True, error_model="numpy", nogil=True)
 
 
 class SizeCheck(ValueError):
-    """A size only the run knows broke what the program assumed of it (codegen/dims.py,
+    """A size only the run knows broke what the program assumed of it (codegen/shape_free.py,
     ``RunDim``): the caller runs the call on the interpreter instead (failures.py)."""
 
 

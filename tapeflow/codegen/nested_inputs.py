@@ -1,5 +1,5 @@
 """What the graphs nested in If, While and the loop gradients take as inputs, per op
-(``NESTED_INPUTS``): dims.py re-infers each graph from those avals."""
+(``NESTED_INPUTS``): shape_free.py re-infers each graph from those avals."""
 from ..ir.defs.loops import stacked_rows
 
 

@@ -13,7 +13,7 @@ one dispatcher call.
 
 A graph no template can compile (float16 values) becomes a Program that runs the
 interpreter and says why in ``Program.fallback``. A graph with unknown dimensions is
-compiled once: the program's source reads every size from its arguments (dims.py), so
+compiled once: the program's source reads every size from its arguments (shape_free.py), so
 the source generated for each call's shapes is the same text (concretize.py); a size no input
 gives (a list a loop grows) is read from the array holding it at run time, and a failed
 check on one runs that call on the interpreter (``Program.reruns``). A Numba failure is a bug in a template: it is
@@ -268,7 +268,7 @@ class _ShapeSpecialized(Program):
         if prog is None:
             # sizes no input gives (a TensorArray grown in a loop, a loop variable whose
             # shape_invariants let it change size) stay unknown: the source reads them from
-            # the arrays holding them (dims.py)
+            # the arrays holding them (shape_free.py)
             prog = compile_graph(concretize(self.graph, key), self.name, self._cache_dir)
             self._by_shape[key] = prog
             self.source, self.cache_path = prog.source, prog.cache_path

@@ -1,6 +1,6 @@
 """Size classes: the speed-only choices a program took on sizes read from its inputs.
 
-The source reads every size from its arguments (dims.py), so traces differing only in
+The source reads every size from its arguments (shape_free.py), so traces differing only in
 sizes share one program, except where generation chose something for speed on a size: a
 loop runs in parallel from ``PARALLEL_WORK`` (emitter.py), a fresh array asks for huge pages
 from a sixteenth of ``HUGEPAGE_BYTES``, a long program is not cut where big intermediates
@@ -19,7 +19,7 @@ import operator
 import re
 from dataclasses import dataclass
 
-from .dims import Dim, RunDim, code, current, display, value
+from .shape_free import Dim, RunDim, code, current, display, value
 
 _CMP = {">=": operator.ge, ">": operator.gt, "<=": operator.le}
 _NOT = {">=": "<", ">": "<=", "<=": ">"}

@@ -9,7 +9,7 @@ from ..errors import InferError
 def broadcast_shapes(*shapes):
     """NumPy/TensorFlow broadcasting of several shapes. Sizes are compared with ``==`` one
     pair at a time, never hashed: codegen's symbolic sizes record each comparison
-    (codegen/dims.py), and a size only the run knows cannot be hashed."""
+    (codegen/shape_free.py), and a size only the run knows cannot be hashed."""
     rank = max(len(s) for s in shapes)
     out = []
     for i in range(rank):

@@ -5,8 +5,8 @@ under TensorFlow's short names. Models (``Model``, ``Sequential``, ``Input``) tr
 Keras 3's ``compile``/``fit``/``evaluate``/``predict`` (models.py, trainer.py) and save to
 ``.keras`` files (saving.py).
 """
-from . import (backend, callbacks, core_layers, initializers, layers, losses, metrics, models,
-               normalization, optimizers, saving, serialization)
+from . import (backend, callbacks, confusion_metrics, core_layers, initializers, layers, losses,
+               metric_classes, metrics, models, normalization, optimizers, saving, serialization)
 from .models import Input, InputLayer, Model, Sequential
 from . import attention, normalization_layers, recurrent, rnn_cells, wrappers
 
@@ -26,6 +26,22 @@ layers.__all__.append("GroupQueryAttention")
 for _cls in (layers.Dense, core_layers.Dropout, core_layers.Activation, core_layers.ReLU,
              normalization.LayerNormalization, normalization.BatchNormalization):
     _cls.supports_masking = True
+
+# ``keras.metrics`` holds every metric; the confusion-matrix family and the rest live in their modules
+metrics.register(confusion_metrics.CLASSES + metric_classes.CLASSES, metric_classes.FUNCTIONS)
+for _obj in confusion_metrics.CLASSES + metric_classes.CLASSES + metric_classes.FUNCTIONS:
+    setattr(metrics, _obj.__name__, _obj)
+    metrics.__all__.append(_obj.__name__)
+for _name in ("hinge", "squared_hinge", "categorical_hinge", "kl_divergence", "poisson", "huber",
+              "log_cosh", "logcosh", "mean_absolute_percentage_error", "mape",
+              "mean_squared_logarithmic_error", "msle", "binary_focal_crossentropy",
+              "categorical_focal_crossentropy", "kld", "kullback_leibler_divergence"):
+    setattr(metrics, _name, getattr(losses, _name))
+    metrics.__all__.append(_name)
+metrics.KLD, metrics.MAE, metrics.MAPE, metrics.MSE, metrics.MSLE = (
+    losses.kl_divergence, losses.mean_absolute_error, losses.mean_absolute_percentage_error,
+    losses.mean_squared_error, losses.mean_squared_logarithmic_error)
+metrics.__all__ += ["KLD", "MAE", "MAPE", "MSE", "MSLE"]
 
 # ``keras.models.load_model``/``save_model`` and ``keras.saving``, as Keras 3 names them
 models.load_model = saving.load_model

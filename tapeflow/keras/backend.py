@@ -1,14 +1,12 @@
-"""``tf.keras.backend``: the little of it that eager code without models uses."""
+"""``tf.keras.backend``: the session-wide settings (settings.py) and ``clear_session``."""
 from .layers import reset_uids
+from .settings import epsilon, floatx, image_data_format, set_epsilon, set_floatx, set_image_data_format
 
 
-def clear_session():
+def clear_session(free_memory=True):
     """Start layer names over ('dense', 'dense_1', ... again), as Keras does."""
     reset_uids()
 
 
-def floatx():
-    return "float32"
-
-
-__all__ = ["clear_session", "floatx"]
+__all__ = ["clear_session", "floatx", "set_floatx", "epsilon", "set_epsilon", "image_data_format",
+           "set_image_data_format"]

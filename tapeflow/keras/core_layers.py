@@ -261,8 +261,10 @@ class Embedding(Layer):
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
                  embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False, **kwargs):
         super().__init__(**kwargs)
-        if embeddings_regularizer is not None or embeddings_constraint is not None or mask_zero:
-            raise NotImplementedError("tapeflow's Embedding has no regularizer, constraint or mask_zero")
+        if embeddings_regularizer is not None or embeddings_constraint is not None:
+            raise NotImplementedError("tapeflow's Embedding has no regularizer or constraint")
+        self.mask_zero = bool(mask_zero)
+        self.supports_masking = self.makes_masks = self.mask_zero     # keras/masking.py
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         if self.input_dim <= 0 or self.output_dim <= 0:
             raise ValueError(f"Both `input_dim` and `output_dim` should be positive, Received "
@@ -285,10 +287,15 @@ class Embedding(Layer):
             inputs = M.cast(inputs, D.int32)
         return A.gather(self.embeddings, inputs)
 
+    def compute_mask(self, inputs, mask=None):
+        """``mask_zero``: id 0 is padding (Keras 3's ``inputs != 0``)."""
+        return M.not_equal(inputs, 0) if self.mask_zero else None
+
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
                 "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
-                "embeddings_regularizer": None, "embeddings_constraint": None, "mask_zero": False}
+                "embeddings_regularizer": None, "embeddings_constraint": None,
+                "mask_zero": self.mask_zero}
 
 
 _LAMBDA_REFUSED = (

@@ -23,6 +23,7 @@ from ..ops import nn as N
 from ..runtime import stack
 from . import initializers
 from . import masking
+from . import settings
 from .auto_config import OWN_INITS, init_config
 from .node import any_keras_tensor, check_creation, symbolic_call
 from ..runtime.module import Module
@@ -266,7 +267,7 @@ class Layer(Module):
             raise TypeError(f"Expected `name` argument to be a string, but got: {name}")
         self._name = name
         self._trainable = trainable
-        self._dtype = D.as_dtype(dtype or D.float32)
+        self._dtype = D.as_dtype(dtype or settings.floatx_dtype())
         self._autocast = kwargs.get("autocast", True)
         self._input_spec = None
         # Keras 3 still accepts these on a Sequential's first layer (with a warning).

@@ -21,7 +21,9 @@ from ..ops import math as M
 from ..ops import nn as N
 from ..ops import reduce as R
 from ..runtime.tensor import convert_to_tensor
+from . import loss_functions as F
 from .layers import to_snake_case
+from .loss_functions import squeeze_or_expand_to_same_rank
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 
@@ -43,22 +45,6 @@ def standardize_reduction(reduction):
         raise ValueError(f"Invalid value for argument `reduction`. Expected one of "
                          f"{set(REDUCTIONS)}. Received: reduction={reduction}")
     return reduction
-
-
-def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
-    """Make ranks agree when they differ by a trailing axis of size 1 (as Keras)."""
-    r1, r2 = len(x1.shape), len(x2.shape)
-    if r1 == r2 + 1 and x1.shape[-1] == 1:
-        if r2 == 1 and expand_rank_1:
-            x2 = A.expand_dims(x2, -1)
-        else:
-            x1 = A.squeeze(x1, -1)
-    if r2 == r1 + 1 and x2.shape[-1] == 1:
-        if r1 == 1 and expand_rank_1:
-            x1 = A.expand_dims(x1, -1)
-        else:
-            x2 = A.squeeze(x2, -1)
-    return x1, x2
 
 
 def divide_no_nan(x, y):
@@ -252,14 +238,142 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         self.from_logits, self.ignore_class = from_logits, ignore_class
 
 
+def _wrapper(class_name, fn, default_name, doc, **defaults):
+    """A ``LossFunctionWrapper`` subclass with Keras 3's signature: ``defaults`` (in order), then
+    ``reduction``, ``name``, ``dtype``."""
+    def __init__(self, *args, reduction="sum_over_batch_size", name=default_name, dtype=None, **kwargs):
+        options = dict(defaults)
+        for key, value in zip(defaults, args):
+            options[key] = value
+        unknown = set(kwargs) - set(defaults)
+        if unknown:
+            raise TypeError(f"{class_name}.__init__() got an unexpected keyword argument "
+                            f"{sorted(unknown)[0]!r}")
+        options.update(kwargs)
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, dtype=dtype, **options)
+        for key, value in options.items():
+            setattr(self, key, value)
+    return type(class_name, (LossFunctionWrapper,), {"__init__": __init__, "__doc__": doc,
+                                                     "__module__": __name__})
+
+
+MeanAbsolutePercentageError = _wrapper(
+    "MeanAbsolutePercentageError", F.mean_absolute_percentage_error, "mean_absolute_percentage_error",
+    "``100 * mean(|y_true - y_pred| / max(|y_true|, epsilon))``.")
+MeanSquaredLogarithmicError = _wrapper(
+    "MeanSquaredLogarithmicError", F.mean_squared_logarithmic_error, "mean_squared_logarithmic_error",
+    "The mean squared difference of ``log(1 + y)``.")
+CosineSimilarity = _wrapper("CosineSimilarity", F.cosine_similarity, "cosine_similarity",
+                            "Minus the cosine of the angle between targets and predictions.", axis=-1)
+Huber = _wrapper("Huber", F.huber, "huber_loss", "Quadratic within ``delta``, linear beyond.", delta=1.0)
+LogCosh = _wrapper("LogCosh", F.log_cosh, "log_cosh", "``log(cosh(y_pred - y_true))``.")
+Hinge = _wrapper("Hinge", F.hinge, "hinge", "``max(1 - y_true * y_pred, 0)`` (0/1 labels as -1/1).")
+SquaredHinge = _wrapper("SquaredHinge", F.squared_hinge, "squared_hinge", "The squared hinge loss.")
+CategoricalHinge = _wrapper("CategoricalHinge", F.categorical_hinge, "categorical_hinge",
+                            "The hinge loss of one-hot targets.")
+KLDivergence = _wrapper("KLDivergence", F.kl_divergence, "kl_divergence",
+                        "``sum(y_true * log(y_true / y_pred))``.")
+Poisson = _wrapper("Poisson", F.poisson, "poisson", "``y_pred - y_true * log(y_pred)``.")
+BinaryFocalCrossentropy = _wrapper(
+    "BinaryFocalCrossentropy", F.binary_focal_crossentropy, "binary_focal_crossentropy",
+    "Binary cross-entropy down-weighting easy examples by ``(1 - p_t) ** gamma``.",
+    apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1)
+CategoricalFocalCrossentropy = _wrapper(
+    "CategoricalFocalCrossentropy", F.categorical_focal_crossentropy, "categorical_focal_crossentropy",
+    "Categorical cross-entropy down-weighting easy examples by ``alpha * (1 - p) ** gamma``.",
+    alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1)
+Tversky = _wrapper("Tversky", F.tversky, "tversky", "``1 - TP / (TP + alpha FP + beta FN)``.",
+                   alpha=0.5, beta=0.5, axis=None)
+CategoricalGeneralizedCrossEntropy = _wrapper(
+    "CategoricalGeneralizedCrossEntropy", F.categorical_generalized_cross_entropy,
+    "categorical_generalized_cross_entropy", "``(1 - p ** q) / q`` of the label's probability.", q=0.5)
+
+
+class Dice(LossFunctionWrapper):
+    """``1 - 2 |y_true . y_pred| / (|y_true| + |y_pred|)`` over ``axis``."""
+
+    def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None, dtype=None):
+        super().__init__(F.dice, name=name, reduction=reduction, dtype=dtype, axis=axis)
+        self.axis = axis
+
+
+class Reduction:
+    """The reduction names ``Loss`` accepts (Keras 2's ``losses.Reduction``, kept by TF 2.21)."""
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls):
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key):
+        if key not in cls.all():
+            raise ValueError(f'Invalid Reduction Key: {key}. Expected keys are "{cls.all()}"')
+
+
+mean_absolute_percentage_error = mape = MAPE = F.mean_absolute_percentage_error
+mean_squared_logarithmic_error = msle = MSLE = F.mean_squared_logarithmic_error
+cosine_similarity = F.cosine_similarity
+huber = F.huber
+log_cosh = logcosh = F.log_cosh
+hinge, squared_hinge, categorical_hinge = F.hinge, F.squared_hinge, F.categorical_hinge
+kl_divergence = kld = KLD = kullback_leibler_divergence = F.kl_divergence
+poisson = F.poisson
+binary_focal_crossentropy = F.binary_focal_crossentropy
+categorical_focal_crossentropy = F.categorical_focal_crossentropy
+dice, tversky = F.dice, F.tversky
+categorical_generalized_cross_entropy = F.categorical_generalized_cross_entropy
+
+
 # -- lookup by name ----------------------------------------------------------------------
 
-FUNCTIONS = {f.__name__: f for f in (mean_squared_error, mean_absolute_error, binary_crossentropy,
-                                     categorical_crossentropy, sparse_categorical_crossentropy)}
-FUNCTIONS.update({"mse": mean_squared_error, "mae": mean_absolute_error,
-                  "MSE": mean_squared_error, "MAE": mean_absolute_error})
-CLASSES = {c.__name__: c for c in (MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy,
-                                   CategoricalCrossentropy, SparseCategoricalCrossentropy)}
+FUNCTIONS = {f.__name__: f for f in (
+    mean_squared_error, mean_absolute_error, binary_crossentropy, categorical_crossentropy,
+    sparse_categorical_crossentropy, mean_absolute_percentage_error, mean_squared_logarithmic_error,
+    cosine_similarity, huber, log_cosh, hinge, squared_hinge, categorical_hinge, kl_divergence, poisson,
+    binary_focal_crossentropy, categorical_focal_crossentropy, dice, tversky,
+    categorical_generalized_cross_entropy)}
+FUNCTIONS.update({"mse": mean_squared_error, "mae": mean_absolute_error, "MSE": mean_squared_error,
+                  "MAE": mean_absolute_error, "bce": binary_crossentropy, "BCE": binary_crossentropy,
+                  "kld": kl_divergence, "KLD": kl_divergence, "mape": mean_absolute_percentage_error,
+                  "MAPE": mean_absolute_percentage_error, "msle": mean_squared_logarithmic_error,
+                  "MSLE": mean_squared_logarithmic_error, "logcosh": log_cosh,
+                  "kullback_leibler_divergence": kl_divergence})
+CLASSES = {c.__name__: c for c in (
+    MeanSquaredError, MeanAbsoluteError, BinaryCrossentropy, CategoricalCrossentropy,
+    SparseCategoricalCrossentropy, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
+    CosineSimilarity, Huber, LogCosh, Hinge, SquaredHinge, CategoricalHinge, KLDivergence, Poisson,
+    BinaryFocalCrossentropy, CategoricalFocalCrossentropy, Dice, Tversky,
+    CategoricalGeneralizedCrossEntropy)}
+
+
+def serialize(loss):
+    """Keras 3's config dict of a ``Loss``, or the name of a loss function."""
+    if isinstance(loss, Loss):
+        return {"module": "keras.losses", "class_name": type(loss).__name__,
+                "config": loss.get_config(), "registered_name": None}
+    name = getattr(loss, "__name__", None)
+    if name in FUNCTIONS and FUNCTIONS[name] is loss:
+        return name
+    raise ValueError(f"Cannot serialize {loss!r}")
+
+
+def deserialize(name, custom_objects=None):
+    """The loss a ``serialize`` result names (a function name or a class config)."""
+    objects = dict(custom_objects or {})
+    if isinstance(name, str):
+        if name in objects:
+            return objects[name]
+        if name in FUNCTIONS:
+            return FUNCTIONS[name]
+    if isinstance(name, dict) and isinstance(name.get("class_name"), str):
+        cls = objects.get(name["class_name"]) or CLASSES.get(name["class_name"])
+        if cls is not None:
+            return cls.from_config(dict(name.get("config") or {}))
+    raise ValueError(f"Could not interpret loss identifier: {name}")
 
 
 def get(identifier):
@@ -272,12 +386,12 @@ def get(identifier):
         if identifier in CLASSES:
             return CLASSES[identifier]()
         raise ValueError(f"Could not interpret loss identifier: {identifier}")
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret loss identifier: {identifier}")
 
 
-__all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError", "BinaryCrossentropy",
-           "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "mean_squared_error",
-           "mean_absolute_error", "binary_crossentropy", "categorical_crossentropy",
-           "sparse_categorical_crossentropy", "mse", "mae", "MSE", "MAE", "get"]
+__all__ = ["Loss", "LossFunctionWrapper", "Reduction", "get", "serialize", "deserialize", "squeeze_or_expand_to_same_rank"]
+__all__ += sorted(CLASSES) + sorted(FUNCTIONS)

@@ -59,6 +59,10 @@ class Metric:
     def get_config(self):
         return {"name": self.name, "dtype": self.dtype}
 
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}>"
 
@@ -218,17 +222,64 @@ FUNCTIONS = {f.__name__: f for f in (accuracy, binary_accuracy, categorical_accu
 FUNCTIONS.update({"mse": mean_squared_error, "mae": mean_absolute_error})
 CLASSES = {c.__name__: c for c in (Mean, Sum, Accuracy, BinaryAccuracy, CategoricalAccuracy,
                                    SparseCategoricalAccuracy, MeanSquaredError, MeanAbsoluteError)}
+_SNAKE = {}    # Keras 3 also names a class by its snake-case name ("auc", "mean_iou")
+_ALIASES = {"bce": "BinaryCrossentropy", "BCE": "BinaryCrossentropy", "mse": "MeanSquaredError",
+            "MSE": "MeanSquaredError", "mae": "MeanAbsoluteError", "MAE": "MeanAbsoluteError",
+            "mape": "MeanAbsolutePercentageError", "MAPE": "MeanAbsolutePercentageError",
+            "msle": "MeanSquaredLogarithmicError", "MSLE": "MeanSquaredLogarithmicError"}
+
+
+def register(classes, functions=()):
+    """Add metric classes and functions defined in other modules (confusion_metrics.py,
+    metric_classes.py import this one) to the name tables."""
+    for cls in classes:
+        CLASSES[cls.__name__] = cls
+    for fn in functions:
+        FUNCTIONS[fn.__name__] = fn
+    _SNAKE.clear()
+    _SNAKE.update({to_snake_case(name): cls for name, cls in CLASSES.items()})
+    for alias, name in list(_ALIASES.items()):
+        if isinstance(name, str) and name in CLASSES:
+            _ALIASES[alias] = CLASSES[name]
+
+
+def serialize(metric):
+    """Keras 3's config dict of a metric (or the name of a metric function)."""
+    if isinstance(metric, Metric):
+        return {"module": "keras.metrics", "class_name": type(metric).__name__,
+                "config": metric.get_config(), "registered_name": None}
+    name = getattr(metric, "__name__", None)
+    if name in FUNCTIONS and FUNCTIONS[name] is metric:
+        return name
+    raise ValueError(f"Cannot serialize {metric!r}")
+
+
+def deserialize(config, custom_objects=None):
+    objects = dict(custom_objects or {})
+    if isinstance(config, str):
+        return objects.get(config) or get(config)
+    if isinstance(config, dict) and isinstance(config.get("class_name"), str):
+        cls = objects.get(config["class_name"]) or CLASSES.get(config["class_name"])
+        if cls is not None:
+            return cls.from_config(dict(config.get("config") or {}))
+    raise ValueError(f"Could not interpret metric identifier: {config}")
+
+
+register(())
 
 
 def get(identifier):
     """A metric function or object from a name ('mae', 'BinaryAccuracy', ...), or as given."""
     if isinstance(identifier, Metric):
         return identifier
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str):
+        cls = CLASSES.get(identifier) or _SNAKE.get(identifier) or _ALIASES.get(identifier)
+        if cls is not None:
+            return cls()
         if identifier in FUNCTIONS:
             return FUNCTIONS[identifier]
-        if identifier in CLASSES:
-            return CLASSES[identifier]()
     elif callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret metric identifier: {identifier}")
@@ -238,4 +289,5 @@ __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccu
            "CategoricalAccuracy", "SparseCategoricalAccuracy", "MeanSquaredError", "MeanAbsoluteError",
            "accuracy", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
            "mean_squared_error", "mean_absolute_error", "mse", "mae", "binary_crossentropy",
-           "categorical_crossentropy", "sparse_categorical_crossentropy", "get"]
+           "categorical_crossentropy", "sparse_categorical_crossentropy", "get", "serialize",
+           "deserialize", "register"]

@@ -17,7 +17,7 @@ from ..ops import math as M
 from ..ops import reduce as R
 from ..ops.tensor_array import TensorArray
 from ..runtime import stack
-from ..runtime.tensor import STATE_paused, TensorShape, constant
+from ..runtime.tensor import STATE_paused, TensorShape, Variable, constant
 from ..tracer.control import while_loop
 from . import serialization
 from .layers import Layer
@@ -31,16 +31,18 @@ def _batch(x):
 
 
 def rnn_loop(step, inputs, initial_states, go_backwards=False, mask=None, unroll=False,
-             zero_output_for_mask=False, return_all_outputs=True, output_size=None):
+             zero_output_for_mask=False, return_all_outputs=True, output_size=None,
+             time_major=False):
     """(last output, outputs (batch, time, ...) or None, final states) of ``step`` run over
-    axis 1 of ``inputs``; ``step(x_t, states) -> (output, new_states)`` (Keras'
-    ``backend.rnn``; outputs are in the order the steps ran)."""
+    axis 1 of ``inputs`` (axis 0 if ``time_major``); ``step(x_t, states) -> (output,
+    new_states)`` (Keras' ``backend.rnn``; outputs are in the order the steps ran; ``mask``
+    is (batch, time))."""
     rank = inputs.shape.rank
-    x = A.transpose(inputs, [1, 0] + list(range(2, rank)))
+    x = inputs if time_major else A.transpose(inputs, [1, 0] + list(range(2, rank)))
     if mask is not None:
         mask = A.transpose(M.cast(mask, D.bool_), [1, 0])
-    steps = inputs.shape[1]
-    batch = _batch(inputs)
+    steps = x.shape[0]
+    batch = _batch(x[0]) if x.shape[1] is None else x.shape[1]
     flat_init = _nest.flatten(initial_states)
     n_states = len(flat_init)
     zeros = creation.zeros((batch, output_size), inputs.dtype)
@@ -66,8 +68,7 @@ def rnn_loop(step, inputs, initial_states, go_backwards=False, mask=None, unroll
         return prev, outputs, _nest.pack_sequence_as(initial_states, list(flat))
 
     n = steps if steps is not None else A.shape(x)[0]
-    ta = TensorArray(inputs.dtype, size=n,
-                     element_shape=TensorShape([inputs.shape[0], output_size]))
+    ta = TensorArray(inputs.dtype, size=n, element_shape=TensorShape([x.shape[1], output_size]))
 
     def body(i, prev, *rest):
         t = M.subtract(M.subtract(n, 1), i) if go_backwards else i
@@ -115,8 +116,7 @@ class RNN(Layer):
                              "or list of integers, one integer per RNN state). "
                              f"Received: cell={cell}")
         super().__init__(**kwargs)
-        if stateful:
-            raise NotImplementedError("tapeflow's RNN layers have no stateful=True yet")
+        object.__setattr__(self, "states", None)     # stateful: variables, not weights (Keras)
         self.cell = cell
         self.return_sequences, self.return_state = return_sequences, return_state
         self.go_backwards, self.stateful, self.unroll = go_backwards, stateful, unroll
@@ -150,7 +150,25 @@ class RNN(Layer):
                 self.cell._build_input_shape = step_shape
                 self.cell.build(step_shape)
             self.cell.built = True
+        if self.stateful:
+            if shape[0] is None:
+                raise ValueError(f"When using `stateful=True` in a RNN, the batch size must be "
+                                 f"static. Found dynamic batch size: sequence.shape="
+                                 f"{tuple(shape)}")
+            with STATE_paused():
+                states = _nest.map_structure(
+                    lambda v: Variable(v, trainable=False, name="rnn_state"),
+                    self.get_initial_state(shape[0]))
+            object.__setattr__(self, "states", states)
         self.built = True
+
+    def reset_state(self):
+        """Zero the states of a stateful layer."""
+        if self.states is not None:
+            for v in _nest.flatten(self.states):
+                v.assign(M.multiply(v.read(), 0))
+
+    reset_states = reset_state
 
     def get_initial_state(self, batch_size):
         fn = getattr(self.cell, "get_initial_state", None)
@@ -189,7 +207,16 @@ class RNN(Layer):
         if self.unroll and sequences.shape[1] is None:
             raise ValueError("Cannot unroll a RNN if the time dimension is undefined.")
         if initial_state is None:
-            initial_state = self.get_initial_state(_batch(sequences))
+            if self.stateful:
+                initial_state = _nest.map_structure(lambda v: v.read(), self.states)
+            else:
+                initial_state = self.get_initial_state(_batch(sequences))
+        if self.stateful and sequences.shape[0] is not None and sequences.shape[0] != \
+                _nest.flatten(self.states)[0].shape[0]:
+            raise ValueError(f"If an RNN is stateful, the batch size of the input sequences "
+                             f"must be the same as the batch size of the initial state. \n- "
+                             f"Expected batch size: {_nest.flatten(self.states)[0].shape[0]}\n"
+                             f"- Received batch size: {sequences.shape[0]}")
         if not isinstance(initial_state, (list, tuple)):
             initial_state = [initial_state]
         initial_state = _nest.map_structure(
@@ -199,20 +226,34 @@ class RNN(Layer):
             mask = mask[0]
         self._config_dropout(self.cell, sequences[:, 0], initial_state)
         kwargs = {"training": training} if isinstance(self.cell, Layer) else {}
+        # Keras' own cells take x @ kernel (+ bias) for every step in one product before the
+        # loop (as cuDNN and hand-written BPTT do): the loop keeps only the recurrent part
+        projected = None
+        if hasattr(self.cell, "_input_projection") and sequences.shape.rank == 3:
+            time_major = A.transpose(sequences, [1, 0, 2])
+            projected = self.cell._input_projection(time_major, training=training)
 
         def step(x, states):
-            output, new_states = self.cell(x, states, **kwargs)
+            if projected is not None:
+                output, new_states = self.cell._projected_call(x, states, training=training)
+            else:
+                output, new_states = self.cell(x, states, **kwargs)
             if not isinstance(new_states, (list, tuple)):
                 new_states = [new_states]
             return output, new_states
 
         try:
             last, outputs, states = rnn_loop(
-                step, sequences, initial_state, go_backwards=self.go_backwards, mask=mask,
-                unroll=self.unroll, zero_output_for_mask=self.zero_output_for_mask,
-                return_all_outputs=self.return_sequences, output_size=self._output_size())
+                step, sequences if projected is None else projected, initial_state,
+                go_backwards=self.go_backwards, mask=mask, unroll=self.unroll,
+                zero_output_for_mask=self.zero_output_for_mask,
+                return_all_outputs=self.return_sequences, output_size=self._output_size(),
+                time_major=projected is not None)
         finally:
             self._reset_dropout(self.cell)
+        if self.stateful:
+            for var, value in zip(_nest.flatten(self.states), _nest.flatten(states)):
+                var.assign(value)
         output = outputs if self.return_sequences else last
         if self.return_state:
             return (output, *states)

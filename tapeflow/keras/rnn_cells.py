@@ -185,6 +185,14 @@ class _Cell(Layer, DropoutRNNCell):
                 "seed": self.seed}
 
 
+def _project(sequences, kernel):
+    """``sequences @ kernel`` for every step: (T, B, F) x (F, G) -> (T, B, G), one product."""
+    t, b, f = (d if d is not None else A.shape(sequences)[i]
+               for i, d in enumerate(sequences.shape))
+    flat = A.reshape(sequences, [-1, sequences.shape[-1]])
+    return A.reshape(L.matmul(flat, kernel), [t, b, kernel.shape[-1]])
+
+
 def _sizes(state_size):
     return [state_size] if isinstance(state_size, int) else list(state_size)
 
@@ -204,14 +212,25 @@ class SimpleRNNCell(_Cell):
     """
 
     def call(self, sequence, states, training=False):
-        prev_output = _first(states)
         dp_mask = self.get_dropout_mask(sequence)
-        rec_dp_mask = self.get_recurrent_dropout_mask(prev_output)
         if training and dp_mask is not None:
             sequence = M.multiply(sequence, dp_mask)
         h = L.matmul(sequence, self.kernel)
         if self.bias is not None:
             h = M.add(h, self.bias)
+        return self._projected_call(h, states, training)
+
+    def _input_projection(self, sequences, training=False):
+        dp_mask = self.get_dropout_mask(sequences[0])
+        if training and dp_mask is not None:
+            sequences = M.multiply(sequences, dp_mask)
+        h = _project(sequences, self.kernel)
+        return M.add(h, self.bias) if self.bias is not None else h
+
+    def _projected_call(self, h, states, training=False):
+        """The step given ``h = x @ kernel + bias`` (computed for every step at once)."""
+        prev_output = _first(states)
+        rec_dp_mask = self.get_recurrent_dropout_mask(prev_output)
         if training and rec_dp_mask is not None:
             prev_output = M.multiply(prev_output, rec_dp_mask)
         output = M.add(h, L.matmul(prev_output, self.recurrent_kernel))
@@ -282,6 +301,22 @@ class LSTMCell(_Cell):
             if self.bias is not None:
                 z = M.add(z, self.bias)
             zs = A.split(z, 4, axis=1)
+        return self._gates(zs, c_tm1)
+
+    def _input_projection(self, sequences, training=False):
+        if self.implementation == 1:
+            return None
+        if training and 0 < self.dropout < 1:
+            sequences = M.multiply(sequences, self.get_dropout_mask(sequences[0]))
+        z = _project(sequences, self.kernel)
+        return M.add(z, self.bias) if self.bias is not None else z
+
+    def _projected_call(self, zx, states, training=False):
+        """The step given ``zx = x @ kernel + bias`` (computed for every step at once)."""
+        z = M.add(zx, L.matmul(states[0], self.recurrent_kernel))
+        return self._gates(A.split(z, 4, axis=1), states[1])
+
+    def _gates(self, zs, c_tm1):
         i = self.recurrent_activation(zs[0])
         f = self.recurrent_activation(zs[1])
         c = M.add(M.multiply(f, c_tm1), M.multiply(i, self.activation(zs[2])))
@@ -366,19 +401,39 @@ class GRUCell(_Cell):
             matrix_x = L.matmul(inputs, self.kernel)
             if input_bias is not None:
                 matrix_x = M.add(matrix_x, input_bias)
-            x_z, x_r, x_h = A.split(matrix_x, 3, axis=-1)
-            if self.reset_after:
-                inner = L.matmul(h_tm1, self.recurrent_kernel)
-                if recurrent_bias is not None:
-                    inner = M.add(inner, recurrent_bias)
-            else:
-                inner = L.matmul(h_tm1, self.recurrent_kernel[:, :2 * u])
-            z = self.recurrent_activation(M.add(x_z, inner[:, :u]))
-            r = self.recurrent_activation(M.add(x_r, inner[:, u:2 * u]))
-            if self.reset_after:
-                rh = M.multiply(r, inner[:, 2 * u:])
-            else:
-                rh = L.matmul(M.multiply(r, h_tm1), self.recurrent_kernel[:, 2 * u:])
+            return self._projected_call(matrix_x, states, training)
+        hh = self.activation(M.add(x_h, rh))
+        h = M.add(M.multiply(z, h_tm1), M.multiply(M.subtract(1.0, z), hh))
+        return h, ([h] if isinstance(states, (list, tuple)) else h)
+
+    def _input_projection(self, sequences, training=False):
+        if self.implementation == 1:
+            return None
+        if training and 0 < self.dropout < 1:
+            sequences = M.multiply(sequences, self.get_dropout_mask(sequences[0]))
+        matrix_x = _project(sequences, self.kernel)
+        if self.bias is not None:
+            matrix_x = M.add(matrix_x, self.bias[0] if self.reset_after else self.bias)
+        return matrix_x
+
+    def _projected_call(self, matrix_x, states, training=False):
+        """The step given ``x @ kernel + input bias`` (computed for every step at once)."""
+        h_tm1 = _first(states)
+        u = self.units
+        recurrent_bias = self.bias[1] if self.bias is not None and self.reset_after else None
+        x_z, x_r, x_h = A.split(matrix_x, 3, axis=-1)
+        if self.reset_after:
+            inner = L.matmul(h_tm1, self.recurrent_kernel)
+            if recurrent_bias is not None:
+                inner = M.add(inner, recurrent_bias)
+        else:
+            inner = L.matmul(h_tm1, self.recurrent_kernel[:, :2 * u])
+        z = self.recurrent_activation(M.add(x_z, inner[:, :u]))
+        r = self.recurrent_activation(M.add(x_r, inner[:, u:2 * u]))
+        if self.reset_after:
+            rh = M.multiply(r, inner[:, 2 * u:])
+        else:
+            rh = L.matmul(M.multiply(r, h_tm1), self.recurrent_kernel[:, 2 * u:])
         hh = self.activation(M.add(x_h, rh))
         h = M.add(M.multiply(z, h_tm1), M.multiply(M.subtract(1.0, z), hh))
         return h, ([h] if isinstance(states, (list, tuple)) else h)

@@ -4,7 +4,7 @@ become a WhileStacks, which returns the rows its loop computed, and a WhileGradS
 them, so the backward program does not run the loop again: n forward bodies and n body
 gradients, as ``share_loops`` gives inside one program.
 
-The stacks are the split's residuals like any value the backward reads (``autodiff.split``),
+The stacks are the split's residuals like any value the backward reads (``graph_vjp.split``),
 so the tape saves them and ``saved_bytes`` counts them. Each node is replaced in place, so the
 joint graph's forward and backward parts keep their node counts. A While that prints is left
 as it is (the stacks are filled by WhileGrad's forward body, which has no effects), and so is

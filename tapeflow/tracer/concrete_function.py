@@ -162,7 +162,7 @@ class ConcreteFunction:
                 # naming the op and line if the call itself does not fit
                 graph = self.graph
             # sizes that depend on the data stay unknown: the program reads them from the
-            # arrays holding them (codegen/dims.py), or runs on the interpreter
+            # arrays holding them (codegen/shape_free.py), or runs on the interpreter
             prog = self._specialized[key] = backend.compile(graph, self.name, mode)
         return prog(*arrays)
 

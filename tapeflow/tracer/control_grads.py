@@ -8,7 +8,7 @@ TensorFlow's cond_v2, an operand with a gradient in one branch gets zeros from t
 (so a variable read only in the untaken branch gets 0.0); in neither, None.
 
 While: one WhileGrad op (ir/defs/loops.py). The body's joint graph is split as a function's
-is (``autodiff.split``): its forward part computes the next loop variables and the residuals
+is (``graph_vjp.split``): its forward part computes the next loop variables and the residuals
 the body's gradient reads; WhileGrad runs the loop again from the initial values for the
 forward While's trip count, keeping each iteration's residuals (residuals that are operands
 of the loop are passed once, not stacked), then runs the backward part once per iteration in

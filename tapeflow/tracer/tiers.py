@@ -9,15 +9,16 @@ no check that the compile has finished.
 Compiles run one at a time, in the order asked, on one daemon thread ("tapeflow-compiler").
 How that thread gets the machine code is ``MECHANISM``:
 
-- ``"process"`` (the default): a worker process (started once, on the first background
-  compile) decodes the graph from the IR's JSON, generates the same source and compiles it
-  into the shared disk cache (codegen/cache.py: keyed by the source's hash); the thread
-  then loads the program from that cache. Numba's compiler is Python code holding the GIL
-  for most of a compile: in a thread it stalls the caller's interpreter calls for the
-  whole compile; in another process it stalls them only for the cache load.
-  Both caches write under temporary names and rename, so a killed worker leaves no broken
-  entry (at worst an orphaned temporary file, or no entry: the next compile redoes it).
-  A process exiting mid-compile leaves the worker to finish that compile into the cache.
+- ``"process"`` (the default): the job (the graph's IR as JSON) is queued as a file in the
+  disk cache's directory for its compile worker (codegen/compile_queue.py: one worker per
+  directory, at lower priority, ending when its queue is empty), which decodes the graph,
+  generates the same source and compiles it into the shared disk cache (codegen/cache.py:
+  keyed by the source's hash); the thread then loads the program from that cache. Numba's
+  compiler is Python code holding the GIL for most of a compile: in a thread it stalls the
+  caller's interpreter calls for the whole compile; in another process it stalls them only
+  for the cache load. Both caches write under temporary names and rename, so a killed worker
+  leaves no broken entry. At exit, the jobs not yet handed over are queued as files (a few
+  milliseconds, whatever is queued) and the worker finishes them for the next process.
 - ``"thread"``: the compiler thread compiles in this process (a graph the JSON codec cannot
   encode takes this path too).
 
@@ -27,13 +28,12 @@ program and the error.
 import atexit
 import json
 import os
-import subprocess
-import sys
 import threading
 import time
 import warnings
 import queue
 
+from ..codegen import compile_queue
 from ..ir import codec
 from . import compile_log
 
@@ -41,8 +41,8 @@ MECHANISM = "process"
 
 _jobs = queue.Queue()
 _thread = None
-_worker = None
 _unsent = set()     # Tiered jobs asked for and not yet handed to the worker (see _stop_worker)
+_exiting = False    # set at exit: jobs left are queued for the worker, none waits for one
 _send_lock = threading.Lock()
 _start_lock = threading.Lock()
 
@@ -130,7 +130,10 @@ def _serve():
     while True:
         t = _jobs.get()
         try:
-            answer = _in_worker(t) if MECHANISM == "process" else None
+            try:
+                answer = _in_worker(t) if MECHANISM == "process" else None
+            except _Exiting:
+                return
             with _start_lock:
                 _unsent.discard(t)
             if answer is None:
@@ -160,6 +163,10 @@ class WorkerError(RuntimeError):
     """The compile worker process failed to compile a graph, or died."""
 
 
+class _Exiting(Exception):
+    """The process is exiting: its job went to the worker's queue with the others."""
+
+
 def _in_worker(t):
     """Compile ``t.graph`` in the worker process (into the disk cache): the worker's answer
     (seconds, Numba's cache stats), or None if the graph could not be sent there or is in the
@@ -170,20 +177,26 @@ def _in_worker(t):
         payload = _payload(t)
     except Exception:   # noqa: BLE001 - not encodable: compile in this process instead
         return None
-    w = _get_worker()
-    try:
-        _send(w, payload)
+    folder = _folder()
+    with _send_lock:
+        if _exiting:
+            raise _Exiting
+        job = compile_queue.submit(folder, payload, t.name)
         _unsent.discard(t)
-        reply = w.stdout.readline()
-    except (OSError, ValueError):
-        reply = ""
-    if not reply:
-        _drop_worker(w)
-        raise WorkerError(f"the compile worker process exited ({_exit_reason(w)})")
-    answer = json.loads(reply)
+    compile_queue.ensure_worker(folder)
+    try:
+        answer = compile_queue.wait(folder, job)
+    except LookupError as e:
+        raise WorkerError(f"the compile worker lost the job ({e})") from None
     if not answer["ok"]:
         raise WorkerError(answer["error"])
     return answer
+
+
+def _folder():
+    """The checked cache directory, where the queue and the worker live."""
+    from ..codegen import cache   # noqa: PLC0415 - codegen's import cost stays off the tracer's
+    return cache.cache_dir(_cache_dir())
 
 
 def _on_disk(graph, name):
@@ -206,14 +219,7 @@ def _on_disk(graph, name):
 
 
 def _payload(t):
-    return json.dumps({"graph": codec.encode(t.graph, custom_gradients=False),
-                       "name": t.name, "cache_dir": _cache_dir()})
-
-
-def _send(w, payload):
-    with _send_lock:
-        w.stdin.write(payload + "\n")
-        w.stdin.flush()
+    return json.dumps({"graph": codec.encode(t.graph, custom_gradients=False), "name": t.name})
 
 
 def _cache_dir():
@@ -221,78 +227,30 @@ def _cache_dir():
     return os.environ.get("TAPEFLOW_CACHE_DIR") or None
 
 
-def _get_worker():
-    global _worker
-    if _worker is None or _worker.poll() is not None:
-        _worker = subprocess.Popen(
-            [sys.executable, "-c", "from tapeflow.tracer.tiers import worker_main; worker_main()"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
-            # not our stderr: a worker finishing after we exit must not hold a pipe open
-            # that whoever ran us waits on (errors come back as answers)
-            stderr=subprocess.DEVNULL)
-    return _worker
-
-
-def _drop_worker(w):
-    global _worker
-    if _worker is w:
-        _worker = None
-    try:
-        w.kill()
-        w.wait(5)
-    except Exception:   # noqa: BLE001, S110 - it is gone either way
-        pass
-
-
-def _exit_reason(w):
-    code = w.poll()
-    return "still running" if code is None else f"exit status {code}"
-
-
 def worker_pid():
-    """The compile worker's process id, or None (for tests that kill it)."""
-    return None if _worker is None else _worker.pid
+    """The pid of the compile worker serving this process's cache directory, or None."""
+    return compile_queue.worker_pid(_folder())
 
 
 @atexit.register
 def _stop_worker():
-    """At exit, compiles not yet done go to the worker, which finishes them into the disk
-    cache and exits at the end of its input: a short script still warms the cache for the
-    next process. Nothing waits for it."""
+    """At exit, compiles not yet handed over are queued as files for the worker, which
+    finishes them into the disk cache and ends when its queue is empty: a short script still
+    warms the cache for the next process. Nothing waits for the worker, or for a pipe."""
+    global _exiting
     if MECHANISM != "process":
         return
-    with _start_lock:
-        left = list(_unsent)
-    try:
-        for t in left:
-            _send(_get_worker(), _payload(t))
-    except Exception:   # noqa: BLE001, S110 - best effort at exit: the next process compiles
-        pass
-    w = _worker
-    if w is None:
+    with _send_lock:
+        _exiting = True
+        with _start_lock:
+            left = sorted(_unsent, key=lambda t: t._started)
+            _unsent.clear()
+    if not left:
         return
     try:
-        w.stdin.close()   # (not stdout: the compiler thread may be blocked reading it)
-    except OSError:
+        folder = _folder()
+        for t in left:
+            compile_queue.submit(folder, _payload(t), t.name, reply=False)
+        compile_queue.ensure_worker(folder)
+    except Exception:   # noqa: BLE001, S110 - best effort at exit: the next process compiles
         pass
-    if w.poll() is None:
-        w.returncode = 0    # left to finish on its own: not a leak for Popen to warn about
-
-
-def worker_main():
-    """The worker: one JSON job per input line, one JSON answer per output line."""
-    out = sys.stdout
-    sys.stdout = sys.stderr       # nothing else may write to the answer channel
-    # the compiler is imported here, in the worker only (Numba's import cost)
-    from ..codegen import compile_graph
-    for line in sys.stdin:
-        job = json.loads(line)
-        t0 = time.perf_counter()
-        try:
-            graph = codec.decode(job["graph"])
-            prog = compile_graph(graph, job["name"], job["cache_dir"])
-            answer = {"ok": True, "seconds": time.perf_counter() - t0, "stats": prog.stats()}
-        except Exception as e:   # noqa: BLE001 - sent back to the parent as the reason
-            answer = {"ok": False, "error": f"{type(e).__name__}: {e}"}
-        out.write(json.dumps(answer) + "\n")
-        out.flush()

@@ -1,4 +1,4 @@
-"""Sizes only the run knows compile (codegen/dims.py, ``RunDim``): a dynamic-size
+"""Sizes only the run knows compile (codegen/shape_free.py, ``RunDim``): a dynamic-size
 TensorArray written in a loop whose trip count is data (``tf.range(n)`` of an argument, a
 data-dependent ``while``, ``tf.while_loop``) and its gradients, with a tape inside the function
 or outside it, to second order.

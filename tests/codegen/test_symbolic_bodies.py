@@ -1,5 +1,5 @@
 """Shape-generic programs through control flow: the graphs nested in If, While and the loop
-gradients read their sizes from the program's arguments too (codegen/dims.py), so a
+gradients read their sizes from the program's arguments too (codegen/shape_free.py), so a
 function traced at other input sizes generates the same source and shares one compile.
 
 Compiles are counted from the compile log (one record per ``compile_numba``: ``cache miss``

@@ -1,6 +1,6 @@
 """One Numba compile per (rank, dtype) signature, whatever the input sizes.
 
-The generated source reads every size from its arguments (codegen/dims.py), so traces
+The generated source reads every size from its arguments (codegen/shape_free.py), so traces
 that differ only in sizes generate the same text: one cache entry, one compile, counted
 from Numba's cache statistics (``Program.stats``), not by timing. A graph with ``None``
 dimensions compiles once for all the shapes it is called with. Shapes a program cannot take

@@ -63,6 +63,13 @@ def cases(tf):
                                      L.LSTM(2, return_sequences=True, return_state=True)])
         return model, lambda x, mask: model(x * tf.constant(mask[..., None], tf.float32))
 
+    def embedding_model():
+        ids = np.array([[3, 1, 0, 0], [2, 5, 4, 0]], dtype=np.int32)    # 0: padding
+        model = tf.keras.Sequential([L.Embedding(6, 3, mask_zero=True),
+                                     L.Bidirectional(L.LSTM(2, return_sequences=True)),
+                                     L.Dense(1)])
+        return model, lambda x, mask: model(tf.constant(ids)) * (1.0 + tf.reduce_mean(x))
+
     def _made(layer, fn, kw):
         obj = layer()
         return obj, fn(obj, **kw)
@@ -113,6 +120,7 @@ def cases(tf):
         "time_distributed": lambda: _made(lambda: L.TimeDistributed(L.Dense(2, activation="tanh")),
                                           call, {}),
         "masking_model": lambda: masking_model(),
+        "embedding_mask_zero_bidi": lambda: embedding_model(),
     }
 
 
@@ -136,4 +144,5 @@ def run_case(tf, make):
         flat = flatten(out)
         loss = tf.add_n([tf.reduce_sum(o * seeds(k, tuple(o.shape))) for k, o in enumerate(flat)])
     grads = tape.gradient(loss, [x] + list(layer.weights))
-    return [o.numpy() for o in flat], grads[0].numpy(), [g.numpy() for g in grads[1:]]
+    return ([o.numpy() for o in flat], grads[0].numpy(),
+            [tf.convert_to_tensor(g).numpy() for g in grads[1:]])

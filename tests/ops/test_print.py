@@ -43,7 +43,7 @@ def test_a_float64_needs_17_digits_only_when_15_do_not_read_back(capsys):
 
 @pytest.fixture(params=["numpy", "numba"])
 def backend(request):
-    old = tf.tracer.backend.get_backend()
+    old = tf.tracer.engine.get_backend()
     tf.set_backend(request.param)
     yield request.param
     tf.set_backend(old)

@@ -48,7 +48,7 @@ def test_compiled_backend_runs_it_on_the_interpreter():
 
     assert g(tf.constant([1., 2.])).numpy().tolist() == [9., 15.]
     program = g.get_concrete_function(tf.constant([1., 2.])).program
-    if tf.tracer.backend.get_backend() == "numba":   # the one-line report of the fallback
+    if tf.tracer.engine.get_backend() == "numba":   # the one-line report of the fallback
         assert program.fallback == "EagerPyFunc (tf.py_function) calls Python"
 
 

@@ -4,7 +4,7 @@ A template has one of three forms:
 
 - ``scalar(args, ins, out, **attrs) -> expression``: an elementwise op written for ONE
   element. Such ops never get loops of their own: the fusion planner groups them into loops
-  (``codegen/loops.py``), which handle broadcasting by index arithmetic.
+  (``codegen/loop_nest.py``), which handle broadcasting by index arithmetic.
 - ``reduce``: a ``Reduction`` (init / combine / finalize), folded into the loop of the
   elementwise chain that feeds it.
 - ``emit(em, node)``: any other op, writing statements through the ``Emitter``.

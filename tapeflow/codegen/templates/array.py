@@ -9,7 +9,7 @@ from ...ir.defs.array import expand_spec, split_sizes
 from ...ir.shapes import num_elements
 from ..emitter import Unsupported, index, lit, np_type, shape_lit
 from ..slices import bounds
-from ..dims import RunDim, nonzero, same_shape
+from ..shape_free import RunDim, nonzero, same_shape
 from .list_growth import append_in_place
 from .registry import stmt_op
 

@@ -10,7 +10,7 @@ accumulating ``out[kept] += a[...] * b[...]``, which is what einsum means.
 from ...ir.defs.linalg import parse_einsum
 from ...ir.shapes import num_elements
 from ..emitter import cast, index, lit, np_type, shape_lit
-from ..dims import Dim
+from ..shape_free import Dim
 
 
 def _unique(labels):

@@ -8,7 +8,7 @@ matrix is a single GEMM on the flattened batch. Integer products use explicit lo
 """
 from ...ir.shapes import num_elements
 from ..emitter import cast, shape_lit
-from ..dims import broadcasts
+from ..shape_free import broadcasts
 from .registry import stmt_op
 from .einsum import emit_einsum
 

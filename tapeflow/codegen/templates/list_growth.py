@@ -13,7 +13,7 @@ templates also set the list variable otherwise (a checkpoint restored, the first
 code checks the list is the buffer's front (same address, not longer) and otherwise starts
 a buffer from the list itself.
 """
-from ..dims import run_time
+from ..shape_free import run_time
 
 # Readers that keep nothing of the list's memory once they have run (a copy, or its sizes).
 _DONE_WITH_IT = ("Shape", "Size", "GatherV2", "TensorListGetItem")

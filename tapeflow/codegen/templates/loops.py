@@ -18,7 +18,7 @@ from ...ir.graph import Graph, use_counts
 from ...runtime.kernels.loops import (counter_index, history_spans, row_states, stacked_rows,
                                       trip_bounds)
 from ..emitter import Unsupported, np_type
-from ..dims import run_time
+from ..shape_free import run_time
 from .control import _assign
 from .lists import loop_lists, own_loop_lists
 from .registry import stmt_op
@@ -31,7 +31,7 @@ BLOCK_BYTES = 512 << 10
 
 def _nbytes(avals, names=None):
     """Source text of the bytes of values of ``avals``: sizes read from the inputs stay
-    expressions (dims.py), so the memory plan does not fix the program to one size.
+    expressions (shape_free.py), so the memory plan does not fix the program to one size.
     A value whose size only the run knows is measured where it is (``names``), else not
     counted: a row of a list the loop grows is not there before the loop, whose plan then
     budgets the other rows (the kernel measures the first iteration's; either plan gives
@@ -57,7 +57,7 @@ def _row_bytes(em, fwd_graph, n_vars):
 
 def _buffer(em, rows, aval, name=None):
     name = name or em.fresh("stack")
-    dims = ", ".join([rows] + [str(d) for d in aval.shape])     # sizes as read (dims.py)
+    dims = ", ".join([rows] + [str(d) for d in aval.shape])     # sizes as read (shape_free.py)
     em.line(f"{name} = np.empty(({dims},), dtype={np_type(aval.dtype)})")
     em.line(f"rt.hugepages({name})")         # stacks are often megabytes (emitter.alloc)
     return name
@@ -525,7 +525,7 @@ def _while_grad_stacks(em, node, fwd_graph, bwd_graph, n_vars, n_extra, memory_b
 def _zero(aval):
     if not aval.shape:
         return f"{np_type(aval.dtype)}(0)"
-    dims = "".join(f"{d}, " for d in aval.shape)      # sizes as read (dims.py)
+    dims = "".join(f"{d}, " for d in aval.shape)      # sizes as read (shape_free.py)
     return f"np.zeros(({dims.rstrip()}), dtype={np_type(aval.dtype)})"
 
 
@@ -601,7 +601,7 @@ def _while_grad_grad(em, node, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n
         em.bind(v)
 
 
-# -- loop states whose sizes only the run knows (codegen/dims.py, ``RunDim``) ------------
+# -- loop states whose sizes only the run knows (codegen/shape_free.py, ``RunDim``) ------------
 
 
 class _Ragged(str):

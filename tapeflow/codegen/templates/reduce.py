@@ -1,7 +1,7 @@
 """Reductions (runtime/kernels/reduce.py) as accumulator recipes, plus ArgMax/ArgMin and segment sums.
 
 A ``Reduction`` says how to start an accumulator, fold one element in and finish; the loop
-emitter (``codegen/loops.py``) places those pieces in the loop of the elementwise chain that
+emitter (``codegen/loop_nest.py``) places those pieces in the loop of the elementwise chain that
 feeds the reduction, so ``sum(exp(x) * y)`` reads x and y once and writes nothing but the sum.
 
 float32 sums accumulate in float64: NumPy's pairwise float32 sum is accurate to a few ulp,

@@ -18,7 +18,7 @@ class Template:
     cost: int = 1           # rough cost per element relative to an add (parallel threshold)
     may_raise: bool = False  # can raise on integer inputs: such a loop stays serial (prange cannot raise)
     # computes an output size only the run knows from its data (a shape tensor), where the
-    # output's aval reads it from the output itself (codegen/dims.py ``held``, ``reads``)
+    # output's aval reads it from the output itself (codegen/shape_free.py ``held``, ``reads``)
     sizes_from_data: bool = False
 
 

@@ -4,7 +4,7 @@ SplitV, DynamicStridedSliceGrad, DynamicUnsortedSegmentSum: ir/defs/array.py, re
 A graph with unknown dims is specialised per input shape first, where these ops become their
 static forms, so mostly the output's shape is the size the shape input holds: the op is
 emitted as its static form, the shape input unread. Where the shape input holds a size only
-the run knows (a TensorArray grown in a loop, codegen/dims.py ``RunDim``), the output's
+the run knows (a TensorArray grown in a loop, codegen/shape_free.py ``RunDim``), the output's
 aval reads that size from the output itself, so the template reads it from the shape input
 (``data_sizes``, ``sizes_from_data``), and checks the sizes the graph knows against it (a
 failed check runs the call on the interpreter, which raises the op's error).
@@ -12,7 +12,7 @@ failed check runs the call on the interpreter, which raises the op's error).
 from types import SimpleNamespace
 
 from ..emitter import index, lit
-from ..dims import RunDim, read_at_run_time, reads, same_shape
+from ..shape_free import RunDim, read_at_run_time, reads, same_shape
 from .array import copy_loops
 from .registry import CODEGEN, stmt_op
 

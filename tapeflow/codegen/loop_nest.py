@@ -22,7 +22,7 @@ import re
 from ..ir.shapes import normalize_axes, num_elements
 from .emitter import cast, index, np_type, parallel_condition, shape_lit
 from .sizeclass import choose
-from .dims import Dim, same_shape
+from .shape_free import Dim, same_shape
 from .templates import CODEGEN
 from ..ir.opdef import OPS
 
