@@ -396,7 +396,10 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT") -> Tenso
     return apply("MatrixSetDiagV3", [input, diagonal], {"k": _pair(k), "align": align})
 
 
-def slogdet(input, name=None):
+LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
+
+
+def slogdet(input, name=None) -> LogMatrixDeterminant:
     """``(sign, log_abs_determinant)`` of each matrix; a singular one gives (0, -inf).
 
     >>> tf.linalg.slogdet(tf.constant([[1.0, 2.0], [3.0, 4.0]])).sign
@@ -447,8 +450,8 @@ def tensor_diag_part(input, name=None) -> Tensor:
     return array.reshape(diag_part(array.reshape(x, [n, n])), shape[:half])
 
 
-LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
-
 __all__ = ["matmul", "matvec", "einsum", "tensordot", "matrix_transpose", "adjoint", "solve", "inv",
-           "det", "cholesky", "diag_part", "trace", "norm", "eye", "triangular_solve", "cholesky_solve",
-           "band_part", "diag", "set_diag", "slogdet", "logdet", "tensor_diag", "tensor_diag_part"]
+           "det", "cholesky", "diag_part", "trace", "norm", "eye"]
+# tf.linalg's alone (tapeflow/linalg.py), not also top-level names
+LINALG_ONLY = ["triangular_solve", "cholesky_solve", "band_part", "diag", "set_diag", "slogdet", "logdet",
+               "tensor_diag", "tensor_diag_part"]

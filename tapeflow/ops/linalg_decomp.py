@@ -20,10 +20,9 @@ from .linalg import _tensor, band_part, matmul, set_diag, triangular_solve
 
 Qr = collections.namedtuple("Qr", ["q", "r"])
 Lu = collections.namedtuple("Lu", ["lu", "p"])
-Eigh = collections.namedtuple("Eigh", ["eigenvalues", "eigenvectors"])
 
 
-def qr(input, full_matrices=False, name=None):
+def qr(input, full_matrices=False, name=None) -> Qr:
     """``(q, r)`` with ``input = q @ r``, q orthonormal columns and r upper triangular
     (LAPACK's Householder signs, TensorFlow's).
 
@@ -35,7 +34,7 @@ def qr(input, full_matrices=False, name=None):
     return Qr(*apply("Qr", [input], {"full_matrices": bool(full_matrices)}))
 
 
-def svd(tensor, full_matrices=False, compute_uv=True, name=None):
+def svd(tensor, full_matrices=False, compute_uv=True, name=None) -> Tensor | tuple[Tensor, Tensor, Tensor]:
     """``s`` (descending), or ``(s, u, v)`` with ``tensor = u @ diag(s) @ v^T``.
 
     >>> tf.linalg.svd(tf.constant([[3.0, 0.0], [0.0, -4.0]]), compute_uv=False)
@@ -46,7 +45,7 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     return (s, u, v) if compute_uv else s
 
 
-def eigh(tensor, name=None):
+def eigh(tensor, name=None) -> tuple[Tensor, Tensor]:
     """``(e, v)``: ascending eigenvalues and eigenvectors (columns) of the self-adjoint
     matrices whose lower triangles ``tensor`` holds.
 
@@ -65,7 +64,7 @@ def eigvalsh(tensor, name=None) -> Tensor:
     return apply("SelfAdjointEigV2", [tensor], {"compute_v": False})[0]
 
 
-def lu(input, output_idx_type=D.int32, name=None):
+def lu(input, output_idx_type=D.int32, name=None) -> Lu:
     """``(lu, p)``: L (unit diagonal, below) and U packed in one matrix, and ``p`` with
     ``input[p] = L @ U``. A singular matrix is an error; TF registers no gradient (LookupError).
 

@@ -135,7 +135,7 @@ def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None) ->
 
 
 def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=None, tol=None,
-                     name=None):
+                     name=None) -> Tensor | tuple[Tensor, Tensor]:
     """Eigenvalues (and vectors) of the symmetric tridiagonal matrix with diagonal ``alpha``
     and off-diagonal ``beta``, through the dense symmetric eigensolver; ``select`` "a" (all),
     "i" (an index range, inclusive) or "v" (values in (lo, hi]).
@@ -188,7 +188,7 @@ def cross(a, b, name=None) -> Tensor:
     return array.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
-def normalize(tensor, ord="euclidean", axis=None, name=None):
+def normalize(tensor, ord="euclidean", axis=None, name=None) -> tuple[Tensor, Tensor]:
     """``(tensor / norm, norm)`` with the norm kept along ``axis``, as TF.
 
     >>> tf.linalg.normalize(tf.constant([3.0, 4.0]))[1]
