@@ -173,6 +173,7 @@ def test_errors_are_tensorflows(fn, kind, message):
     assert message in str(err.value)
 
 
+@pytest.mark.slow   # every op is also compiled on its own by tests/codegen/test_codegen_ops.py
 def test_compiled_equals_eager():
     def everything(a, p, d, r):
         return [tf.linalg.expm(a), tf.linalg.expm(tf.stack([a, 10. * a])), tf.linalg.sqrtm(p),

@@ -141,24 +141,19 @@ def _gp_nll(x, lengthscale, y):
     return 0.5 * tf.reduce_sum(y * alpha) + 0.5 * tf.linalg.logdet(k)
 
 
-def test_compiled_equals_eager_on_the_whole_path():
+def test_compiled_equals_eager_on_the_gaussian_process_path():
     rng = np.random.default_rng(3)
     x, y = rng.normal(size=(5, 2)), rng.normal(size=(5, 1))
     ell = tf.constant(0.7, tf.float64)
 
-    def everything(a, b, x, ell, y):
+    def everything(a, x, ell, y):
         with tf.GradientTape() as tape:
             tape.watch(ell)
             nll = _gp_nll(x, ell, y)
-        sign, lad = tf.linalg.slogdet(a)
-        return [nll, tape.gradient(nll, ell), tf.linalg.triangular_solve(a, b, lower=False),
-                tf.linalg.triangular_solve(tf.stack([a, 2. * a]), b, adjoint=True), sign, lad,
-                tf.linalg.slogdet(tf.stack([a, -a]))[1], tf.linalg.band_part(a, 0, 1),
-                tf.linalg.diag_part(a, k=(-1, 1), align="LEFT_RIGHT", padding_value=9.),
-                tf.linalg.diag(tf.transpose(b), k=(-1, 0), num_cols=4), tf.linalg.set_diag(a, b[:, 0], k=0),
-                tf.linalg.cholesky(a - 3. * tf.eye(3, dtype=a.dtype))]
+        # not positive definite: NaN from the compiled Cholesky too, no error
+        return [nll, tape.gradient(nll, ell), tf.linalg.cholesky(a - 3. * tf.eye(3, dtype=a.dtype))]
 
-    args = [tf.constant(A), tf.constant(B), tf.constant(x), ell, tf.constant(y)]
+    args = [tf.constant(A), tf.constant(x), ell, tf.constant(y)]
     eager = everything(*args)
     compiled = tf.function(everything, jit_compile=True)
     got = compiled(*args)
