@@ -24,6 +24,8 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.array import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.clip import *  # noqa: F401,F403
+from .ops.special import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh,  # noqa: F401
+                          truncatediv, truncatemod)
 from .ops.io import print  # noqa: F401,A001
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.py_function import numpy_function, py_function  # noqa: F401

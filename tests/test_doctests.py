@@ -25,11 +25,13 @@ MODULES = [
     "tapeflow.autodiff.tape", "tapeflow.autodiff.custom_gradient", "tapeflow.autodiff.forward",
     "tapeflow.tracer.function", "tapeflow.tracer.concrete_function", "tapeflow.tracer.transforms",
     "tapeflow.tracer.control", "tapeflow.tracer.vectorized_map", "tapeflow.tracer.engine",
-    "tapeflow.keras.layers", "tapeflow.keras.optimizers",
+    "tapeflow.keras.layers", "tapeflow.keras.optimizers", "tapeflow.keras.more_optimizers",
     "tapeflow.saved_model.save", "tapeflow.saved_model.load", "tapeflow.train.checkpoint",
     "tapeflow.config", "tapeflow.tracer.compile_log", "tapeflow.distribute.strategy",
     "tapeflow.random", "tapeflow.autodiff.explain", "tapeflow.autograph", "tapeflow.tracer.convert",
-    "tapeflow.tracer.control_grads",
+    "tapeflow.tracer.control_grads", "tapeflow.tracer.functional",
+    "tapeflow.keras.recurrent", "tapeflow.keras.rnn_cells", "tapeflow.keras.wrappers",
+    "tapeflow.keras.attention", "tapeflow.keras.normalization_layers",
 ]
 
 # Namespaces whose every public callable must have a docstring with an example.

@@ -167,7 +167,9 @@ def _call(f, args, kwargs):
     if STATE.tapes:
         ids = tuple(t._id for t in inputs)
         avals = tuple(t.aval for t in inputs)
-        entry = Entry(getattr(f, "__name__", "CustomGradient"), {}, GradRule(rule), ids,
+        # forward_ids: the forward pass's results, whose tangents forward mode uses (autodiff/forward.py)
+        entry = Entry(getattr(f, "__name__", "CustomGradient"),
+                      {"forward_ids": tuple(t._id for t in flat_result)}, GradRule(rule), ids,
                       tuple(o._id for o in outputs), (None,) * len(inputs), (None,) * len(outputs),
                       avals, tuple(o.aval for o in outputs))
         for rec in STATE.tapes:

@@ -220,16 +220,16 @@ class GradientTape:
                                  f"or tf.Variable.")
 
     def watched_variables(self) -> tuple[Variable, ...]:
-        """Variables watched by this tape, in the order they were first watched.
+        """Variables watched by this tape, in the order they were created (TensorFlow's).
 
         >>> a, b = tf.Variable(1.0, name="a"), tf.Variable(2.0, name="b")
         >>> with tf.GradientTape() as tape:
         ...     y = b * a
         >>> [v.name for v in tape.watched_variables()]
-        ['b:0', 'a:0']
+        ['a:0', 'b:0']
         """
         if self._rec is not None:
-            self._watched_variables = tuple(self._rec.variables.values())
+            self._watched_variables = _by_creation(self._rec.variables.values())
         return self._watched_variables
 
     def saved_bytes(self, detail: bool = False) -> int | list[tuple[str, int]]:
@@ -295,7 +295,7 @@ class GradientTape:
         if not self._persistent:
             if STATE.on_free is not None:    # tracing both branches of an `if` (tracer/pyif.py)
                 STATE.on_free(self)
-            self._watched_variables = tuple(self._rec.variables.values())
+            self._watched_variables = _by_creation(self._rec.variables.values())
             self._free()
 
     def _free(self):
@@ -332,7 +332,7 @@ class GradientTape:
         >>> float(grads["x"]), float(grads["w"])
         (12.0, 4.0)
         """
-        unconnected = UnconnectedGradients(unconnected_gradients)
+        unconnected = unconnected_option(unconnected_gradients)
         rec = self._begin()
         try:
             flat_targets = _nest.flatten(target)
@@ -404,7 +404,7 @@ class GradientTape:
         array([[2., 0.],
                [0., 4.]], dtype=float32)>
         """
-        unconnected = UnconnectedGradients(unconnected_gradients)
+        unconnected = unconnected_option(unconnected_gradients, experimental_use_pfor and "jacobian")
         if self._rec is None:
             raise RuntimeError(_NON_PERSISTENT)
         _check_loop_jacobian(self, experimental_use_pfor, "jacobian")
@@ -466,6 +466,7 @@ class GradientTape:
         <BLANKLINE>
                [[6., 8.]]], dtype=float32)>
         """
+        unconnected_option(unconnected_gradients, experimental_use_pfor and "batch_jacobian")
         if self._rec is None:
             raise RuntimeError(_NON_PERSISTENT)
         _check_loop_jacobian(self, experimental_use_pfor, "batch_jacobian")
@@ -508,6 +509,24 @@ class GradientTape:
             return array.reshape(stacked, shape)
         finally:
             self._end()
+
+
+def unconnected_option(value, vectorized=None):
+    """``value`` as an ``UnconnectedGradients``; a bad one raises TensorFlow's ValueError (inside
+    a vectorized jacobian, ``vectorized`` names it: TensorFlow's pfor wraps the error)."""
+    try:
+        return UnconnectedGradients(value)
+    except ValueError:
+        if vectorized:
+            raise ValueError(f"Encountered an exception while vectorizing the {vectorized} "
+                             f"computation. Vectorization can be disabled by setting "
+                             f"experimental_use_pfor to False.") from None
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}") from None
+
+
+def _by_creation(variables):
+    """Variables in creation order (ids count up as tensors and variables are made)."""
+    return tuple(sorted(variables, key=lambda v: v._id))
 
 
 def _target_tensor(target, what):

@@ -18,6 +18,10 @@ resolved when the cached code is linked, in each process). Where NumPy has no su
 copied first; an output whose rows are not contiguous gets the product through a temporary;
 a product with one row or one column is a GEMV, as in NumPy's matmul); other dtypes and
 ranks go to ``np.dot``.
+
+Threads: a product below ``SMALL_GEMM_WORK`` multiply-adds sets OpenBLAS to one thread for
+the call and back (two calls of a few nanoseconds, by address like the GEMM), so small
+products never wake the pool whose threads spin on a busy machine (runtime/blas_threads.py).
 """
 import ctypes
 import glob
@@ -26,9 +30,12 @@ import os
 import numpy as np
 from llvmlite import binding as llb
 from llvmlite import ir
+import numba
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
+
+from ..runtime import blas_threads
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 _SYMBOLS = {np.float32: ("scipy_cblas_sgemm64_", "tapeflow_numpy_sgemm"),
@@ -69,6 +76,71 @@ def _register():
 
 
 NUMPY_GEMM = frozenset(_register())
+
+
+def _register_threads():
+    """Our names for OpenBLAS's thread-count functions (runtime/blas_threads.py); whether found."""
+    found = blas_threads.addresses()
+    if found is None or not NUMPY_GEMM:
+        return False
+    llb.add_symbol("tapeflow_blas_set_threads", found["set"])
+    llb.add_symbol("tapeflow_blas_get_threads", found["get"])
+    return True
+
+
+STEER_THREADS = _register_threads()
+# runtime/blas_threads.SMALL_GEMM_WORK, as a literal here: Numba's cache checks this file only
+SMALL_GEMM_WORK = 1 << 26
+blas_threads.apply_to_numba(numba)    # the user's intra-op setting, now that Numba is loaded
+
+
+@intrinsic
+def _get_threads(typingctx):
+    """OpenBLAS's thread count."""
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i32, []),
+                                            "tapeflow_blas_get_threads")
+        return builder.sext(builder.call(fn, []), ir.IntType(64))
+    return types.int64(), codegen
+
+
+@intrinsic
+def _set_threads(typingctx, n):
+    """Set OpenBLAS's thread count."""
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i32]),
+                                            "tapeflow_blas_set_threads")
+        builder.call(fn, [builder.trunc(args[0], i32)])
+        return context.get_dummy_value()
+    return types.void(types.int64), codegen
+
+
+if STEER_THREADS:
+    @njit(cache=True, nogil=True)
+    def _one_thread(work):
+        """Before a product: its thread count is one if it is small; the count to restore (0: none)."""
+        if work >= SMALL_GEMM_WORK:
+            return 0
+        prev = _get_threads()
+        if prev > 1:
+            _set_threads(1)
+            return prev
+        return 0
+
+    @njit(cache=True, nogil=True)
+    def _restore(prev):
+        if prev:
+            _set_threads(prev)
+else:
+    @njit(cache=True, nogil=True)
+    def _one_thread(work):
+        return 0
+
+    @njit(cache=True, nogil=True)
+    def _restore(prev):
+        pass
 
 
 def _data_pointer(context, builder, aryty, val):
@@ -193,6 +265,7 @@ def _gemm_impl(a, b, out):
             m, k = a.shape
             n = b.shape[1]
             if m and n and k:
+                prev = _one_thread(m * n * k)
                 lda = k if ta == NO_TRANS else m
                 ldb = n if tb == NO_TRANS else k
                 # one column or one row: GEMV on the stored matrix (a C array's or an F
@@ -209,6 +282,7 @@ def _gemm_impl(a, b, out):
                         _cblas_gemv(NO_TRANS, n, k, b, ldb, a, out)
                 else:
                     _cblas_gemm(ta, tb, m, n, k, a, lda, b, ldb, out, n)
+                _restore(prev)
             else:
                 for i in range(m):
                     for j in range(n):
@@ -221,10 +295,12 @@ def _gemm_impl(a, b, out):
         ta, lda = _layout(a)
         tb, ldb = _layout(b)
         tc, ldc = _layout(out)
+        prev = _one_thread(m * n * k)
         if ta and tb and tc == NO_TRANS and m and n and k:
             _cblas_gemm(ta, tb, m, n, k, a, lda, b, ldb, out, ldc)
         else:
             _gemm_copied(a, b, out)
+        _restore(prev)
     return impl
 
 

@@ -62,6 +62,25 @@ def floormod_int(x, y):
 
 
 @njit(**_JIT)
+def truncatediv_int(x, y):
+    """C's integer division (toward zero), TensorFlow's TruncateDiv."""
+    if y == 0:
+        raise ValueError("Integer division by zero")
+    q = x // y
+    if q < 0 and q * y != x:
+        q += 1
+    return q
+
+
+@njit(**_JIT)
+def truncatemod_int(x, y):
+    """C's remainder: the sign of x (TensorFlow's TruncateMod)."""
+    if y == 0:
+        raise ValueError("Integer division by zero")
+    return x - truncatediv_int(x, y) * y
+
+
+@njit(**_JIT)
 def power_int(x, y):
     """np.power for integers: wraps like NumPy (the caller casts), refuses negative exponents."""
     if y < 0:
@@ -176,3 +195,8 @@ def det(a):
 @njit(**_JIT)
 def cholesky(a):
     return cholesky_or_nan(a)  # noqa: F405
+
+
+# -- special functions (their own module: special_math.py) ------------------------------------
+from .special_math import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, digamma,  # noqa: E402,F401
+                           erfinv, igamma, igamma_grad_a, igammac, ndtri, polygamma, zeta)

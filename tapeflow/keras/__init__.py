@@ -5,8 +5,9 @@ under TensorFlow's short names. Models (``Model``, ``Sequential``, ``Input``) tr
 Keras 3's ``compile``/``fit``/``evaluate``/``predict`` (models.py, trainer.py) and save to
 ``.keras`` files (saving.py).
 """
-from . import (backend, callbacks, confusion_metrics, core_layers, initializers, layers, losses,
-               metric_classes, metrics, models, normalization, optimizers, saving, serialization)
+from . import (activations, backend, callbacks, constraints, more_callbacks, confusion_metrics, core_layers, initializers, layers, losses,
+               metric_classes, metrics, models, more_optimizers, normalization, optimizers, saving,
+               regularizers, schedules, serialization)
 from .models import Input, InputLayer, Model, Sequential
 from . import attention, normalization_layers, recurrent, rnn_cells, wrappers
 
@@ -43,6 +44,21 @@ metrics.KLD, metrics.MAE, metrics.MAPE, metrics.MSE, metrics.MSLE = (
     losses.mean_squared_error, losses.mean_squared_logarithmic_error)
 metrics.__all__ += ["KLD", "MAE", "MAPE", "MSE", "MSLE"]
 
+# ``keras.callbacks`` holds every callback
+for _cls in more_callbacks.CLASSES:
+    setattr(callbacks, _cls.__name__, _cls)
+    callbacks.__all__.append(_cls.__name__)
+
+# ``activation="..."`` names any of Keras 3's activations
+layers.ACTIVATIONS.update(activations.ALL)
+
+# ``keras.optimizers`` holds every optimizer, and ``keras.optimizers.schedules``
+optimizers.schedules = schedules
+for _cls in more_optimizers.CLASSES:
+    setattr(optimizers, _cls.__name__, _cls)
+    optimizers._BY_NAME[_cls.__name__.lower()] = _cls
+    optimizers.__all__.append(_cls.__name__)
+
 # ``keras.models.load_model``/``save_model`` and ``keras.saving``, as Keras 3 names them
 models.load_model = saving.load_model
 models.save_model = saving.save_model
@@ -51,4 +67,5 @@ saving.custom_object_scope = serialization.custom_object_scope
 saving.CustomObjectScope = serialization.custom_object_scope
 
 __all__ = ["layers", "optimizers", "initializers", "backend", "losses", "metrics", "callbacks",
+           "activations", "regularizers", "constraints",
            "models", "saving", "Model", "Sequential", "Input"]

@@ -22,7 +22,9 @@ from ..ops import math as M
 from ..ops import nn as N
 from ..runtime import stack
 from . import initializers
+from . import constraints as constraints_module
 from . import masking
+from . import regularizers as regularizers_module
 from . import settings
 from .auto_config import OWN_INITS, init_config
 from .node import any_keras_tensor, check_creation, symbolic_call
@@ -277,6 +279,10 @@ class Layer(Module):
         if kwargs.get("batch_input_shape") is not None:
             shape = tuple(kwargs["batch_input_shape"])[1:]
         self._input_shape_arg = tuple(shape) if shape is not None else None
+        object.__setattr__(self, "_activity_regularizer",
+                           regularizers_module.get(kwargs.get("activity_regularizer")))
+        object.__setattr__(self, "_losses", [])
+        object.__setattr__(self, "_weight_regularizers", [])
         self.built = False
 
     # -- tracking ------------------------------------------------------------------------
@@ -403,6 +409,8 @@ class Layer(Module):
         """``name``, ``trainable``, ``dtype``; for a user's subclass also its ``__init__``
         arguments when they are plain data (Keras 3's rule), else NotImplementedError."""
         config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if self.activity_regularizer is not None:
+            config["activity_regularizer"] = regularizers_module.serialize(self.activity_regularizer)
         if type(self).__init__ in OWN_INITS:
             return config
         return {**config, **init_config(self)}
@@ -451,8 +459,6 @@ class Layer(Module):
 
     def _add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
                     trainable=None, constraint=None):
-        if regularizer is not None or constraint is not None:
-            raise NotImplementedError("tapeflow layers do not support regularizers or constraints yet")
         dtype = D.as_dtype(dtype or self._dtype)
         init = initializers.get(initializer)
         if init is None:
@@ -463,7 +469,43 @@ class Layer(Module):
         with STATE_paused():
             variable = Variable(init(shape, dtype=dtype), trainable=trainable, name=name, dtype=dtype)
         (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
+        if regularizer is not None:
+            self.__dict__.setdefault("_weight_regularizers", []).append(
+                (variable, regularizers_module.get(regularizer)))
+        if constraint is not None:
+            constraints_module.attach(variable, constraints_module.get(constraint))
         return variable
+
+    # -- losses (add_loss, regularizers) ----------------------------------------------------
+    @property
+    def activity_regularizer(self):
+        return self.__dict__.get("_activity_regularizer")
+
+    @activity_regularizer.setter
+    def activity_regularizer(self, value):
+        object.__setattr__(self, "_activity_regularizer", regularizers_module.get(value))
+
+    def add_loss(self, loss):
+        """Add a scalar (or tensor, summed) to ``losses``: kept until the next outermost call."""
+        self.__dict__.setdefault("_losses", []).append(loss)
+
+    @property
+    def losses(self):
+        """Losses of the last call (``add_loss``, activity regularizers) of this layer and its
+        sublayers, then the weight regularizers' penalties computed now, as Keras 3 lists them."""
+        out, weights = [], []
+        for layer in self._flatten_layers():
+            out.extend(layer.__dict__.get("_losses", ()))
+            weights.extend(layer.__dict__.get("_weight_regularizers", ()))
+        for variable, regularizer in weights:
+            if variable.trainable:
+                out.append(regularizer(variable))
+        return out
+
+    def _clear_losses(self):
+        for layer in self._flatten_layers():
+            if layer.__dict__.get("_losses"):
+                layer.__dict__["_losses"] = []
 
     def build(self, input_shape):
         self.built = True
@@ -538,6 +580,8 @@ class Layer(Module):
         _check_no_python_numbers(inputs)
         inputs = _convert_inputs(inputs)
         args, kwargs, training = self._resolve_training(args, kwargs)
+        if not getattr(_context, "training", None):
+            self._clear_losses()   # the outermost call starts the losses afresh, as Keras 3
         with _TrainingScope(training):
             if self._input_spec is not None:
                 self._input_spec.check(self.name, inputs)
@@ -546,6 +590,13 @@ class Layer(Module):
                 inputs = self._autocast_inputs(inputs)
                 previous_mask = masking.input_mask(self, inputs, kwargs)
                 outputs = self.call(inputs, *args, **kwargs)
+                if self.activity_regularizer is not None:   # per sample, as Keras 3.15
+                    for output in _nest.flatten(outputs):
+                        if isinstance(output, Tensor) or hasattr(output, "aval"):
+                            loss = self.activity_regularizer(output)
+                            if output.shape.rank:
+                                loss = M.divide(loss, M.cast(output.shape[0], loss.dtype))
+                            self.add_loss(loss)
                 return masking.output_mask(self, inputs, outputs, previous_mask)
 
     # -- masks (keras/masking.py) ------------------------------------------------------------
@@ -581,9 +632,10 @@ class Dense(Layer):
         if "input_shape" not in kwargs and "input_dim" in kwargs:
             kwargs["input_shape"] = (kwargs.pop("input_dim"),)
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        if any(x is not None for x in (kernel_regularizer, bias_regularizer, activity_regularizer,
-                                       kernel_constraint, bias_constraint)):
-            raise NotImplementedError("tapeflow Dense does not support regularizers or constraints yet")
+        self.kernel_regularizer = regularizers_module.get(kernel_regularizer)
+        self.bias_regularizer = regularizers_module.get(bias_regularizer)
+        self.kernel_constraint = constraints_module.get(kernel_constraint)
+        self.bias_constraint = constraints_module.get(bias_constraint)
         self.units = int(units) if not isinstance(units, int) else units
         if self.units < 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
@@ -605,9 +657,11 @@ class Dense(Layer):
                              f"{tuple(TensorShape(input_shape))}")
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last_dim})
         self.kernel = self.add_weight("kernel", shape=[last_dim, self.units],
-                                      initializer=self.kernel_initializer, dtype=self._dtype, trainable=True)
+                                      initializer=self.kernel_initializer, dtype=self._dtype, trainable=True,
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
         self.bias = (self.add_weight("bias", shape=[self.units], initializer=self.bias_initializer,
-                                     dtype=self._dtype, trainable=True)
+                                     dtype=self._dtype, trainable=True, regularizer=self.bias_regularizer,
+                                     constraint=self.bias_constraint)
                      if self.use_bias else None)
         self.built = True
 
@@ -633,8 +687,10 @@ class Dense(Layer):
                 "activation": serialize_activation(self.activation), "use_bias": self.use_bias,
                 "kernel_initializer": initializers.serialize(self.kernel_initializer),
                 "bias_initializer": initializers.serialize(self.bias_initializer),
-                "kernel_regularizer": None, "bias_regularizer": None, "kernel_constraint": None,
-                "bias_constraint": None}
+                "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
+                "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
+                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
+                "bias_constraint": constraints_module.serialize(self.bias_constraint)}
 
 
 OWN_INITS.update({Layer.__init__, Dense.__init__})

@@ -15,6 +15,7 @@ from ..ops import array, clip, creation, reduce
 from ..ops import math as M
 from ..runtime import stack
 from ..runtime.tensor import STATE_paused, Variable
+from . import constraints, schedules
 
 
 class CallableList(list):
@@ -60,7 +61,8 @@ class Optimizer:
     """
 
     def __init__(self, name, learning_rate=0.001, clipnorm=None, clipvalue=None, global_clipnorm=None,
-                 **kwargs):
+                 weight_decay=None, use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
+                 loss_scale_factor=None, gradient_accumulation_steps=None, **kwargs):
         if kwargs.pop("lr", None):
             warnings.warn("`lr` is deprecated in Keras optimizer and is ignored (as in TensorFlow), "
                           "please use `learning_rate`.", stacklevel=3)
@@ -68,22 +70,33 @@ class Optimizer:
             if k in ("decay", "gradient_aggregator", "gradient_transformers"):
                 raise ValueError(f"{k} is deprecated in the new Keras optimizer, please check the "
                                  f"docstring for valid arguments.")
-            if k not in ("weight_decay", "use_ema", "ema_momentum", "ema_overwrite_frequency",
-                         "jit_compile", "is_legacy_optimizer"):
+            if k not in ("jit_compile", "is_legacy_optimizer"):
                 raise TypeError(f"{k} is not a valid argument, kwargs should be empty for "
                                 f"`optimizer_experimental.Optimizer`.")
-        if kwargs.get("weight_decay") or kwargs.get("use_ema"):
-            raise NotImplementedError("tapeflow optimizers do not support weight_decay or use_ema yet")
+        if gradient_accumulation_steps:
+            raise NotImplementedError("tapeflow optimizers do not accumulate gradients over steps yet")
         if clipnorm is not None and global_clipnorm is not None:
             raise ValueError(f"At most one of `clipnorm` and `global_clipnorm` can be set. Received: "
                              f"clipnorm={clipnorm}, global_clipnorm={global_clipnorm}.")
+        if use_ema and not 0 <= ema_momentum <= 1:
+            raise ValueError(f"`ema_momentum` must be in the range [0, 1]. Received: "
+                             f"ema_momentum={ema_momentum}")
         self.name = name
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
+        self.weight_decay, self.use_ema = weight_decay, use_ema
+        self.ema_momentum, self.ema_overwrite_frequency = ema_momentum, ema_overwrite_frequency
+        self.loss_scale_factor, self.gradient_accumulation_steps = loss_scale_factor, gradient_accumulation_steps
+        self._exclude_ids, self._exclude_names = set(), ()
         self._variables = CallableList()
         self._iterations = Variable(0, name="iteration", dtype=D.int64, trainable=False)
         self._variables.append(self._iterations)
+        self._schedule = None
+        if isinstance(learning_rate, schedules.LearningRateSchedule) or callable(learning_rate):
+            self._schedule = learning_rate
+            learning_rate = 0.0
         self._learning_rate = Variable(float(learning_rate), name="learning_rate", dtype=D.float32,
                                        trainable=False)
+        self._lr_value = self._learning_rate
         self._built = False
 
     # -- state -----------------------------------------------------------------------------
@@ -94,11 +107,39 @@ class Optimizer:
 
     @property
     def learning_rate(self):
-        return self._learning_rate
+        """The learning-rate variable, or a schedule's value at the current step."""
+        return self._current_learning_rate()
 
     @learning_rate.setter
     def learning_rate(self, value):
-        self._learning_rate.assign(float(value))
+        if self._schedule is not None:
+            raise TypeError("This optimizer was created with a `LearningRateSchedule` object as its "
+                            "`learning_rate` constructor argument, hence its learning rate is not "
+                            "settable. If you need the learning rate to be settable, you should "
+                            "instantiate the optimizer with a float `learning_rate` argument.")
+        if isinstance(value, schedules.LearningRateSchedule):
+            raise TypeError("cannot set a schedule on an optimizer built with a float learning rate")
+        self._learning_rate.assign(M.cast(value, D.float32) if hasattr(value, "dtype") else float(value))
+
+    def _current_learning_rate(self):
+        if isinstance(self._schedule, schedules.LearningRateSchedule):
+            return M.cast(self._schedule(self._iterations), D.float32)
+        if self._schedule is not None:
+            return M.cast(self._schedule(), D.float32)
+        return self._learning_rate
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None):
+        """Variables (or variables whose name contains one of ``var_names``) weight decay skips."""
+        if self._built:
+            raise ValueError("`exclude_from_weight_decay()` can only be configured before the "
+                             "optimizer is built.")
+        self._exclude_ids = {v._id for v in (var_list or [])}
+        self._exclude_names = tuple(var_names or ())
+
+    def _use_weight_decay(self, variable):
+        if variable._id in self._exclude_ids:
+            return False
+        return not any(n in variable.name for n in self._exclude_names)
 
     lr = learning_rate
 
@@ -112,6 +153,8 @@ class Optimizer:
             return
         self._index = {v._id: i for i, v in enumerate(var_list)}
         self._built_variables = list(var_list)
+        if self.use_ema:
+            self._averages = [self.add_variable_from_reference(v, "average") for v in var_list]
         self._build_slots(list(var_list))
         self._built = True
 
@@ -171,13 +214,46 @@ class Optimizer:
         with STATE_paused(), stack.name_scope(name or self.name or "optimizer"):
             self.build(variables)
             grads_and_vars = filter_empty_gradients(grads_and_vars)
-            grads = self._clip([g for g, _ in grads_and_vars])
+            grads = [g for g, _ in grads_and_vars]
+            if self.loss_scale_factor is not None:
+                grads = [M.divide(g, M.cast(self.loss_scale_factor, g.dtype)) for g in grads]
+            grads = self._clip(grads)
             for _, v in grads_and_vars:
                 self._check_known(v)  # a KeyError before any variable changes
+            self._lr_value = self._current_learning_rate()
+            if self.weight_decay:
+                for _, v in grads_and_vars:
+                    if self._use_weight_decay(v):
+                        decay = M.multiply(M.cast(self.weight_decay, v.dtype), M.cast(self._lr_value, v.dtype))
+                        v.assign(M.subtract(v, M.multiply(v, decay)))
             for g, (_, v) in zip(grads, grads_and_vars, strict=True):
                 self.update_step(g, v)
+            if self.use_ema:
+                self._update_averages()
+            for _, v in grads_and_vars:
+                constraint = constraints.of(v) or getattr(v, "constraint", None)
+                if constraint is not None:
+                    v.assign(constraint(v))
             self._iterations.assign_add(1)
         return self._iterations
+
+    def _update_averages(self):
+        """Keras 3's EMA of the trained variables (taken as they are on the first step)."""
+        first = M.cast(M.not_equal(self._iterations, 0), D.float32)
+        for v, average in zip(self._built_variables, self._averages):
+            momentum = M.multiply(M.cast(first, v.dtype), M.cast(self.ema_momentum, v.dtype))
+            average.assign(M.add(M.multiply(momentum, average), M.multiply(M.subtract(1.0, momentum), v)))
+        if self.ema_overwrite_frequency:
+            every = self.ema_overwrite_frequency
+            overwrite = M.equal(M.floormod(M.add(self._iterations, 1), every), 0)
+            for v, average in zip(self._built_variables, self._averages):
+                v.assign(M.where(overwrite, average.value(), v.value()))
+
+    def finalize_variable_values(self, var_list):
+        """Give the trained variables their moving averages (``use_ema``), as Keras at fit's end."""
+        if self.use_ema and self._built:
+            for v, average in zip(self._built_variables, self._averages):
+                v.assign(average.value())
 
     def apply(self, grads, trainable_variables=None):
         """Keras 3's form: ``apply(grads, variables)``; without variables, those it was built for."""
@@ -214,9 +290,24 @@ class Optimizer:
         self.apply_gradients(self.compute_gradients(loss, var_list, tape))
 
     def get_config(self):
-        return {"name": self.name, "learning_rate": float(self._learning_rate.numpy()),
+        learning_rate = (schedules.serialize(self._schedule)
+                         if isinstance(self._schedule, schedules.LearningRateSchedule)
+                         else float(self._learning_rate.numpy()))
+        return {"name": self.name, "learning_rate": learning_rate, "weight_decay": self.weight_decay,
                 "clipnorm": self.clipnorm, "clipvalue": self.clipvalue,
-                "global_clipnorm": self.global_clipnorm, "is_legacy_optimizer": False}
+                "global_clipnorm": self.global_clipnorm, "use_ema": self.use_ema,
+                "ema_momentum": self.ema_momentum, "ema_overwrite_frequency": self.ema_overwrite_frequency,
+                "loss_scale_factor": self.loss_scale_factor,
+                "gradient_accumulation_steps": self.gradient_accumulation_steps,
+                "is_legacy_optimizer": False}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        config.pop("is_legacy_optimizer", None)
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = schedules.deserialize(config["learning_rate"], custom_objects)
+        return cls(**config)
 
 
 def _clip_by_global_norm(grads, clip_norm):
@@ -256,7 +347,7 @@ class SGD(Optimizer):
         self.momentums = [self.add_variable_from_reference(v, "m") for v in var_list]
 
     def update_step(self, gradient, variable):
-        lr = M.cast(self._learning_rate, variable.dtype)
+        lr = M.cast(self._lr_value, variable.dtype)
         momentum = M.cast(self.momentum, variable.dtype)
         m = self._slot(self.momentums, variable)
         step = M.multiply(M.negative(gradient), lr)
@@ -303,7 +394,7 @@ class Adam(Optimizer):
 
     def update_step(self, gradient, variable):
         dtype = variable.dtype
-        lr = M.cast(self._learning_rate, dtype)
+        lr = M.cast(self._lr_value, dtype)
         local_step = M.cast(M.add(self._iterations, 1), dtype)
         beta_1_power = M.pow(M.cast(self.beta_1, dtype), local_step)
         beta_2_power = M.pow(M.cast(self.beta_2, dtype), local_step)
@@ -355,7 +446,7 @@ class RMSprop(Optimizer):
                                     for v in var_list] if self.centered else [])
 
     def update_step(self, gradient, variable):
-        lr = M.cast(self._learning_rate, variable.dtype)
+        lr = M.cast(self._lr_value, variable.dtype)
         velocity = self._slot(self._velocities, variable)
         rho = self.rho
         velocity.assign(M.add(M.multiply(rho, velocity), M.multiply(1 - rho, M.square(gradient))))
@@ -381,6 +472,32 @@ class RMSprop(Optimizer):
 _BY_NAME = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}
 
 
+def serialize(optimizer):
+    """Keras 3's config dict of an optimizer.
+
+    >>> tf.keras.optimizers.serialize(tf.keras.optimizers.SGD(0.5))["config"]["learning_rate"]
+    0.5
+    """
+    return {"module": "keras.optimizers", "class_name": type(optimizer).__name__,
+            "config": optimizer.get_config(), "registered_name": None}
+
+
+def deserialize(config, custom_objects=None, use_legacy_format=False, **kwargs):
+    """The optimizer a ``serialize`` dict (or a name) describes.
+
+    >>> config = tf.keras.optimizers.serialize(tf.keras.optimizers.Adam(0.01))
+    >>> type(tf.keras.optimizers.deserialize(config)).__name__
+    'Adam'
+    """
+    if isinstance(config, str):
+        return get(config)
+    name = config.get("class_name") if isinstance(config, dict) else None
+    cls = dict(custom_objects or {}).get(name) or (_BY_NAME.get(name.lower()) if isinstance(name, str) else None)
+    if cls is None:
+        raise ValueError(f"Could not interpret optimizer identifier: {config}")
+    return cls.from_config(dict(config.get("config") or {}), custom_objects)
+
+
 def get(identifier, **kwargs):
     """An optimizer from its name (``"sgd"``, ``"adam"``, ``"rmsprop"``) or an instance.
 
@@ -393,7 +510,9 @@ def get(identifier, **kwargs):
         return identifier
     if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
         return _BY_NAME[identifier.lower()](**kwargs)
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
 
 
-__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "get"]
+__all__ = ["Optimizer", "SGD", "Adam", "RMSprop", "get", "serialize", "deserialize"]

@@ -32,7 +32,7 @@ def _batch(x):
 
 def rnn_loop(step, inputs, initial_states, go_backwards=False, mask=None, unroll=False,
              zero_output_for_mask=False, return_all_outputs=True, output_size=None,
-             time_major=False):
+             time_major=False, output_is_state=False):
     """(last output, outputs (batch, time, ...) or None, final states) of ``step`` run over
     axis 1 of ``inputs`` (axis 0 if ``time_major``); ``step(x_t, states) -> (output,
     new_states)`` (Keras' ``backend.rnn``; outputs are in the order the steps ran; ``mask``
@@ -45,7 +45,7 @@ def rnn_loop(step, inputs, initial_states, go_backwards=False, mask=None, unroll
     batch = _batch(x[0]) if x.shape[1] is None else x.shape[1]
     flat_init = _nest.flatten(initial_states)
     n_states = len(flat_init)
-    zeros = creation.zeros((batch, output_size), inputs.dtype)
+    zeros = creation.zeros((batch, output_size), inputs.dtype)   # (folded away if unused)
 
     def one(t, prev, flat):
         xt = A.gather(x, t)
@@ -70,20 +70,27 @@ def rnn_loop(step, inputs, initial_states, go_backwards=False, mask=None, unroll
     n = steps if steps is not None else A.shape(x)[0]
     ta = TensorArray(inputs.dtype, size=n, element_shape=TensorShape([x.shape[1], output_size]))
 
-    def body(i, prev, *rest):
+    # A cell whose output is its first state (Keras' own cells), without a mask: the last
+    # output is the final first state, and the loop need not carry it a second time
+    carry = not (output_is_state and mask is None)
+
+    def body(i, *rest):
+        prev, rest = (rest[0], rest[1:]) if carry else (None, rest)
         t = M.subtract(M.subtract(n, 1), i) if go_backwards else i
         out, new = one(t, prev, rest[:n_states])
         tail = [rest[n_states].write(i, out)] if return_all_outputs else []
-        return [M.add(i, 1), out] + list(new) + tail
+        return [M.add(i, 1)] + ([out] if carry else []) + list(new) + tail
 
-    loop_vars = [constant(0, D.int32), zeros] + list(flat_init) + (
+    loop_vars = [constant(0, D.int32)] + ([zeros] if carry else []) + list(flat_init) + (
         [ta] if return_all_outputs else [])
     out = while_loop(lambda i, *rest: M.less(i, n), body, loop_vars)
-    states = _nest.pack_sequence_as(initial_states, list(out[2:2 + n_states]))
+    first = 2 if carry else 1
+    flat = list(out[first:first + n_states])
+    states = _nest.pack_sequence_as(initial_states, flat)
     outputs = None
     if return_all_outputs:
         outputs = A.transpose(out[-1].stack(), [1, 0, 2])
-    return out[1], outputs, states
+    return (out[1] if carry else flat[0]), outputs, states
 
 
 class RNN(Layer):
@@ -248,7 +255,8 @@ class RNN(Layer):
                 go_backwards=self.go_backwards, mask=mask, unroll=self.unroll,
                 zero_output_for_mask=self.zero_output_for_mask,
                 return_all_outputs=self.return_sequences, output_size=self._output_size(),
-                time_major=projected is not None)
+                time_major=projected is not None,
+                output_is_state=getattr(self.cell, "OUTPUT_IS_STATE", False))
         finally:
             self._reset_dropout(self.cell)
         if self.stateful:

@@ -114,6 +114,7 @@ class _Cell(Layer, DropoutRNNCell):
     """What the three cells share: arguments, weights, config."""
 
     GATES = 1
+    OUTPUT_IS_STATE = True     # the step's output is its first new state (rnn_loop uses it)
 
     def __init__(self, units, activation="tanh", use_bias=True, kernel_initializer="glorot_uniform",
                  recurrent_initializer="orthogonal", bias_initializer="zeros",
@@ -501,8 +502,29 @@ class StackedRNNCells(Layer):
         self.built = True
 
     def call(self, inputs, states, training=False, **kwargs):
+        return self._run(self.cells, inputs, states, training)
+
+    def _input_projection(self, sequences, training=False):
+        """The first cell's input projection (see RNN.call), if it has one."""
+        first = self.cells[0]
+        if not hasattr(first, "_input_projection"):
+            return None
+        return first._input_projection(sequences, training=training)
+
+    def _projected_call(self, projected, states, training=False):
+        state = states[0]
+        nested = isinstance(state, (list, tuple))
+        out, new = self.cells[0]._projected_call(projected, list(state) if nested else [state],
+                                                 training=training)
+        if isinstance(new, (list, tuple)) and not nested and len(new) == 1:
+            new = new[0]
+        out, rest = self._run(self.cells[1:], out, states[1:], training)
+        return out, [new] + rest
+
+    @staticmethod
+    def _run(cells, inputs, states, training):
         new_states = []
-        for cell, state in zip(self.cells, states):
+        for cell, state in zip(cells, states):
             nested = isinstance(state, (list, tuple))
             state = list(state) if nested else [state]
             kw = {"training": training} if isinstance(cell, Layer) else {}

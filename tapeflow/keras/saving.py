@@ -463,8 +463,7 @@ def _compile_from_config(archive, model, config):
             cls = optimizers_module._BY_NAME.get(name.lower()) if isinstance(name, str) else None
             if cls is None or not isinstance(optimizer.get("config"), dict):
                 raise ValueError(f"unknown optimizer {str(name)[:60]!r}")
-            options = {k: v for k, v in optimizer["config"].items() if k != "is_legacy_optimizer"}
-            optimizer = cls(**options)
+            optimizer = cls.from_config(optimizer["config"])
         elif not isinstance(optimizer, str):
             raise ValueError("optimizer is neither a name nor a config")
         model.compile(optimizer=optimizer,

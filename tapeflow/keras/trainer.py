@@ -23,6 +23,9 @@ import numpy as np
 
 from .. import _nest
 from ..autodiff.tape import GradientTape
+from ..ir import dtypes as D
+from ..ops import math as M
+from ..ops import reduce as R
 from ..runtime.tensor import STATE_paused
 from ..tracer import function as _function
 from . import callbacks as callbacks_module
@@ -146,11 +149,19 @@ class Trainer:
         return logs
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        if self._compile_loss is None:
+        losses = []
+        if self._compile_loss is not None:
+            if not self._compile_loss.built:
+                self._compile_loss.build(self, y_pred)
+            losses.append(self._compile_loss(y, y_pred, sample_weight))
+        for loss in self.losses:    # add_loss and regularizers, summed as Keras 3 does
+            losses.append(M.cast(R.reduce_sum(loss), losses[0].dtype if losses else D.float32))
+        if not losses:
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
-        if not self._compile_loss.built:
-            self._compile_loss.build(self, y_pred)
-        return self._compile_loss(y, y_pred, sample_weight)
+        total = losses[0]
+        for loss in losses[1:]:
+            total = M.add(total, loss)
+        return total
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         if self._compile_metrics is not None:
@@ -241,7 +252,9 @@ class Trainer:
         self._build_for(data.first())
         train_function = self.make_train_function()
         self.stop_training = False
+        self._initial_epoch = None
         callbacks.on_train_begin()
+        initial_epoch = self._initial_epoch or initial_epoch   # BackupAndRestore resumes here
         raw, training_logs = {}, None
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
@@ -271,6 +284,8 @@ class Trainer:
                 break
         if hasattr(self, "_eval_data"):
             del self._eval_data
+        if self.optimizer is not None and epochs > 0 and hasattr(self.optimizer, "finalize_variable_values"):
+            self.optimizer.finalize_variable_values(self.trainable_weights)
         callbacks.on_train_end(logs=training_logs)
         return callbacks.history
 

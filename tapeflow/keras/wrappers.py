@@ -1,4 +1,4 @@
-"""Keras 3's layer wrappers: ``Bidirectional`` (an RNN both ways, merged) and
+"""Keras 3's layer wrappers: ``Wrapper`` (their base), ``Bidirectional`` (an RNN both ways, merged) and
 ``TimeDistributed`` (a layer applied to every time step).
 
 ``Bidirectional`` copies its layer from its config twice, ``forward_<name>`` and
@@ -32,8 +32,8 @@ class Bidirectional(Layer):
     >>> layer = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(3))
     >>> layer(tf.ones((2, 5, 4))).shape
     TensorShape([2, 6])
-    >>> [w.name for w in layer.weights][:1]
-    ['bidirectional/forward_lstm/lstm_cell/kernel:0']
+    >>> len(layer.weights), layer.forward_layer.go_backwards, layer.backward_layer.go_backwards
+    (6, False, True)
     """
 
     supports_masking = True
@@ -159,7 +159,48 @@ class Bidirectional(Layer):
         return cls(layer, backward_layer=backward, **config)
 
 
-class TimeDistributed(Layer):
+def _build_child(layer, shape):
+    with stack.name_scope(layer.name), STATE_paused():
+        layer._build_input_shape = shape
+        layer.build(shape)
+    layer.built = True
+
+
+class Wrapper(Layer):
+    """The base of layers that wrap another layer (Keras 3's ``Wrapper``): it holds ``layer``,
+    builds it with its own input shape and saves it in its config.
+
+    >>> class Twice(tf.keras.layers.Wrapper):
+    ...     def call(self, x):
+    ...         return self.layer(self.layer(x))
+    >>> Twice(tf.keras.layers.Dense(2, kernel_initializer="ones"))(tf.ones((1, 2))).numpy()
+    array([[4., 4.]], dtype=float32)
+    """
+
+    def __init__(self, layer, **kwargs):
+        if not isinstance(layer, Layer):
+            raise ValueError(f"Layer {layer} supplied to Wrapper isn't a supported layer type. "
+                             f"Please ensure wrapped layer is a valid Keras layer.")
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def build(self, input_shape=None):
+        if not self.layer.built:
+            _build_child(self.layer, TensorShape(input_shape))
+        self.built = True
+
+    def get_config(self):
+        config = {**super().get_config(), "layer": serialization.serialize(self.layer)}
+        config["layer"].pop("build_config", None)
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        return cls(serialization.deserialize(config.pop("layer")), **config)
+
+
+class TimeDistributed(Wrapper):
     """Applies ``layer`` to every time step (axis 1) of its input, as Keras 3: one call per
     step of a static time axis, the results stacked back on axis 1.
 
@@ -174,20 +215,15 @@ class TimeDistributed(Layer):
         if not isinstance(layer, Layer):
             raise ValueError(f"Please initialize `TimeDistributed` layer with a "
                              f"`keras.layers.Layer` instance. Received: {layer}")
-        super().__init__(**kwargs)
-        self.layer = layer
+        super().__init__(layer, **kwargs)
 
     def build(self, input_shape):
         shape = TensorShape(input_shape)
         if len(shape) < 3:
             raise ValueError(f"`TimeDistributed` Layer should be passed an `input_shape` with "
                              f"at least 3 dimensions, received: {tuple(shape)}")
-        child = TensorShape([shape[0]] + list(shape[2:]))
         if not self.layer.built:
-            with stack.name_scope(self.layer.name), STATE_paused():
-                self.layer._build_input_shape = child
-                self.layer.build(child)
-            self.layer.built = True
+            _build_child(self.layer, TensorShape([shape[0]] + list(shape[2:])))
         self.built = True
 
     def call(self, inputs, training=None, mask=None):
@@ -211,17 +247,6 @@ class TimeDistributed(Layer):
             TensorShape([shape[0]] + list(shape[2:]))))
         return TensorShape([child[0], shape[1]] + list(child[1:]))
 
-    def get_config(self):
-        config = {**super().get_config(), "layer": serialization.serialize(self.layer)}
-        config["layer"].pop("build_config", None)
-        return config
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        return cls(serialization.deserialize(config.pop("layer")), **config)
-
-
-CLASSES = (Bidirectional, TimeDistributed)
+CLASSES = (Wrapper, Bidirectional, TimeDistributed)
 
 __all__ = [c.__name__ for c in CLASSES]

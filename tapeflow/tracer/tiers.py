@@ -171,10 +171,11 @@ def _in_worker(t):
     """Compile ``t.graph`` in the worker process (into the disk cache): the worker's answer
     (seconds, Numba's cache stats), or None if the graph could not be sent there or is in the
     disk cache already (then the caller compiles, or loads, it in this process)."""
-    if _on_disk(t.graph, t.name):
+    key = _source_key(t.graph, t.name)
+    if key is None or _on_disk(t.graph, t.name, key):
         return None
     try:
-        payload = _payload(t)
+        payload = _payload(t, key)
     except Exception:   # noqa: BLE001 - not encodable: compile in this process instead
         return None
     folder = _folder()
@@ -199,16 +200,26 @@ def _folder():
     return cache.cache_dir(_cache_dir())
 
 
-def _on_disk(graph, name):
-    """Whether Numba's disk cache holds this graph's program: then loading it here (a few
-    tenths of a second) beats starting a worker that would load it too."""
+def _source_key(graph, name):
+    """``(stem, key)`` of the program's source in the disk cache, or None if it is not
+    generated (an interpreter fallback: cheap to make here)."""
     # Numba's import cost: the compiler thread pays it, never the caller
     from ..codegen import cache, generate
     try:
         gen = generate.generate(graph, name)
     except Exception:   # noqa: BLE001 - not generated (interpreter fallback): cheap here
+        return None
+    return gen.func_name, cache.program_key(gen.source)
+
+
+def _on_disk(graph, name, key=None):
+    """Whether Numba's disk cache holds this graph's program: then loading it here (a few
+    tenths of a second) beats starting a worker that would load it too."""
+    from ..codegen import cache   # noqa: PLC0415 - with _source_key's imports
+    key = key or _source_key(graph, name)
+    if key is None:
         return True
-    stem = f"{gen.func_name}_{cache.program_key(gen.source)}"
+    stem = "_".join(key)
     folder = cache.cache_dir(_cache_dir())
     try:
         index = os.listdir(os.path.join(folder, "__pycache__"))
@@ -218,8 +229,15 @@ def _on_disk(graph, name):
         f.startswith(stem + ".") and f.endswith(".nbi") for f in index)
 
 
-def _payload(t):
-    return json.dumps({"graph": codec.encode(t.graph, custom_gradients=False), "name": t.name})
+def _payload(t, key=None):
+    """The job: the graph with its custom gradients' graphs (they show in the source's header:
+    without them the worker would generate, and cache, another source), and the key of the
+    source this process generated, which the worker's must equal."""
+    try:
+        graph = codec.encode(t.graph, custom_gradients=True)
+    except Exception:   # noqa: BLE001 - a gradient graph the codec cannot carry
+        graph = codec.encode(t.graph, custom_gradients=False)
+    return json.dumps({"graph": graph, "name": t.name, "key": None if key is None else key[1]})
 
 
 def _cache_dir():

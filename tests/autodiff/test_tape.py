@@ -56,12 +56,25 @@ def test_watch_accessed_variables_false():
     assert [v.name for v in tape.watched_variables()] == [x1.name]
 
 
-def test_watched_variables_in_first_access_order():
+def test_watched_variables_in_creation_order():
+    # TF 2.21: ['a:0', 'b:0', 'c:0'] (creation order, not first access), eagerly and in a function
     a, b, c = tf.Variable(1.0, name="a"), tf.Variable(2.0, name="b"), tf.Variable(3.0, name="c")
     with tf.GradientTape() as tape:
         _ = c * a
         _ = b * a
-    assert [v.name for v in tape.watched_variables()] == ["c:0", "a:0", "b:0"]
+    assert [v.name for v in tape.watched_variables()] == ["a:0", "b:0", "c:0"]
+    with tf.GradientTape() as tape:
+        tape.watch(b)
+        _ = c * a
+    assert [v.name for v in tape.watched_variables()] == ["a:0", "b:0", "c:0"]
+
+    @tf.function
+    def traced():
+        with tf.GradientTape() as tape:
+            _ = c * a
+            _ = b * a
+        return [v.name for v in tape.watched_variables()]
+    assert traced() == ["a:0", "b:0", "c:0"]
 
 
 def test_non_scalar_target_is_summed_and_list_targets_add():

@@ -117,11 +117,18 @@ SPECIAL = np.array([NAN, INF, -INF, 0.0, -0.0, 1e-30, -1e-30, 1e-5, -1e-5, 0.5, 
                     3.0, 6.0, 20.0, -20.0, 88.0, -88.0, 100.0, -100.0, 1e30, -1e30])
 FLOAT_UNARY = ["Neg", "Square", "Abs", "Sign", "Sqrt", "Rsqrt", "Reciprocal", "Exp", "Log", "Log1p",
                "Expm1", "Sin", "Cos", "Tan", "Tanh", "Sigmoid", "Floor", "Round", "Erf", "Relu",
-               "Relu6", "Elu", "Selu", "Softplus", "Softsign", "IsFinite", "IsNan", "IsInf"]
+               "Relu6", "Elu", "Selu", "Softplus", "Softsign", "IsFinite", "IsNan", "IsInf",
+               # special functions (issue 29)
+               "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Ceil", "Rint",
+               "Lgamma", "Digamma", "Erfc", "Erfinv", "Ndtri", "BesselI0", "BesselI0e",
+               "BesselI1", "BesselI1e"]
 FLOAT_BINARY = ["Add", "Sub", "Mul", "RealDiv", "FloorDiv", "FloorMod", "Pow", "Maximum", "Minimum",
                 "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                 "SqrtGrad", "RsqrtGrad", "ReciprocalGrad", "ReluGrad", "Relu6Grad", "EluGrad",
-                "SeluGrad", "LeakyReluGrad"]
+                "SeluGrad", "LeakyReluGrad",
+                # special functions (issue 29)
+                "Atan2", "Xlogy", "Xlog1py", "Xdivy", "DivNoNan", "MulNoNan", "SquaredDifference",
+                "TruncateDiv", "TruncateMod", "NextAfter"]
 
 
 def special_samples(binary=True):
@@ -214,5 +221,14 @@ def extra_samples():
         Sample("UnsortedSegmentSum", [i32, np.array([1, -1, 1], np.int32)], {"num_segments": 3}),
         Sample("Softmax", [np.array([[1.0, NAN, 0.0], [INF, 1.0, 2.0]])], {"axis": -1}),
         Sample("LogSoftmax", [R.uniform(-5, 5, (2, 3, 4))], {"axis": 1}),
+        # special functions (issue 29): the non-differentiable ones, integer dtypes
+        Sample("Ceil", [half], {}), Sample("Rint", [half], {}),
+        Sample("TruncateDiv", [i32, pos], {}), Sample("TruncateDiv", [i32, -pos], {}),
+        Sample("TruncateDiv", [i8, np.full((4,), 3, np.int8)], {}),
+        Sample("TruncateDiv", [f, f[0] + 4.0], {}), Sample("TruncateMod", [i32, -pos], {}),
+        Sample("TruncateMod", [i32.astype(np.int64), pos.astype(np.int64)], {}),
+        Sample("SquaredDifference", [i32, pos], {}),
+        Sample("Betainc", [np.array([0.5, 2.0, -1.0, 3.0]), np.float64(1.5),
+                           np.array([0.3, 0.9, 0.5, 1.0])], {}),
     ]
     return out

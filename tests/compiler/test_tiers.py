@@ -90,7 +90,7 @@ def test_tiered_zero_waits(tiered, monkeypatch):
 def test_a_failed_background_compile_warns_once_and_stays_on_the_interpreter(tiered, monkeypatch):
     # the worker is sent a graph it cannot decode (an unwritable cache directory no longer
     # fails: the cache falls back to a private temporary one)
-    monkeypatch.setattr(tiers, "_payload", lambda t: json.dumps(
+    monkeypatch.setattr(tiers, "_payload", lambda t, key=None: json.dumps(
         {"graph": {"not": "a graph"}, "name": t.name, "cache_dir": tiers._cache_dir()}))
     f = tf.function(lambda x: tf.sin(x) * 2.0)
     x = _x(7)

@@ -10,7 +10,8 @@ import tapeflow as tf
 
 sys.path.insert(0, os.path.dirname(__file__))
 from keras_cases import INPUTS, IOU_WEIGHT, SAMPLE_WEIGHT  # noqa: E402
-from keras_facts import LOSS_FACTS, METRIC_FACTS  # noqa: E402
+from keras_facts import LOSS_FACTS, METRIC_FACTS, OPTIMIZER_FACTS, SCHEDULE_FACTS  # noqa: E402
+from optimizer_cases import B0, GRADS, SCHEDULE_STEPS, W0  # noqa: E402
 
 
 def _close(got, want, rtol=1e-5):
@@ -94,3 +95,61 @@ def test_metric_identifiers():
     assert isinstance(get("f1_score"), tf.keras.metrics.F1Score)
     config = tf.keras.metrics.serialize(tf.keras.metrics.Precision(thresholds=[0.3, 0.6]))
     assert tf.keras.metrics.deserialize(config).thresholds == [0.3, 0.6]
+
+
+def _run_optimizer(name, kwargs, compiled):
+    opt = getattr(tf.keras.optimizers, name)(**kwargs)
+    w, b = tf.Variable(W0.copy(), name="w"), tf.Variable(B0.copy(), name="b")
+
+    def step(gw, gb):
+        opt.apply_gradients([(gw, w), (gb, b)])
+    run = tf.function(step) if compiled else step
+    for gw, gb in GRADS:
+        run(tf.constant(gw), tf.constant(gb))
+    return opt, w, b
+
+
+@pytest.mark.parametrize("name,kwargs,w_after,b_after,keras_name,slots", OPTIMIZER_FACTS,
+                         ids=[f"{f[0]}-{i}" for i, f in enumerate(OPTIMIZER_FACTS)])
+def test_optimizer_three_steps_match_tf(name, kwargs, w_after, b_after, keras_name, slots):
+    opt, w, b = _run_optimizer(name, kwargs, compiled=False)
+    _close(w.numpy(), w_after)
+    _close(b.numpy(), b_after)
+    assert int(opt.iterations.numpy()) == 3
+    clone = type(opt).from_config(opt.get_config())
+    assert clone.get_config() == opt.get_config()
+
+
+def test_optimizers_compiled_equal_eager():
+    for name, kwargs, w_after, b_after, _, _ in OPTIMIZER_FACTS[:6]:
+        _, w, b = _run_optimizer(name, kwargs, compiled=True)
+        _close(w.numpy(), w_after)
+        _close(b.numpy(), b_after)
+
+
+@pytest.mark.parametrize("name,kwargs,rates", SCHEDULE_FACTS, ids=[f"{f[0]}-{i}" for i, f in enumerate(SCHEDULE_FACTS)])
+def test_schedule_matches_tf(name, kwargs, rates):
+    schedule = getattr(tf.keras.optimizers.schedules, name)(**kwargs)
+    _close([float(schedule(k)) for k in SCHEDULE_STEPS], rates)
+    config = tf.keras.optimizers.schedules.serialize(schedule)
+    assert tf.keras.optimizers.schedules.deserialize(config).get_config() == schedule.get_config()
+
+
+def test_schedule_runs_inside_one_compiled_step():
+    schedule = tf.keras.optimizers.schedules.ExponentialDecay(0.1, 3, 0.5)
+    opt = tf.keras.optimizers.SGD(learning_rate=schedule)
+    v = tf.Variable(1.0)
+    opt.build([v])
+    traces = []
+
+    @tf.function
+    def step():
+        traces.append(1)
+        opt.apply_gradients([(tf.constant(1.0), v)])
+    for _ in range(4):
+        step()
+    expected = 1.0 - sum(float(schedule(k)) for k in range(4))
+    _close(v.numpy(), expected)
+    assert len(traces) == 1
+    with pytest.raises(TypeError):
+        opt.learning_rate = 0.5

@@ -57,9 +57,8 @@ def test_function_matches_tensorflow(name):
     check(step(tf.constant(x_value)), name)
 
 
-# (gru_mask_back's and stacked's gradient programs exceed codegen's 800-line function limit:
-# they run on the interpreter, with an InterpreterFallbackWarning)
-COMPILED = ["lstm_mask", "bidi_lstm_concat", "simple_rnn_back_state", "gru_before_state"]
+COMPILED = ["lstm_mask", "bidi_lstm_concat", "simple_rnn_back_state", "gru_before_state",
+            "gru_mask_back", "stacked"]
 
 
 @pytest.mark.slow

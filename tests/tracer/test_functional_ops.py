@@ -191,3 +191,22 @@ def test_tf_forwardprop_hessian_1d_with_map_fn():
     traced, = tf.function(_forward_over_back_hessian)(f, [tf.constant(x_value)],
                                                       use_pfor=False, dtype=[tf.float32])
     np.testing.assert_allclose(traced.numpy(), hess_value, rtol=1e-5, atol=1e-5)
+
+
+def first_order(x, w):
+    with tf.GradientTape(persistent=True) as t:
+        t.watch([x, w])
+        out = programs(x, w)
+        ys = {k: tf.reduce_sum(v * tf.cast(tf.range(1, tf.size(v) + 1), tf.float64))
+              for k, v in out.items()}
+    return {k: (out[k],) + tuple(t.gradient(ys[k], [x, w])) for k in out}
+
+
+@pytest.mark.slow
+def test_compiled_first_order_matches_tensorflow():
+    """The Numba program (values and first-order gradients; see test_values_and_gradients_
+    match_tensorflow for the second order, run on the interpreter)."""
+    got = tf.function(first_order, jit_compile=True)(tf.constant(X), tf.constant(W, tf.float64))
+    for name, parts in got.items():
+        for g, want in zip(parts, TF[name][:3], strict=True):
+            np.testing.assert_allclose(np.asarray(g), want, rtol=1e-10, atol=1e-12)

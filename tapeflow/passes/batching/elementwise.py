@@ -3,7 +3,7 @@ from ...ir.opdef import OPS
 from .registry import batching
 
 # Elementwise ops that do not broadcast: every input must have the output's shape.
-SAME_SHAPE = ("AddN", "ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad")
+SAME_SHAPE = ("AddN", "Betainc", "ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad")
 
 
 def broadcasting(b, node, inputs, batched):

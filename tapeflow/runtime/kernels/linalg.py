@@ -2,6 +2,7 @@
 import numpy as np
 
 from ...ir.defs.linalg import diag_len, diag_matrix_shape, diag_offset, parse_einsum
+from ..blas_threads import one_thread
 from ..registry import kernel
 
 
@@ -11,7 +12,13 @@ def _t(x, transpose):
 
 @kernel("MatMul")
 def _matmul(a, b, transpose_a=False, transpose_b=False):
-    return np.matmul(_t(a, transpose_a), _t(b, transpose_b))
+    a, b = _t(a, transpose_a), _t(b, transpose_b)
+    if a.ndim < 2 or b.ndim < 2:
+        return np.matmul(a, b)
+    # a small product on one BLAS thread (blas_threads.py: spinning pools on a busy machine)
+    work = a.size // max(a.shape[-1], 1) * a.shape[-1] * b.shape[-1]
+    with one_thread(work):
+        return np.matmul(a, b)
 
 
 @kernel("Einsum")

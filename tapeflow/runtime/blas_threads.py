@@ -1,0 +1,128 @@
+"""How many threads NumPy's OpenBLAS uses: chosen per product from its work, never spinning idle.
+
+On a shared machine a multi-threaded GEMM is as slow as its slowest thread: when one of
+OpenBLAS's threads is descheduled the others spin until the scheduler runs it again (a tick,
+~4 ms). A 32x784x128 product takes 0.4 ms on one thread and 5-9 ms on two on this 2-core
+machine under load (benchmarks/README.md, W14). So, with no setting from the user, a product
+of fewer than ``SMALL_GEMM_WORK`` multiply-adds runs on one thread and only larger ones use
+OpenBLAS's pool (whose threads then stay asleep between small products instead of spinning).
+Compiled programs do this per call (codegen/blas.py reads ``get``/``set`` by address);
+``one_thread`` does it around a NumPy call.
+
+The user's limits hold: OpenBLAS reads ``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS`` when it is
+loaded, and ``set_intra_op_threads`` (``tf.config.threading.set_intra_op_parallelism_threads``,
+or ``TF_NUM_INTRAOP_THREADS`` at import) sets OpenBLAS's and Numba's pools; the per-product
+choice only ever lowers the count. Where NumPy has no OpenBLAS of its own (another vendor, a
+source build), nothing here applies.
+"""
+import contextlib
+import ctypes
+import glob
+import os
+import sys
+
+import numpy as np
+
+SMALL_GEMM_WORK = 1 << 26     # multiply-adds (~2 ms on one core): below it, one thread
+_SYMBOLS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64_")
+_intra_op = 0                 # the user's setting (0: not set)
+_inter_op = 0
+
+
+def _library():
+    """ctypes handle of the OpenBLAS NumPy's wheel loaded, or None."""
+    libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so"))):
+        try:
+            return ctypes.CDLL(path)     # the same handle NumPy's dlopen got: same library
+        except OSError:
+            continue
+    return None
+
+
+def _functions():
+    lib = _library()
+    if lib is None or not all(hasattr(lib, s) for s in _SYMBOLS):
+        return None, None
+    set_, get = (getattr(lib, s) for s in _SYMBOLS)
+    set_.argtypes, set_.restype = [ctypes.c_int], None
+    get.argtypes, get.restype = [], ctypes.c_int
+    return set_, get
+
+
+_set, _get = _functions()
+
+
+def addresses():
+    """{"set": address, "get": address} of OpenBLAS's thread-count functions, or None."""
+    if _set is None:
+        return None
+    return {"set": ctypes.cast(_set, ctypes.c_void_p).value,
+            "get": ctypes.cast(_get, ctypes.c_void_p).value}
+
+
+def blas_threads():
+    """OpenBLAS's current thread count (1 where NumPy has none we can steer)."""
+    return _get() if _get is not None else 1
+
+
+@contextlib.contextmanager
+def one_thread(work):
+    """Run the block's BLAS calls on one thread if ``work`` multiply-adds is small."""
+    if _get is None or work >= SMALL_GEMM_WORK:
+        yield
+        return
+    prev = _get()
+    if prev <= 1:
+        yield
+        return
+    _set(1)
+    try:
+        yield
+    finally:
+        _set(prev)
+
+
+def set_intra_op_threads(n):
+    """The most threads one op may use (0: the machine's default): OpenBLAS's and Numba's pools."""
+    global _intra_op
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"intra-op parallelism must be >= 0, got {n}")
+    _intra_op = n
+    count = n or os.cpu_count() or 1
+    if _set is not None:
+        _set(count)
+    numba = sys.modules.get("numba")    # not imported here: Numba's import cost
+    if numba is not None:
+        apply_to_numba(numba)
+
+
+def apply_to_numba(numba):
+    """Numba's pool follows the user's setting (called when codegen imports Numba, too)."""
+    if _intra_op:
+        with contextlib.suppress(ValueError):   # above NUMBA_NUM_THREADS: Numba's own limit holds
+            numba.set_num_threads(min(_intra_op, numba.config.NUMBA_NUM_THREADS))
+
+
+def intra_op_threads():
+    return _intra_op
+
+
+def set_inter_op_threads(n):
+    """Recorded for ``get_inter_op_parallelism_threads``: tapeflow runs one op at a time."""
+    global _inter_op
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"inter-op parallelism must be >= 0, got {n}")
+    _inter_op = n
+
+
+def inter_op_threads():
+    return _inter_op
+
+
+if os.environ.get("TF_NUM_INTRAOP_THREADS", "").strip().isdigit():
+    set_intra_op_threads(int(os.environ["TF_NUM_INTRAOP_THREADS"]))
+if os.environ.get("TF_NUM_INTEROP_THREADS", "").strip().isdigit():
+    set_inter_op_threads(int(os.environ["TF_NUM_INTEROP_THREADS"]))
