@@ -26,6 +26,12 @@ from .ops.linalg import *  # noqa: F401,F403
 from .ops.clip import *  # noqa: F401,F403
 from .ops.special import (acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh,  # noqa: F401
                           truncatediv, truncatemod)
+from .ops.scan import cumsum  # noqa: F401
+from .ops.indexing import *  # noqa: F401,F403
+from .ops.sort import argsort, sort  # noqa: F401
+from .dtypes import saturate_cast  # noqa: F401,E402
+from .ops.checks import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401,E402
+                         assert_rank)
 from .ops.io import print  # noqa: F401,A001
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.py_function import numpy_function, py_function  # noqa: F401
@@ -39,7 +45,7 @@ from .tracer.control import cond, while_loop  # noqa: E402
 from .tracer.vectorized_map import vectorized_map  # noqa: E402
 from .tracer.functional import foldl, foldr, map_fn, scan  # noqa: E402
 from .tracer.engine import set_backend  # noqa: E402
-from . import autograph, config, data, dtypes, keras  # noqa: E402,F401
+from . import autograph, config, data, dtypes, keras, nest  # noqa: E402,F401
 from .keras import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 
 # ``tapeflow.layers`` *is* ``tapeflow.keras.layers`` (and so on), as TensorFlow's short names.

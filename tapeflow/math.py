@@ -4,3 +4,8 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.clip import *  # noqa: F401,F403
 from .ops.nn import log_softmax, softplus, softsign  # noqa: F401  (TensorFlow lists these in tf.math too)
 from .ops.special import *  # noqa: F401,F403
+from .ops.scan import *  # noqa: F401,F403
+from .ops.sort import in_top_k, top_k  # noqa: F401
+from .ops.composites import (accumulate_n, count_nonzero, is_non_decreasing,  # noqa: F401
+                             is_strictly_increasing, reduce_euclidean_norm, unsorted_segment_mean,
+                             unsorted_segment_sqrt_n, zero_fraction)

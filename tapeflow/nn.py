@@ -1,2 +1,7 @@
 """``tapeflow.nn``: activations, softmax and losses (TensorFlow's ``tf.nn``)."""
 from .ops.nn import *  # noqa: F401,F403
+from .ops.sort import in_top_k, top_k  # noqa: F401,E402  (TF lists these in tf.nn too)
+from .ops.composites import (batch_normalization, compute_average_loss, crelu,  # noqa: F401,E402
+                             embedding_lookup, log_poisson_loss, moments, normalize_moments,
+                             scale_regularization_loss, silu, sufficient_statistics, swish,
+                             weighted_cross_entropy_with_logits, weighted_moments, zero_fraction)

@@ -26,6 +26,7 @@ MODULES = [
     "tapeflow.tracer.function", "tapeflow.tracer.concrete_function", "tapeflow.tracer.transforms",
     "tapeflow.tracer.control", "tapeflow.tracer.vectorized_map", "tapeflow.tracer.engine",
     "tapeflow.keras.layers", "tapeflow.keras.optimizers", "tapeflow.keras.more_optimizers",
+    "tapeflow.keras.misc_layers",
     "tapeflow.saved_model.save", "tapeflow.saved_model.load", "tapeflow.train.checkpoint",
     "tapeflow.config", "tapeflow.tracer.compile_log", "tapeflow.distribute.strategy",
     "tapeflow.random", "tapeflow.autodiff.explain", "tapeflow.autograph", "tapeflow.tracer.convert",

@@ -96,9 +96,14 @@ def _is_worker(pid):
         return True   # no /proc: trust the live pid
 
 
+_spawned = []     # workers this process started: polled (reaped), never waited for
+
+
 def ensure_worker(folder):
-    """Start a worker for ``folder`` unless one runs; the Popen started, or None. Never waits."""
-    if worker_pid(folder) is not None:
+    """Start a worker for ``folder`` unless one runs (or one we started is still starting);
+    the Popen started, or None. Never waits."""
+    _spawned[:] = [p for p in _spawned if p.poll() is None]
+    if worker_pid(folder) is not None or any(p.args[-1] == folder for p in _spawned):
         return None
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ)
@@ -108,8 +113,16 @@ def ensure_worker(folder):
         # nothing of ours: a worker outliving us must not hold a pipe whoever ran us reads
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)
-    p.returncode = 0     # left to run on its own: not a leak for Popen to warn about
+    _spawned.append(p)
     return p
+
+
+def detach():
+    """At exit: the workers we started run on by themselves (not leaks for Popen to report)."""
+    for p in _spawned:
+        if p.poll() is None:
+            p.returncode = 0
+    _spawned.clear()
 
 
 def wait(folder, job, timeout=None):
@@ -119,7 +132,7 @@ def wait(folder, job, timeout=None):
     qdir = queue_dir(folder)
     base = os.path.join(qdir, job)
     deadline = None if timeout is None else time.monotonic() + timeout
-    pause, checked = 0.005, time.monotonic()
+    pause, checked, started = 0.005, time.monotonic(), 0
     while True:
         answer = _take(base + ".out")
         if answer is not None:
@@ -131,7 +144,11 @@ def wait(folder, job, timeout=None):
             raise LookupError(f"compile job {job} vanished from {qdir}")
         if time.monotonic() - checked > 0.5:
             checked = time.monotonic()
-            ensure_worker(folder)    # it died (or ended as we queued): the next one answers
+            if ensure_worker(folder) is not None:  # it died (or ended as we queued): the next answers
+                started += 1
+                if started > 5 and os.path.exists(base + ".job"):
+                    _unlink(base + ".job")    # workers that die before taking a job: no storm
+                    raise LookupError(f"no compile worker could start for {folder}")
         if deadline is not None and time.monotonic() > deadline:
             raise TimeoutError(f"compile job {job} not answered in {timeout} s")
         time.sleep(pause)
@@ -216,7 +233,7 @@ def _still_ours(folder, lock_fd):
         here, held = os.stat(os.path.join(folder, LOCK)), os.fstat(lock_fd)
     except OSError:
         return False
-    return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
+    return (here.st_dev, here.st_ino, here.st_ctime_ns) == (held.st_dev, held.st_ino, held.st_ctime_ns)
 
 
 def _write_pid(folder, pid):
@@ -332,9 +349,17 @@ def _unmake_if_recreated(folder, before):
         now = os.stat(folder)
     except OSError:
         return
-    if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
-        import shutil   # noqa: PLC0415 - this rare path only
-        shutil.rmtree(folder, ignore_errors=True)
+    if (now.st_dev, now.st_ino, now.st_ctime_ns) == (before.st_dev, before.st_ino, before.st_ctime_ns):
+        return      # untouched (an inode number alone may be reused by a recreated directory)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    # a cache another process made there since holds sources, a queue or a lock: leave it
+    if any(n.endswith(".py") or n in (QUEUE, LOCK, PID) for n in names):
+        return
+    import shutil   # noqa: PLC0415 - this rare path only
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _log(folder, line):

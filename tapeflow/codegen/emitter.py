@@ -159,6 +159,7 @@ class Emitter:
         self.extra_consts = []  # (name, aval, array): nested graphs' array constants (outermost only)
         self._name_source = None
         self.names = value_names(graph)
+        self.all_names = dict(self.names)   # with every nested graph's (outermost only)
         self.node_text = node_texts(graph, self.names)
         self.expr = {}          # value id -> expression (a variable or an inlined literal)
         self.lines = []         # (indent, text, owner node or None)
@@ -384,6 +385,7 @@ class Emitter:
         child.names = {vid: next(top._name_source) for vid in child.names}
         child.node_text = node_texts(graph, child.names)
         top.node_text.update(child.node_text)
+        top.all_names.update(child.names)
         child.lines, child.depth, child.owner = self.lines, self.depth, self.owner
         return child
 
@@ -419,15 +421,17 @@ class Emitter:
     # -- output -------------------------------------------------------------------------
     def render(self, first_line, start=0, end=None, lines=None):
         """(text lines, {source line number: node}) of lines[start:end] (of ``lines``, a
-        function's own body, else this emitter's), with node comments."""
-        out, owners = [], {}
+        function's own body, else this emitter's). A node's printed form (or a note) is the
+        comment of its first line only: a loop's dozens of lines would otherwise each repeat
+        it, burying the code; every line still maps to its node for error reports."""
+        out, owners, commented = [], {}, set()
         for k, (depth, text, owner) in enumerate((self.lines if lines is None else lines)[start:end]):
             s = "    " * depth + text
-            if isinstance(owner, Note):
-                s += "  # " + owner.text
-                owners[first_line + k] = owner.node
-            elif owner is not None:
-                s += "  # " + self.node_text[id(owner)]
-                owners[first_line + k] = owner
+            if owner is not None:
+                owners[first_line + k] = owner.node if isinstance(owner, Note) else owner
+                key = (owner.text, id(owner.node)) if isinstance(owner, Note) else id(owner)
+                if key not in commented:    # (a fused loop's note is made at each of its blocks)
+                    commented.add(key)
+                    s += "  # " + (owner.text if isinstance(owner, Note) else self.node_text[id(owner)])
             out.append(s)
         return out, owners

@@ -312,7 +312,7 @@ def generate(graph, name="program"):
             gen.size_classes = SizeClasses(scope.decisions, scope.guards)
     except SizeUnknown as e:
         raise Unsupported(str(e)) from None
-    gen.line_nodes = {ln: originals[id(n)] for ln, n in gen.line_nodes.items()}
+    gen.line_nodes = {ln: originals.get(id(n), n) for ln, n in gen.line_nodes.items()}
     gen.param_avals = [plain_aval(a) for a in gen.param_avals]
     gen.out_avals = [plain_aval(a) for a in gen.out_avals]
     return gen
@@ -380,7 +380,7 @@ def _header(graph, em):
     graphs' too) reads ``Const <argument>``: its value and size are not part of the program
     (``_inlined``, shape_free.py), so traces differing in them share the source."""
     with display():         # sizes read at run time are ``?``
-        return header_text(graph, frozenset(em.const_args))
+        return header_text(graph, frozenset(em.const_args), em.all_names)
 
 
 def _guard(name, n_lines, n_bytes, functions):

@@ -200,3 +200,6 @@ def cholesky(a):
 # -- special functions (their own module: special_math.py) ------------------------------------
 from .special_math import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, digamma,  # noqa: E402,F401
                            erfinv, igamma, igamma_grad_a, igammac, ndtri, polygamma, zeta)
+from .scan_helpers import cumlogsumexp3, cumprod3, cumsum3  # noqa: E402,F401
+from .index_helpers import gather_nd, scatter_nd  # noqa: E402,F401
+from .index_helpers import in_top_k, top_k  # noqa: E402,F401

@@ -155,13 +155,15 @@ def render(em, fn, first_line, decorator):
 HEADER_BYTES = 16 * 1024
 
 
-def header_text(graph, arguments=frozenset()):
+def header_text(graph, arguments=frozenset(), names=None):
     """The graph as the module's header comment (see ``HEADER_BYTES``); ``arguments``: ids
-    of the constants passed as arguments, printed ``Const <argument>``."""
+    of the constants passed as arguments, printed ``Const <argument>``; ``names``: {value
+    id: name} as the body names them, nested graphs' values included (``print_graph``)."""
     n_lines, n_bytes = _printed_size(graph, {})
     if n_bytes <= HEADER_BYTES:
-        return print_graph(graph, arguments=arguments)
-    first, rest = print_graph(graph, elide_graphs=True, arguments=arguments).split("\n", 1)
+        return print_graph(graph, arguments=arguments, names=names)
+    first, rest = print_graph(graph, elide_graphs=True, arguments=arguments,
+                              names=names).split("\n", 1)
     return f"{first}    (nested graphs elided: {n_lines} lines in full)\n{rest}"
 
 

@@ -11,11 +11,14 @@ A dataset of in-memory arrays (``from_tensor_slices``, then ``shuffle``/``take``
 so ``batch`` makes each batch with one slice (a view, when the rows are consecutive) or one
 gather, never a copy of the whole data.
 """
+import warnings
+
 import numpy as np
 
 from ..errors import InvalidArgumentError, OutOfRangeError
 from ..ir import dtypes as D
 from ..runtime.tensor import convert_to_tensor
+from ..tracer.context import current as _current_trace
 from . import structure as S
 
 INFINITE = -1
@@ -286,6 +289,11 @@ class OwnedIterator:
 
     def __init__(self, dataset):
         self._dataset = dataset
+        if _current_trace() is not None and _draws_randomly(dataset):
+            warnings.warn("A tf.data.Dataset that shuffles or draws random numbers is iterated inside a "
+                          "tf.function: tapeflow unrolls the loop while tracing, so every call reuses "
+                          "the order drawn at trace time. Iterate the dataset in Python and call the "
+                          "compiled step per batch to get a new order per epoch.", stacklevel=3)
         self._it = iter(dataset._elements())
 
     @property
@@ -306,6 +314,23 @@ class OwnedIterator:
 
 
 Iterator = OwnedIterator
+
+_RANDOM = ("ShuffleDataset", "RandomDataset", "SampleDataset")
+
+
+def _draws_randomly(dataset, seen=None):
+    """Whether ``dataset`` or a dataset it reads from shuffles or draws random numbers."""
+    seen = set() if seen is None else seen
+    if id(dataset) in seen:
+        return False
+    seen.add(id(dataset))
+    if type(dataset).__name__ in _RANDOM:
+        return True
+    for value in vars(dataset).values():
+        inputs = value if isinstance(value, (list, tuple)) else [value]
+        if any(isinstance(v, Dataset) and _draws_randomly(v, seen) for v in inputs):
+            return True
+    return False
 
 
 class NumpyIterator:

@@ -196,9 +196,9 @@ def line_str(node):
     return f"{filename if rel.startswith('..') else rel}:{lineno}"
 
 
-def _attr_str(k, v, lines=False, arguments=frozenset()):
+def _attr_str(k, v, lines=False, arguments=frozenset(), namer=None):
     if isinstance(v, Graph):
-        v = "\n      ".join(print_graph(v, lines, arguments=arguments).split("\n"))
+        v = "\n      ".join(_print(v, lines, False, arguments, namer).split("\n"))
     elif isinstance(v, D.DType):
         v = v.name
     elif isinstance(v, tuple):
@@ -208,13 +208,14 @@ def _attr_str(k, v, lines=False, arguments=frozenset()):
     return f"{k}={v}"
 
 
-def node_line(node, name, elide_graphs=False, lines=False, arguments=frozenset()):
+def node_line(node, name, elide_graphs=False, lines=False, arguments=frozenset(), namer=None):
     """One node as the printer shows it (``c:f32[3] = Mul a b``); ``name(value)`` names values.
 
     ``elide_graphs`` prints graph-valued attributes as ``<Graph>`` so the line stays one line;
     ``lines`` annotates the nodes of graph-valued attributes with their user lines;
     ``arguments``: ids of constants printed as ``Const <argument>`` (a program's parameters,
-    whose values are not part of its source).
+    whose values are not part of its source); ``namer``: names the values of nested graphs
+    (``print_graph``'s ``names``; else each nested graph names its own from ``a``).
     """
     outs = " ".join(f"{name(v)}:{aval_str(v.aval)}" for v in node.outputs)
     if node.op == "Const":
@@ -223,7 +224,7 @@ def node_line(node, name, elide_graphs=False, lines=False, arguments=frozenset()
         val = np.asarray(node.attrs["value"])
         return f"{outs} = " + (f"Const {val.item()!r}" if val.size == 1 else f"Const <{val.size} values>")
     attrs = " ".join(f"{k}=<Graph>" if elide_graphs and isinstance(v, Graph) else
-                     _attr_str(k, v, lines, arguments)
+                     _attr_str(k, v, lines, arguments, namer)
                      for k, v in sorted(node.attrs.items()))
     args = " ".join(name(v) for v in node.inputs)
     return f"{outs} = " + f"{node.op}{'[' + attrs + ']' if attrs else ''} {args}".rstrip()
@@ -239,24 +240,47 @@ def value_names(graph):
     return names
 
 
-def print_graph(graph, lines=False, elide_graphs=False, arguments=frozenset()):
+def print_graph(graph, lines=False, elide_graphs=False, arguments=frozenset(), names=None):
     """The compact, deterministic text form (names in order of first appearance).
 
     ``lines``: end each node with ``# file:line``, the user's line that traced it (when known).
     ``elide_graphs``: graph-valued attributes are named, not printed (bounded output).
-    ``arguments``: ids of constants printed as ``Const <argument>`` (``node_line``)."""
-    gen, names = _names(), {}
+    ``arguments``: ids of constants printed as ``Const <argument>`` (``node_line``).
+    ``names``: {value id: name} to print values by, nested graphs' included (generated source
+    names a program's values in one sequence: its header must use the body's names); values
+    it lacks take the next names not in it. Without it each graph, nested ones too, names
+    its values from ``a``."""
+    return _print(graph, lines, elide_graphs, arguments, None if names is None else _Namer(names))
 
-    def name(v):
-        if v.id not in names:
-            names[v.id] = next(gen)
-        return names[v.id]
 
+class _Namer:
+    """Names values from a given table, the others in one sequence skipping its names."""
+
+    def __init__(self, names):
+        self.names, self.taken, self.gen = dict(names), set(names.values()), _names()
+
+    def __call__(self, v):
+        n = self.names.get(v.id)
+        if n is None:
+            n = self.names[v.id] = next(x for x in self.gen if x not in self.taken)
+            self.taken.add(n)
+        return n
+
+
+def _print(graph, lines, elide_graphs, arguments, namer):
+    if namer is None:
+        gen, names = _names(), {}
+
+        def name(v):
+            if v.id not in names:
+                names[v.id] = next(gen)
+            return names[v.id]
+    else:
+        name = namer
     head = " ".join(f"{name(v)}:{aval_str(v.aval)}" for v in graph.inputs)
     out = [f"{{ lambda {head} ; let"]
     for node in graph.nodes:
-        text = f"    {node_line(node, name, elide_graphs=elide_graphs, lines=lines, arguments=arguments)}"
+        text = f"    {node_line(node, name, elide_graphs, lines, arguments, namer)}"
         out.append(f"{text}  # {line_str(node)}" if lines and node.line else text)
     out.append(f"  in ({' '.join(name(v) for v in graph.outputs)}) }}")
     return "\n".join(out)
-

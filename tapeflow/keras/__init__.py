@@ -5,9 +5,10 @@ under TensorFlow's short names. Models (``Model``, ``Sequential``, ``Input``) tr
 Keras 3's ``compile``/``fit``/``evaluate``/``predict`` (models.py, trainer.py) and save to
 ``.keras`` files (saving.py).
 """
-from . import (activations, backend, callbacks, constraints, more_callbacks, confusion_metrics, core_layers, initializers, layers, losses,
-               metric_classes, metrics, models, more_optimizers, normalization, optimizers, saving,
-               regularizers, schedules, serialization)
+from . import (activations, backend, callbacks, confusion_metrics, constraints, core_layers,
+               initializers, layers, losses, metric_classes, metrics, misc_layers, models,
+               model_utils, more_callbacks, more_optimizers, normalization, optimizers, regularizers,
+               saving, schedules, serialization, settings, utils)
 from .models import Input, InputLayer, Model, Sequential
 from . import attention, normalization_layers, recurrent, rnn_cells, wrappers
 
@@ -20,6 +21,7 @@ for _cls in (normalization.CLASSES + core_layers.CLASSES + rnn_cells.CELLS + rec
              + wrappers.CLASSES + attention.CLASSES + normalization_layers.CLASSES):
     setattr(layers, _cls.__name__, _cls)
     layers.__all__.append(_cls.__name__)
+layers.serialize, layers.deserialize = serialization.serialize, serialization.deserialize
 layers.GroupQueryAttention = attention.GroupQueryAttention      # TensorFlow's alias
 layers.__all__.append("GroupQueryAttention")
 
@@ -59,6 +61,47 @@ for _cls in more_optimizers.CLASSES:
     optimizers._BY_NAME[_cls.__name__.lower()] = _cls
     optimizers.__all__.append(_cls.__name__)
 
+# ``keras.models.clone_model``/``model_from_json`` and ``Model.to_json``
+models.clone_model, models.model_from_json = model_utils.clone_model, model_utils.model_from_json
+models.Model.to_json = model_utils.to_json
+
+# the top-level names of ``keras``: base classes and helpers
+Layer, Loss, Metric = layers.Layer, losses.Loss, metrics.Metric
+Optimizer, Initializer, Regularizer = optimizers.Optimizer, initializers.Initializer, regularizers.Regularizer
+InputSpec = layers.InputSpec
+from ..runtime.stack import device, name_scope  # noqa: E402
+
+
+def Variable(initializer, shape=None, dtype=None, trainable=True, autocast=True, aggregation="none",
+             synchronization="auto", name=None):
+    """``keras.Variable``: a variable from a value, or from an initializer and a shape.
+
+    >>> v = tf.keras.Variable(tf.keras.initializers.Ones(), shape=(2,))
+    >>> v.numpy().tolist()
+    [1.0, 1.0]
+    """
+    from ..runtime.tensor import Variable as _Variable  # noqa: PLC0415  (kept local: the name is this function's)
+    if callable(initializer):
+        if shape is None:
+            raise ValueError("When creating a Variable from an initializer, the `shape` argument "
+                             "should be specified.")
+        value = initializer(tuple(shape), dtype=dtype or settings.floatx())
+    else:
+        value = initializer
+    return _Variable(value, trainable=trainable, name=name, dtype=dtype)
+
+
+def version():
+    """The Keras version whose behaviour ``tapeflow.keras`` follows (TF 2.21's Keras)."""
+    return "3.15.1"
+
+
+def remat(f):
+    """Keras 3's rematerialization hint: the function itself (tapeflow's tapes keep what the
+    gradient reads; recomputing to save memory is not done)."""
+    return f
+
+
 # ``keras.models.load_model``/``save_model`` and ``keras.saving``, as Keras 3 names them
 models.load_model = saving.load_model
 models.save_model = saving.save_model
@@ -67,5 +110,17 @@ saving.custom_object_scope = serialization.custom_object_scope
 saving.CustomObjectScope = serialization.custom_object_scope
 
 __all__ = ["layers", "optimizers", "initializers", "backend", "losses", "metrics", "callbacks",
-           "activations", "regularizers", "constraints",
+           "activations", "regularizers", "constraints", "utils", "Layer", "Loss", "Metric",
+           "Optimizer", "Initializer", "Regularizer", "InputSpec", "Variable", "device", "name_scope",
+           "version", "remat",
            "models", "saving", "Model", "Sequential", "Input"]
+
+
+# misc_layers.py's layers (activations, merges, noise, ...) last, and only under names no other
+# module provides (the spatial layers of issue 27 keep theirs)
+for _obj in misc_layers.CLASSES + misc_layers.FUNCTIONS:
+    if not hasattr(layers, _obj.__name__):
+        setattr(layers, _obj.__name__, _obj)
+        layers.__all__.append(_obj.__name__)
+        if isinstance(_obj, type):
+            serialization.register_builtin(_obj)

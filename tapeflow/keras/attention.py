@@ -24,7 +24,9 @@ from ..ops import nn as N
 from ..ops import reduce as R
 from ..runtime import stack
 from ..runtime.tensor import STATE_paused, TensorShape
+from . import constraints as constraints_module
 from . import initializers, masking
+from . import regularizers as regularizers_module
 from .core_layers import Dropout
 from .layers import Layer, get_activation, serialize_activation
 from .random_bits import SeedGenerator
@@ -138,9 +140,11 @@ class EinsumDense(Layer):
                  kernel_regularizer=None, bias_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, lora_rank=None, lora_alpha=None, **kwargs):
         super().__init__(**kwargs)
-        _no_extras("EinsumDense", kernel_regularizer=kernel_regularizer,
-                   bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
-                   bias_constraint=bias_constraint, lora_rank=lora_rank)
+        _no_extras("EinsumDense", lora_rank=lora_rank)
+        self.kernel_regularizer = regularizers_module.get(kernel_regularizer)
+        self.bias_regularizer = regularizers_module.get(bias_regularizer)
+        self.kernel_constraint = constraints_module.get(kernel_constraint)
+        self.bias_constraint = constraints_module.get(bias_constraint)
         self.equation = equation
         self.partial_output_shape = ((output_shape,) if isinstance(output_shape, int)
                                      else tuple(output_shape))
@@ -153,9 +157,13 @@ class EinsumDense(Layer):
         kernel, bias, self.full_output_shape = _analyze_einsum(
             self.equation, self.bias_axes, TensorShape(input_shape), self.partial_output_shape)
         self.kernel = self.add_weight(name="kernel", shape=tuple(kernel),
-                                      initializer=self.kernel_initializer)
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.bias = (self.add_weight(name="bias", shape=tuple(bias),
-                                     initializer=self.bias_initializer)
+                                     initializer=self.bias_initializer,
+                                     regularizer=self.bias_regularizer,
+                                     constraint=self.bias_constraint)
                      if bias is not None else None)
         self.built = True
 
@@ -178,8 +186,10 @@ class EinsumDense(Layer):
                 "bias_axes": self.bias_axes,
                 "kernel_initializer": initializers.serialize(self.kernel_initializer),
                 "bias_initializer": initializers.serialize(self.bias_initializer),
-                "kernel_regularizer": None, "bias_regularizer": None,
-                "kernel_constraint": None, "bias_constraint": None}
+                "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
+                "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
+                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
+                "bias_constraint": constraints_module.serialize(self.bias_constraint)}
 
 
 # -- MultiHeadAttention --------------------------------------------------------------------
@@ -277,10 +287,11 @@ class MultiHeadAttention(Layer):
         if value_dim is not None and (not isinstance(value_dim, int) or value_dim <= 0):
             raise ValueError(f"Received an invalid value for argument `value_dim`, expected a "
                              f"positive integer or `None`. Received: value_dim={value_dim}")
-        super().__init__(**kwargs)
-        _no_extras("MultiHeadAttention", kernel_regularizer=kernel_regularizer,
-                   bias_regularizer=bias_regularizer, activity_regularizer=activity_regularizer,
-                   kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self._kernel_regularizer = regularizers_module.get(kernel_regularizer)
+        self._bias_regularizer = regularizers_module.get(bias_regularizer)
+        self._kernel_constraint = constraints_module.get(kernel_constraint)
+        self._bias_constraint = constraints_module.get(bias_constraint)
         if flash_attention:
             raise ValueError("Flash attention is not supported in tensorflow backend.")
         self._num_heads, self._key_dim = num_heads, key_dim
@@ -317,6 +328,10 @@ class MultiHeadAttention(Layer):
                            bias_axes=bias_axes if self._use_bias else None, name=name,
                            kernel_initializer=_fresh(self._kernel_initializer),
                            bias_initializer=_fresh(self._bias_initializer),
+                           kernel_regularizer=self._kernel_regularizer,
+                           bias_regularizer=self._bias_regularizer,
+                           kernel_constraint=self._kernel_constraint,
+                           bias_constraint=self._bias_constraint,
                            dtype=self.dtype)
 
     def _build_sub(self, layer, shape):
@@ -496,9 +511,12 @@ class MultiHeadAttention(Layer):
                 "sliding_window": self._sliding_window,
                 "kernel_initializer": initializers.serialize(self._kernel_initializer),
                 "bias_initializer": initializers.serialize(self._bias_initializer),
-                "kernel_regularizer": None, "bias_regularizer": None,
-                "activity_regularizer": None, "kernel_constraint": None,
-                "bias_constraint": None, "seed": self.seed}
+                "kernel_regularizer": regularizers_module.serialize(self._kernel_regularizer),
+                "bias_regularizer": regularizers_module.serialize(self._bias_regularizer),
+                "activity_regularizer": regularizers_module.serialize(self.activity_regularizer),
+                "kernel_constraint": constraints_module.serialize(self._kernel_constraint),
+                "bias_constraint": constraints_module.serialize(self._bias_constraint),
+                "seed": self.seed}
 
 
 class GroupedQueryAttention(MultiHeadAttention):
@@ -626,9 +644,12 @@ class GroupedQueryAttention(MultiHeadAttention):
                 "dropout": self._dropout,
                 "kernel_initializer": initializers.serialize(self._kernel_initializer),
                 "bias_initializer": initializers.serialize(self._bias_initializer),
-                "kernel_regularizer": None, "bias_regularizer": None,
-                "activity_regularizer": None, "kernel_constraint": None,
-                "bias_constraint": None, "seed": self.seed}
+                "kernel_regularizer": regularizers_module.serialize(self._kernel_regularizer),
+                "bias_regularizer": regularizers_module.serialize(self._bias_regularizer),
+                "activity_regularizer": regularizers_module.serialize(self.activity_regularizer),
+                "kernel_constraint": constraints_module.serialize(self._kernel_constraint),
+                "bias_constraint": constraints_module.serialize(self._bias_constraint),
+                "seed": self.seed}
 
 
 # -- Attention, AdditiveAttention ----------------------------------------------------------

@@ -113,6 +113,29 @@ class DatasetAdapter:
             yield step, unpack(element)
 
 
+class PyDatasetAdapter:
+    """A ``keras.utils.PyDataset``: batch ``i`` is ``x[i]``; ``on_epoch_end`` after each epoch."""
+
+    def __init__(self, dataset, steps=None):
+        self.dataset = dataset
+        self.steps = steps if steps is not None else len(dataset)
+
+    def first(self):
+        return unpack(self.dataset[0])
+
+    def epoch(self, shuffle=None):
+        if hasattr(self.dataset, "on_epoch_begin"):
+            self.dataset.on_epoch_begin()
+        for step in range(min(self.steps, len(self.dataset))):
+            yield step, unpack(self.dataset[step])
+        self.dataset.on_epoch_end()
+
+
+def _is_py_dataset(x):
+    return (hasattr(x, "__getitem__") and hasattr(x, "__len__") and hasattr(x, "on_epoch_end")
+            and not isinstance(x, (np.ndarray, list, tuple, dict)))
+
+
 def adapter(x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps=None,
             class_weights=None):
     """The adapter for ``fit``'s data: a dataset (then ``y`` and ``sample_weight`` must be None)
@@ -124,10 +147,15 @@ def adapter(x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps
         if sample_weight is not None:
             raise ValueError("`sample_weight` argument is not supported when using a dataset.")
         return DatasetAdapter(x, steps)
+    if _is_py_dataset(x):
+        if y is not None:
+            raise ValueError("When providing `x` as a PyDataset, `y` should not be passed. Instead, the "
+                             "targets should be included as part of the PyDataset.")
+        return PyDatasetAdapter(x, steps)
     data = (arrays(x), arrays(y), arrays(sample_weight))
     if class_weights is not None:
         data = data[:2] + (class_weights(data[1], data[2]),)
     return ArrayAdapter(data, batch_size or 32, shuffle, steps)
 
 
-__all__ = ["ArrayAdapter", "DatasetAdapter", "adapter", "unpack", "arrays", "num_samples"]
+__all__ = ["ArrayAdapter", "DatasetAdapter", "PyDatasetAdapter", "adapter", "unpack", "arrays", "num_samples"]

@@ -6,10 +6,12 @@ TensorFlow's (different random streams), only the distributions match.
 """
 import math
 
+import numpy as np
+
 from .. import random as _random
 from ..ir import dtypes as D
 from ..ops import creation
-from ..runtime.tensor import constant
+from ..runtime.tensor import constant as _tensor_constant
 
 
 def _dtype(dtype):
@@ -62,7 +64,7 @@ class Constant(Initializer):
         self.value = value
 
     def __call__(self, shape, dtype=None, **kwargs):
-        return constant(self.value, dtype=_dtype(dtype), shape=_shape(shape))
+        return _tensor_constant(self.value, dtype=_dtype(dtype), shape=_shape(shape))
 
     def get_config(self):
         return {"value": self.value}
@@ -150,7 +152,58 @@ HeNormal = _scaling("HeNormal", 2.0, "fan_in", "truncated_normal")
 LecunUniform = _scaling("LecunUniform", 1.0, "fan_in", "uniform")
 LecunNormal = _scaling("LecunNormal", 1.0, "fan_in", "truncated_normal")
 
+class Identity(Initializer):
+    """``gain`` times the identity matrix (2D shapes only)."""
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        shape, dtype = _shape(shape), _dtype(dtype)
+        if len(shape) != 2:
+            raise ValueError(f"Identity matrix initializer can only be used for 2D matrices. Received: "
+                             f"shape={shape} of rank {len(shape)}.")
+        return _tensor_constant((np.eye(*shape) * self.gain).astype(dtype.np), dtype=dtype)
+
+    def get_config(self):
+        return {"gain": self.gain}
+
+
+class Orthogonal(Initializer):
+    """A random orthogonal matrix (the Q of a normal matrix's QR), times ``gain``."""
+
+    def __init__(self, gain=1.0, seed=None):
+        self.gain, self.seed = gain, seed
+
+    def __call__(self, shape, dtype=None, **kwargs):
+        shape, dtype = _shape(shape), _dtype(dtype)
+        if len(shape) < 2:
+            raise ValueError(f"The tensor to initialize must be at least two-dimensional. Received: "
+                             f"shape={shape} of rank {len(shape)}.")
+        rows = int(np.prod(shape[:-1]))
+        cols = shape[-1]
+        flat = (max(cols, rows), min(cols, rows))
+        a = np.asarray(_random.normal(flat, 0.0, 1.0, dtype, self.seed).numpy(), np.float64)
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return _tensor_constant((self.gain * q).reshape(shape).astype(dtype.np), dtype=dtype)
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed}
+
+
+IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal
+zeros, ones, constant = Zeros, Ones, Constant
+random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
+variance_scaling = VarianceScaling
+glorot_uniform, glorot_normal, he_uniform, he_normal = GlorotUniform, GlorotNormal, HeUniform, HeNormal
+lecun_uniform, lecun_normal = LecunUniform, LecunNormal
+identity, orthogonal = Identity, Orthogonal
+
 _BY_NAME = {
+    "identity": Identity, "orthogonal": Orthogonal,
     "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
     "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
     "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform,
@@ -207,6 +260,9 @@ def get(identifier):
                      f"`keras.utils.custom_object_scope` and that this object is included in the scope.")
 
 
-__all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform",
+__all__ = ["Identity", "IdentityInitializer", "Orthogonal", "OrthogonalInitializer", "zeros", "ones",
+           "constant", "random_normal", "random_uniform", "truncated_normal", "variance_scaling",
+           "glorot_uniform", "glorot_normal", "he_uniform", "he_normal", "lecun_uniform", "lecun_normal",
+           "identity", "orthogonal", "Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform",
            "TruncatedNormal", "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeUniform",
            "HeNormal", "LecunUniform", "LecunNormal", "get", "serialize", "deserialize"]

@@ -7,9 +7,12 @@ Each is Keras 3's TensorFlow-backend formula op for op (``keras.src.losses.losse
 """
 import math
 
+import numpy as np
+
 from ..ir import dtypes as D
 from ..ops import array as A
 from ..ops import clip as C
+from ..ops import linalg as L
 from ..ops import math as M
 from ..ops import nn as N
 from ..ops import reduce as R
@@ -222,4 +225,46 @@ def categorical_generalized_cross_entropy(y_true, y_pred, q):
 __all__ = ["squeeze_or_expand_to_same_rank", "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "cosine_similarity",
            "huber", "log_cosh", "hinge", "squared_hinge", "categorical_hinge", "kl_divergence", "poisson",
            "binary_focal_crossentropy", "categorical_focal_crossentropy", "dice", "tversky",
-           "categorical_generalized_cross_entropy", "convert_binary_labels_to_hinge"]
+           "categorical_generalized_cross_entropy", "convert_binary_labels_to_hinge", "circle",
+           "circle_with_mask"]
+
+
+def _pos_neg_masks(query_labels, key_labels, remove_diagonal=True):
+    if len(query_labels.shape) == 1:
+        query_labels = A.reshape(query_labels, [-1, 1])
+    if len(key_labels.shape) == 1:
+        key_labels = A.reshape(key_labels, [-1, 1])
+    positive = M.equal(query_labels, A.transpose(key_labels))
+    negative = M.logical_not(positive)
+    if remove_diagonal:
+        n, m = int(query_labels.shape[0]), int(key_labels.shape[0])
+        off_diagonal = convert_to_tensor(~np.eye(n, m, dtype=bool))
+        positive = M.logical_and(positive, off_diagonal)
+    return positive, negative
+
+
+def circle_with_mask(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal=True,
+                     gamma=80, margin=0.4):
+    """Circle loss per sample and Keras' mask of it (samples with a positive loss)."""
+    y_pred = convert_to_tensor(y_pred)
+    y_true = M.cast(y_true, D.int32)
+    ref_embeddings = y_pred if ref_embeddings is None else convert_to_tensor(ref_embeddings)
+    ref_labels = y_true if ref_labels is None else M.cast(ref_labels, D.int32)
+    distances = M.subtract(1.0, L.matmul(y_pred, ref_embeddings, transpose_b=True))
+    distances = M.maximum(distances, 0.0)
+    positive, negative = _pos_neg_masks(y_true, ref_labels, remove_diagonal)
+    pos_f, neg_f = M.cast(positive, distances.dtype), M.cast(negative, distances.dtype)
+    pos_weights = M.maximum(M.multiply(M.add(margin, distances), pos_f), 0.0)
+    neg_weights = M.maximum(M.multiply(M.subtract(1 + margin, distances), neg_f), 0.0)
+    pos_w = M.multiply(M.multiply(-1.0 * gamma, pos_weights), M.subtract(margin, distances))
+    neg_w = M.multiply(M.multiply(gamma, neg_weights), M.subtract(1 - margin, distances))
+    minus_inf = M.multiply(M.add(distances, 1.0), float("-inf"))
+    p_loss = R.reduce_logsumexp(M.where(positive, pos_w, minus_inf), axis=1)
+    n_loss = R.reduce_logsumexp(M.where(negative, neg_w, minus_inf), axis=1)
+    loss = N.softplus(M.add(p_loss, n_loss))
+    return loss, M.greater(loss, 0.0)
+
+
+def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal=True, gamma=80, margin=0.4):
+    """The circle loss of L2-normalized embeddings ``y_pred`` with integer labels (Sun et al.)."""
+    return circle_with_mask(y_true, y_pred, ref_labels, ref_embeddings, remove_diagonal, gamma, margin)[0]

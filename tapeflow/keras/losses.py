@@ -297,6 +297,34 @@ class Dice(LossFunctionWrapper):
         self.axis = axis
 
 
+class Circle(LossFunctionWrapper):
+    """The circle loss of embeddings; samples whose loss is 0 are masked out of the mean, as
+    Keras 3 masks them."""
+
+    def __init__(self, gamma=80.0, margin=0.4, remove_diagonal=True, reduction="sum_over_batch_size",
+                 name="circle", dtype=None):
+        super().__init__(F.circle, name=name, reduction=reduction, dtype=dtype, gamma=gamma, margin=margin,
+                         remove_diagonal=remove_diagonal)
+        self.gamma, self.margin, self.remove_diagonal = gamma, margin, remove_diagonal
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        y_pred = _float(y_pred, self.dtype)
+        losses, mask = F.circle_with_mask(y_true, y_pred, gamma=self.gamma, margin=self.margin,
+                                          remove_diagonal=self.remove_diagonal)
+        if self.reduction in ("mean", "sum_over_batch_size"):
+            total = M.cast(int(mask.shape[0]), losses.dtype)
+            valid = R.reduce_sum(M.cast(mask, losses.dtype))
+            weight = M.where(mask, M.add(M.multiply(losses, 0.0), divide_no_nan(total, valid)),
+                             M.multiply(losses, 0.0))
+        else:
+            weight = M.cast(mask, losses.dtype)
+        if sample_weight is not None:
+            sample_weight = _float(sample_weight, losses.dtype)
+            weight, sample_weight = squeeze_or_expand_to_same_rank(weight, sample_weight)
+            weight = M.multiply(sample_weight, weight)
+        return reduce_weighted_values(losses, weight, self.reduction, self.dtype)
+
+
 class Reduction:
     """The reduction names ``Loss`` accepts (Keras 2's ``losses.Reduction``, kept by TF 2.21)."""
     AUTO = "auto"
@@ -324,7 +352,7 @@ kl_divergence = kld = KLD = kullback_leibler_divergence = F.kl_divergence
 poisson = F.poisson
 binary_focal_crossentropy = F.binary_focal_crossentropy
 categorical_focal_crossentropy = F.categorical_focal_crossentropy
-dice, tversky = F.dice, F.tversky
+dice, tversky, circle = F.dice, F.tversky, F.circle
 categorical_generalized_cross_entropy = F.categorical_generalized_cross_entropy
 
 
@@ -335,7 +363,7 @@ FUNCTIONS = {f.__name__: f for f in (
     sparse_categorical_crossentropy, mean_absolute_percentage_error, mean_squared_logarithmic_error,
     cosine_similarity, huber, log_cosh, hinge, squared_hinge, categorical_hinge, kl_divergence, poisson,
     binary_focal_crossentropy, categorical_focal_crossentropy, dice, tversky,
-    categorical_generalized_cross_entropy)}
+    categorical_generalized_cross_entropy, circle)}
 FUNCTIONS.update({"mse": mean_squared_error, "mae": mean_absolute_error, "MSE": mean_squared_error,
                   "MAE": mean_absolute_error, "bce": binary_crossentropy, "BCE": binary_crossentropy,
                   "kld": kl_divergence, "KLD": kl_divergence, "mape": mean_absolute_percentage_error,
@@ -347,7 +375,7 @@ CLASSES = {c.__name__: c for c in (
     SparseCategoricalCrossentropy, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
     CosineSimilarity, Huber, LogCosh, Hinge, SquaredHinge, CategoricalHinge, KLDivergence, Poisson,
     BinaryFocalCrossentropy, CategoricalFocalCrossentropy, Dice, Tversky,
-    CategoricalGeneralizedCrossEntropy)}
+    CategoricalGeneralizedCrossEntropy, Circle)}
 
 
 def serialize(loss):

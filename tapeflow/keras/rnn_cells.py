@@ -16,7 +16,9 @@ from ..ops import linalg as L
 from ..ops import math as M
 from .. import random as _random
 from ..runtime.tensor import STATE_paused, constant
+from . import constraints as constraints_module
 from . import initializers, serialization
+from . import regularizers as regularizers_module
 from .layers import Layer, get_activation, serialize_activation
 from .random_bits import SeedGenerator
 
@@ -65,12 +67,6 @@ def serialize_initializer(init):
         return {"module": "keras.initializers", "class_name": "Orthogonal",
                 "config": init.get_config(), "registered_name": None}
     return initializers.serialize(init)
-
-
-def _no_extras(**kwargs):
-    if any(v is not None for v in kwargs.values()):
-        raise NotImplementedError(f"tapeflow's recurrent layers have no "
-                                  f"{', '.join(k for k, v in kwargs.items() if v is not None)} yet")
 
 
 # -- dropout masks shared by the steps of one sequence --------------------------------------
@@ -126,10 +122,13 @@ class _Cell(Layer, DropoutRNNCell):
         if units <= 0:
             raise ValueError(f"Received an invalid value for argument `units`, expected a "
                              f"positive integer, got {units}.")
-        _no_extras(kernel_regularizer=kernel_regularizer,
-                   recurrent_regularizer=recurrent_regularizer, bias_regularizer=bias_regularizer,
-                   kernel_constraint=kernel_constraint, recurrent_constraint=recurrent_constraint,
-                   bias_constraint=bias_constraint)
+        R, C = regularizers_module.get, constraints_module.get
+        self.kernel_regularizer, self.recurrent_regularizer = (R(kernel_regularizer),
+                                                               R(recurrent_regularizer))
+        self.bias_regularizer = R(bias_regularizer)
+        self.kernel_constraint, self.recurrent_constraint = (C(kernel_constraint),
+                                                             C(recurrent_constraint))
+        self.bias_constraint = C(bias_constraint)
         self.units = int(units)
         self.activation = get_activation(activation)
         self.use_bias = use_bias
@@ -161,12 +160,17 @@ class _Cell(Layer, DropoutRNNCell):
     def build(self, input_shape):
         input_dim = input_shape[-1]
         self.kernel = self.add_weight(name="kernel", shape=(input_dim, self.GATES * self.units),
-                                      initializer=self.kernel_initializer)
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
         self.recurrent_kernel = self.add_weight(
             name="recurrent_kernel", shape=(self.units, self.GATES * self.units),
-            initializer=self.recurrent_initializer)
+            initializer=self.recurrent_initializer, regularizer=self.recurrent_regularizer,
+            constraint=self.recurrent_constraint)
         self.bias = (self.add_weight(name="bias", shape=self._bias_shape(),
-                                     initializer=self._bias_init())
+                                     initializer=self._bias_init(),
+                                     regularizer=self.bias_regularizer,
+                                     constraint=self.bias_constraint)
                      if self.use_bias else None)
         self.built = True
 
@@ -179,9 +183,13 @@ class _Cell(Layer, DropoutRNNCell):
                 "kernel_initializer": serialize_initializer(self.kernel_initializer),
                 "recurrent_initializer": serialize_initializer(self.recurrent_initializer),
                 "bias_initializer": serialize_initializer(self.bias_initializer),
-                "kernel_regularizer": None, "recurrent_regularizer": None,
-                "bias_regularizer": None, "kernel_constraint": None,
-                "recurrent_constraint": None, "bias_constraint": None,
+                "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
+                "recurrent_regularizer": regularizers_module.serialize(
+                    self.recurrent_regularizer),
+                "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
+                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
+                "recurrent_constraint": constraints_module.serialize(self.recurrent_constraint),
+                "bias_constraint": constraints_module.serialize(self.bias_constraint),
                 "dropout": self.dropout, "recurrent_dropout": self.recurrent_dropout,
                 "seed": self.seed}
 

@@ -142,11 +142,13 @@ def _serve():
                 t0 = time.perf_counter()
                 program = t._compile_here(t.graph, t.name, log=False)
                 stats = answer["stats"]
+                again = getattr(program, "stats", lambda: {})().get("cache_misses")
                 compile_log.record(
                     "compile", t.name, [v.aval for v in t.graph.inputs], answer["seconds"],
                     "miss" if stats["cache_misses"] else "hit",
                     "interpreter" if program.fallback else "numba",
-                    f"background process; loaded here in {time.perf_counter() - t0:.2f} s")
+                    f"background process; loaded here in {time.perf_counter() - t0:.2f} s"
+                    + ("; COMPILED AGAIN here: the cache entry was gone" if again else ""))
             error = None
         except Exception as e:   # noqa: BLE001 - reported as the warning, the function goes on
             program, error = None, f"{type(e).__name__}: {e}"
@@ -264,6 +266,7 @@ def _stop_worker():
             left = sorted(_unsent, key=lambda t: t._started)
             _unsent.clear()
     if not left:
+        compile_queue.detach()
         return
     try:
         folder = _folder()
@@ -272,3 +275,4 @@ def _stop_worker():
         compile_queue.ensure_worker(folder)
     except Exception:   # noqa: BLE001, S110 - best effort at exit: the next process compiles
         pass
+    compile_queue.detach()

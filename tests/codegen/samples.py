@@ -230,5 +230,16 @@ def extra_samples():
         Sample("SquaredDifference", [i32, pos], {}),
         Sample("Betainc", [np.array([0.5, 2.0, -1.0, 3.0]), np.float64(1.5),
                            np.array([0.3, 0.9, 0.5, 1.0])], {}),
+        # scans, indexing, sorting (issue 29): integer dtypes and the non-differentiable ops
+        Sample("Cumsum", [i32], {"axis": 0, "exclusive": True, "reverse": False}),
+        Sample("Cumprod", [i8], {"axis": 1, "exclusive": False, "reverse": True}),
+        Sample("ReverseV2", [b1], {"axis": (0, 1)}), Sample("Roll", [i32], {"shift": (5,), "axis": (1,)}),
+        Sample("GatherNd", [i32, np.array([[2, 3], [0, 0]], np.int64)], {}),
+        Sample("TensorScatterUpdate", [b1, np.array([[1], [1]], np.int32), np.ones((2, 4), bool)], {}),
+        Sample("TensorScatterMax", [i32, np.array([[0, 1], [2, 2]], np.int32), pos[:2]], {}),
+        Sample("TopKV2", [np.array([[1, 3, 3, 2], [4, 4, 4, 0]], np.int32)],
+               {"k": 3, "sorted": True, "index_type": D.int64}),
+        Sample("InTopKV2", [np.array([[0.1, 0.9, 0.5], [0.2, NAN, 0.6], [1.0, 1.0, 1.0]], np.float32),
+                            np.array([1, 0, 2], np.int32)], {"k": 1}),
     ]
     return out

@@ -259,10 +259,11 @@ def test_the_source_reads_run_time_sizes_from_arrays():
     assert set(re.findall(r"\b(v[a-z]+)\.shape\[", entry)) <= params
 
 
-def _loop_lines(source, op):
+def _loop_lines(gen, op):
     """Code lines of ``op``'s nodes inside a loop (indented past the function body)."""
-    return [ln.split("  # ")[0] for ln in source.splitlines()
-            if f"= {op}" in ln.split("  # ")[-1] and len(ln) - len(ln.lstrip()) > 4]
+    lines = gen.source.splitlines()
+    return [lines[n - 1].split("  # ")[0] for n, node in sorted(gen.line_nodes.items())
+            if node.op == op and len(lines[n - 1]) - len(lines[n - 1].lstrip()) > 4]
 
 
 def test_the_list_grows_into_spare_rows_and_is_written_in_place():
@@ -270,8 +271,8 @@ def test_the_list_grows_into_spare_rows_and_is_written_in_place():
     reallocated only when full, at twice its rows (amortised O(1) per write, not a copy of the
     list per iteration), and the element is written in place."""
     graph = optimize(tf.function(rnn).get_concrete_function(tf.constant(X), tf.constant(4)).graph)
-    source = generate(graph, "rnn").source
-    concat, write = _loop_lines(source, "ConcatV2"), _loop_lines(source, "TensorListSetItem")
+    gen = generate(graph, "rnn")
+    concat, write = _loop_lines(gen, "ConcatV2"), _loop_lines(gen, "TensorListSetItem")
     allocs = [ln for ln in concat if "np.empty(" in ln]
     assert len(allocs) == 1 and "2 * cap" in allocs[0]
     depth = len(allocs[0]) - len(allocs[0].lstrip())

@@ -57,6 +57,8 @@ def test_first_calls_run_the_interpreter_then_the_compiled_program_takes_over(ti
     assert isinstance(cf._program, backend.Interpreted) or cf._tiered.ready.is_set()
     assert cf.wait_compiled(WAIT), cf._tiered.error
     assert isinstance(cf._program, Program) and cf._program.fallback is None
+    # loaded from the disk cache the worker filled, never compiled again here (issue 26.5)
+    assert cf._program.stats()["cache_misses"] == 0, cf._program.stats()
     assert cf.fast.__globals__["run"] is cf._program     # the fast path calls it directly
     after = f(x)
     for a, b in zip(first, after, strict=True):

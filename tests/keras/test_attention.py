@@ -28,6 +28,19 @@ def test_eager_matches_tensorflow(name):
 
 @pytest.mark.parametrize("name", sorted(FACTS))
 def test_function_matches_tensorflow(name):
+    check(in_function(name, jit_compile=False), name)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("error::tapeflow.codegen.generate.InterpreterFallbackWarning")
+@pytest.mark.parametrize("name", ["mha_causal", "mha_attention_mask_scores", "mha_axes", "gqa",
+                                  "attention_scaled_masks", "additive", "group_norm"])
+def test_compiled_matches_tensorflow(name):
+    """The Numba program of the layer's forward and gradient (compiled == eager == TF)."""
+    check(in_function(name, jit_compile=True), name)
+
+
+def in_function(name, jit_compile):
     make, call, used = CASES[name]
     values = tensors()
     t = {k: tf.constant(v) for k, v in values.items()}
@@ -36,7 +49,7 @@ def test_function_matches_tensorflow(name):
     for k, w in enumerate(layer.weights):
         w.assign(weight_value(k, tuple(w.shape)))
 
-    @tf.function(jit_compile=False)
+    @tf.function(jit_compile=jit_compile)
     def step(t):
         sources = [t[n] for n in used]
         with tf.GradientTape() as tape:
@@ -47,7 +60,7 @@ def test_function_matches_tensorflow(name):
         grads = tape.gradient(loss, sources + list(layer.weights))
         return flat, grads[:len(sources)], grads[len(sources):]
 
-    check(step(t), name)
+    return step(t)
 
 
 def test_softmax_masked_rows():
@@ -127,3 +140,46 @@ def test_transformer_encoder_block_trains_with_fit(numpy_backend):
     model.compile(optimizer=tf.keras.optimizers.Adam(0.01), loss="binary_crossentropy")
     losses = model.fit(x, y, epochs=10, batch_size=16, verbose=0).history["loss"]
     assert losses[-1] < 0.6 * losses[0], losses
+
+
+def test_transformer_encoder_block_fit_follows_tensorflow(numpy_backend):
+    """The encoder block from fixed weights, SGD, no shuffling: TF 2.21's per-epoch losses."""
+    L = tf.keras.layers
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 10, (32, 5)).astype(np.int32)
+    y = ((x == 1).sum(1) > (x == 2).sum(1)).astype(np.float32)
+    inp = tf.keras.Input((5,), dtype="int32")
+    h = L.Embedding(10, 8)(inp)
+    a = L.MultiHeadAttention(num_heads=2, key_dim=4)(h, h, use_causal_mask=True)
+    h = L.LayerNormalization()(L.Add()([h, a]))
+    f = L.Dense(8)(L.Dense(16, activation="relu")(h))
+    h = L.LayerNormalization()(L.Add()([h, f]))
+    model = tf.keras.Model(inp, L.Dense(1, activation="sigmoid")(L.Flatten()(h)))
+    for k, w in enumerate(model.weights):
+        w.assign(weight_value(k, tuple(w.shape)))
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="binary_crossentropy")
+    losses = model.fit(x, y, epochs=4, batch_size=16, shuffle=False, verbose=0).history["loss"]
+    np.testing.assert_allclose(losses, [0.5855403, 0.528999, 0.4997396, 0.4825457], rtol=1e-5)
+
+
+def test_regularizers_reach_the_projections():
+    L = tf.keras.layers
+    mha = L.MultiHeadAttention(2, 3, kernel_regularizer=tf.keras.regularizers.L2(0.1),
+                               bias_constraint=tf.keras.constraints.NonNeg())
+    q = tf.constant(tensors()["q"])
+    mha(q, q)
+    kernels = [w for w in mha.weights if "kernel" in w.name]
+    np.testing.assert_allclose(float(tf.add_n(mha.losses)),
+                               sum(0.1 * np.sum(k.numpy() ** 2) for k in kernels), rtol=1e-5)
+    config = mha.get_config()
+    assert config["kernel_regularizer"]["class_name"] == "L2"
+    assert L.MultiHeadAttention.from_config(config).get_config()["bias_constraint"] == \
+        config["bias_constraint"]
+    dense = L.EinsumDense("ab,bc->ac", 3, kernel_regularizer="l2")
+    dense(tf.ones((1, 2)))
+    assert len(dense.losses) == 1
+    norm = L.GroupNormalization(2, gamma_regularizer="l2")
+    norm(tf.ones((1, 4)))
+    assert len(norm.losses) == 1
+    assert L.GroupNormalization.from_config(norm.get_config()).get_config()[
+        "gamma_regularizer"] == norm.get_config()["gamma_regularizer"]

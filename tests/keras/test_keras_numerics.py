@@ -153,3 +153,24 @@ def test_schedule_runs_inside_one_compiled_step():
     assert len(traces) == 1
     with pytest.raises(TypeError):
         opt.learning_rate = 0.5
+
+
+# TF 2.21's keras.losses.Circle(**kwargs)(labels, emb) and with sample weights w
+CIRCLE_FACTS = [({}, 17.414031982421875, 14.568168640136719),
+                ({"gamma": 10.0, "margin": 0.25}, 4.152234077453613, 3.98441481590271),
+                ({"remove_diagonal": False}, 17.95734214782715, 16.050596237182617),
+                ({"reduction": "sum"}, 69.6561279296875, 58.272682189941406)]
+CIRCLE_PER_SAMPLE = [43.65766143798828, 22.76888656616211, 0.000989250373095274, 0.0, 3.2285943031311035, 0.0]
+
+
+def test_circle_loss_matches_tf():
+    rng = np.random.RandomState(0)
+    emb = rng.randn(6, 4).astype("float32")
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    labels = np.array([0, 1, 0, 2, 1, 3], np.int32)
+    w = np.array([1.0, 0.5, 2.0, 1.0, 1.0, 3.0], np.float32)
+    for kwargs, value, weighted in CIRCLE_FACTS:
+        loss = tf.keras.losses.Circle(**kwargs)
+        _close(loss(labels, emb), value)
+        _close(loss(labels, emb, sample_weight=w), weighted)
+    _close(tf.keras.losses.circle(labels, emb), CIRCLE_PER_SAMPLE)

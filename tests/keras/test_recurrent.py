@@ -235,3 +235,35 @@ def test_model_with_sequence_layers_saves_and_loads(tmp_path):
     model.save(tmp_path / "m.keras")
     loaded = tf.keras.models.load_model(tmp_path / "m.keras")
     np.testing.assert_array_equal(loaded(x).numpy(), model(x).numpy())
+
+
+def test_text_classifier_fit_follows_tensorflow(numpy_backend):
+    """Embedding -> Bidirectional(LSTM) -> Dense from fixed weights, SGD, no shuffling: the
+    per-epoch losses are TF 2.21's."""
+    L = tf.keras.layers
+    rng = np.random.default_rng(0)
+    x = rng.integers(2, 12, (48, 6)).astype(np.int32)
+    y = rng.random(48) < 0.5
+    x[y, rng.integers(0, 6, y.sum())] = 1
+    model = tf.keras.Sequential([tf.keras.Input((6,), dtype="int32"), L.Embedding(12, 4),
+                                 L.Bidirectional(L.LSTM(3)), L.Dense(1, activation="sigmoid")])
+    for k, w in enumerate(model.weights):
+        w.assign(weight_value(k, tuple(w.shape)))
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.5), loss="binary_crossentropy")
+    losses = model.fit(x, y.astype(np.float32), epochs=4, batch_size=16, shuffle=False,
+                       verbose=0).history["loss"]
+    np.testing.assert_allclose(losses, [0.6931501, 0.6927195, 0.6924189, 0.6921845], rtol=1e-6)
+
+
+def test_regularizers_and_constraints_reach_the_cell_weights():
+    L = tf.keras.layers
+    layer = L.LSTM(2, kernel_regularizer=tf.keras.regularizers.L2(0.01),
+                   recurrent_constraint=tf.keras.constraints.NonNeg())
+    layer(tf.constant(inputs()[0]))
+    np.testing.assert_allclose(float(layer.losses[0]),
+                               0.01 * np.sum(layer.weights[0].numpy() ** 2), rtol=1e-6)
+    config = layer.get_config()
+    assert config["kernel_regularizer"]["class_name"] == "L2"
+    assert config["recurrent_constraint"]["class_name"] == "NonNeg"
+    copy = L.LSTM.from_config(config)
+    assert copy.get_config()["kernel_regularizer"] == config["kernel_regularizer"]

@@ -5,4 +5,4 @@ tensors a gradient touches (and hence None versus zeros at second order) is
 the same as in TensorFlow. Broadcasting is undone by the tape, not by rules.
 The If and While rules are built by tracing, so ``tracer.control_grads`` registers them.
 """
-from . import array, custom, io, linalg, lists, math, nn, reduce, special  # noqa: F401
+from . import array, custom, io, linalg, indexing, lists, math, nn, reduce, scan, sort, special  # noqa: F401

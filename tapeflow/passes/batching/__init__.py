@@ -8,6 +8,6 @@ Rules are declared per op family, like kernels, gradient rules and codegen templ
 ``tests/passes/test_vectorize.py`` checks every rule against the loop on random inputs.
 """
 from .registry import BATCHERS, batching, shift_axis
-from . import array, control, elementwise, io, linalg, lists, nn, reduce  # noqa: F401  (register the rules)
+from . import array, control, elementwise, io, linalg, lists, nn, reduce, scan, indexing, sort  # noqa: F401  (register the rules)
 
 __all__ = ["BATCHERS", "batching", "shift_axis"]

@@ -1,2 +1,2 @@
 """NumPy kernels by family; importing this package fills ``registry.KERNELS``."""
-from . import array, control, custom, io, linalg, lists, loops, math, nn, reduce, special  # noqa: F401
+from . import array, control, custom, io, linalg, indexing, lists, loops, math, nn, reduce, scan, sort, special  # noqa: F401
