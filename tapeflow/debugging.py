@@ -2,3 +2,7 @@
 from .autodiff.explain import NoneGradientWarning, explain_none_gradients
 
 __all__ = ["explain_none_gradients", "NoneGradientWarning"]
+from .ops.checks import *  # noqa: F401,F403,E402
+from .ops import checks as _checks  # noqa: E402
+
+__all__ = __all__ + _checks.__all__

@@ -9,6 +9,7 @@ from numba import njit, types
 
 from ..runtime.printing import print_values  # noqa: F401  (PrintV2's template calls it in objmode)
 from .blas import dot, dot_into  # noqa: F401  (generated code calls rt.dot)
+from .linalg_rt import *  # noqa: F401,F403  (the linear algebra templates' helpers)
 
 _JIT = dict(cache=True, error_model="numpy", nogil=True)
 
@@ -193,7 +194,7 @@ def det(a):
 
 @njit(**_JIT)
 def cholesky(a):
-    return np.ascontiguousarray(np.linalg.cholesky(a))
+    return cholesky_or_nan(a)  # noqa: F405
 
 
 # -- special functions (their own module: special_math.py) ------------------------------------

@@ -15,7 +15,6 @@ from . import conv_layers, pooling_layers
 
 serialization.register_builtin(*rnn_cells.CELLS, *recurrent.CLASSES, *wrappers.CLASSES,
                                *attention.CLASSES, *normalization_layers.CLASSES)
-serialization.register_builtin(*misc_layers.CLASSES)
 
 # ``keras.layers`` holds every layer class; most are written in core_layers.py and normalization.py
 layers.Input, layers.InputLayer = Input, InputLayer
@@ -23,9 +22,6 @@ for _cls in (normalization.CLASSES + core_layers.CLASSES + rnn_cells.CELLS + rec
              + wrappers.CLASSES + attention.CLASSES + normalization_layers.CLASSES):
     setattr(layers, _cls.__name__, _cls)
     layers.__all__.append(_cls.__name__)
-for _obj in misc_layers.CLASSES + misc_layers.FUNCTIONS:     # activations, merges, noise, ...
-    setattr(layers, _obj.__name__, _obj)
-    layers.__all__.append(_obj.__name__)
 layers.serialize, layers.deserialize = serialization.serialize, serialization.deserialize
 # the convolution, pooling and spatial layers, and Keras' aliases of them (Conv2D's Convolution2D)
 serialization.register_builtin(*conv_layers.CLASSES, *pooling_layers.CLASSES)
@@ -125,3 +121,13 @@ __all__ = ["layers", "optimizers", "initializers", "backend", "losses", "metrics
            "Optimizer", "Initializer", "Regularizer", "InputSpec", "Variable", "device", "name_scope",
            "version", "remat",
            "models", "saving", "Model", "Sequential", "Input"]
+
+
+# misc_layers.py's layers (activations, merges, noise, ...) last, and only under names no other
+# module provides (the spatial layers of issue 27 keep theirs)
+for _obj in misc_layers.CLASSES + misc_layers.FUNCTIONS:
+    if not hasattr(layers, _obj.__name__):
+        setattr(layers, _obj.__name__, _obj)
+        layers.__all__.append(_obj.__name__)
+        if isinstance(_obj, type):
+            serialization.register_builtin(_obj)
