@@ -203,3 +203,5 @@ from .special_math import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc
 from .scan_helpers import cumlogsumexp3, cumprod3, cumsum3  # noqa: E402,F401
 from .index_helpers import gather_nd, scatter_nd  # noqa: E402,F401
 from .index_helpers import in_top_k, top_k  # noqa: E402,F401
+from .conv_loops import (conv_direct, conv_filter_gemm, conv_gemm, conv_input_gemm,  # noqa: E402,F401
+                         pool_avg, pool_max, pool_max_grad)  # (generated code calls rt.conv_*, rt.pool_*)

@@ -16,3 +16,4 @@ from . import elementwise, reduce, array, linalg, linalg_decomp, nn, custom, con
 from . import shape_tensors  # noqa: F401  (fill CODEGEN: ops taking a shape as a tensor)
 
 __all__ = ["CODEGEN", "Template", "reduce_op", "scalar_op", "stmt_op"]
+from . import conv  # noqa: F401  (the convolution and pooling family)

@@ -1,2 +1,3 @@
 """Op definitions by family; importing this package registers every OpDef."""
 from . import array, control, custom, io, linalg, indexing, lists, loops, math, nn, reduce, scan, sort, special  # noqa: F401
+from . import conv  # noqa: F401  (the convolution and pooling family)
