@@ -1,12 +1,10 @@
-"""``tf.autograph``: the converted source of a function (``to_code``), the converted function
-itself (``to_graph``), ``trace``, ``set_verbosity``, and ``experimental.do_not_convert``."""
+"""``tf.autograph``: the converted source of a function (``to_code``), and ``do_not_convert``."""
 from __future__ import annotations
 
 from collections.abc import Callable
 import types as _types
 
-from .tracer import convert as _convert
-from .tracer.convert import do_not_convert, to_code as _to_code
+from .tracer.convert import converted as _converted, do_not_convert, to_code as _to_code
 from .tracer.pywhile import set_loop_options
 
 experimental = _types.SimpleNamespace(do_not_convert=do_not_convert,
@@ -29,32 +27,30 @@ def to_code(entity: Callable, recursive: bool = True, experimental_optional_feat
     return _to_code(entity)
 
 
-def to_graph(entity: Callable, recursive: bool = True,
-             experimental_optional_features=None) -> Callable:
-    """``entity`` (a function, method or ``tf.function``) with its Python control flow
-    converted, as ``to_code`` shows it: called on tensors inside a trace, its ``if`` and
-    ``while`` on tensors become ``tf.cond``/``tf.while_loop``; outside one it runs as Python.
-    A function with nothing to convert comes back as it is.
+_verbosity = [0]
 
-    >>> def absolute(x):
-    ...     if x > 0:
-    ...         return x
-    ...     return -x
-    >>> g = tf.autograph.to_graph(absolute)
-    >>> g(tf.constant(-2.0))
-    <tf.Tensor: shape=(), dtype=float32, numpy=2.0>
-    >>> tf.function(g)(tf.constant(-3.0))
-    <tf.Tensor: shape=(), dtype=float32, numpy=3.0>
+
+def to_graph(entity: Callable, recursive: bool = True, experimental_optional_features=None) -> Callable:
+    """``entity`` converted as ``tf.function`` converts it: a function whose ``if``/``while``/
+    ``for`` on tensors become graph control flow when traced (TF's ``tf.autograph.to_graph``).
+
+    >>> g = tf.autograph.to_graph(lambda x: x * 2)
+    >>> g(tf.constant(3))
+    <tf.Tensor: shape=(), dtype=int32, numpy=6>
     """
-    fn = getattr(entity, "python_function", entity)
-    if not callable(fn):
-        raise TypeError(f"to_graph: {entity!r} is not callable")
-    return _convert.converted(fn)
+    return _converted(entity)
+
+
+def set_verbosity(level: int, alsologtostdout: bool = False) -> None:
+    """How much the converter reports (recorded; tapeflow's converter logs nothing more).
+
+    >>> tf.autograph.set_verbosity(0)
+    """
+    _verbosity[0] = int(level)
 
 
 def trace(*args) -> None:
-    """Print ``args`` when the code runs in Python: eagerly each call, in a function once per
-    trace (symbolic tensors print as such), as TensorFlow's ``tf.autograph.trace``.
+    """Prints ``args`` when called, as TF's ``tf.autograph.trace`` does in Python.
 
     >>> tf.autograph.trace("x is", 3)
     x is 3
@@ -62,14 +58,4 @@ def trace(*args) -> None:
     print(*args)
 
 
-def set_verbosity(level: int, alsologtostdout: bool = False) -> None:
-    """Log AutoGraph's conversions to stderr (and stdout with ``alsologtostdout``): from
-    ``level`` 1 which functions were converted and why not, from 2 the converted source.
-    0 (the default) is silent. Each function logs when it is first converted.
-
-    >>> tf.autograph.set_verbosity(0)
-    """
-    _convert.verbosity[:] = [int(level), bool(alsologtostdout)]
-
-
-__all__ = ["to_code", "to_graph", "trace", "set_verbosity", "do_not_convert", "experimental"]
+__all__ = ["to_code", "do_not_convert", "experimental", "to_graph", "set_verbosity", "trace"]

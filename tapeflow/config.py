@@ -42,134 +42,13 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
 
 
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
-    """The CPU as a logical device, as TensorFlow lists it (no GPU or TPU); as many CPUs as
-    ``set_logical_device_configuration`` split it into.
+    """The CPU as a logical device, as TensorFlow lists it (no GPU or TPU).
 
     >>> tf.config.list_logical_devices("CPU")
     [LogicalDevice(name='/device:CPU:0', device_type='CPU')]
     """
-    if device_type not in (None, "CPU"):
-        return []
-    n = len(_logical_config) if _logical_config else 1
-    return [LogicalDevice(f"/device:CPU:{i}", "CPU") for i in range(n)]
-
-
-class LogicalDeviceConfiguration(NamedTuple):
-    """How to split a physical device into logical ones (TensorFlow's
-    ``tf.config.LogicalDeviceConfiguration``); on the CPU only their number counts.
-
-    >>> tf.config.LogicalDeviceConfiguration(memory_limit=5)
-    LogicalDeviceConfiguration(memory_limit=5, experimental_priority=None, experimental_device_ordinal=None)
-    """
-    memory_limit: int | None = None
-    experimental_priority: int | None = None
-    experimental_device_ordinal: int | None = None
-
-
-_CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
-_logical_config: list[LogicalDeviceConfiguration] | None = None
-_soft_placement = True
-
-
-def _check_device(device):
-    if not isinstance(device, PhysicalDevice) or device != _CPU:
-        raise ValueError(f"Unrecognized device: {device!r}")
-
-
-def get_logical_device_configuration(device: PhysicalDevice) -> list | None:
-    """The logical devices ``device`` is split into, or None if it was never split.
-
-    >>> cpu = tf.config.list_physical_devices("CPU")[0]
-    >>> tf.config.get_logical_device_configuration(cpu) is None
-    True
-    """
-    _check_device(device)
-    return None if _logical_config is None else list(_logical_config)
-
-
-def set_logical_device_configuration(device: PhysicalDevice, logical_devices: list | None) -> None:
-    """Split the CPU into ``len(logical_devices)`` logical CPUs ``/device:CPU:0``, ...
-    (as TensorFlow does to test distribution on one machine); None undoes it. They share
-    the one NumPy/Numba runtime, so the split changes names, not speed.
-
-    >>> cpu = tf.config.list_physical_devices("CPU")[0]
-    >>> c = tf.config.LogicalDeviceConfiguration()
-    >>> tf.config.set_logical_device_configuration(cpu, [c, c])
-    >>> [d.name for d in tf.config.list_logical_devices()]
-    ['/device:CPU:0', '/device:CPU:1']
-    >>> tf.config.set_logical_device_configuration(cpu, None)
-    """
-    global _logical_config
-    _check_device(device)
-    if logical_devices is None:
-        _logical_config = None
-        return
-    logical_devices = list(logical_devices)
-    if not all(isinstance(d, LogicalDeviceConfiguration) for d in logical_devices):
-        raise ValueError(f"logical_devices must be LogicalDeviceConfiguration objects, got "
-                         f"{logical_devices!r}")
-    _logical_config = logical_devices or None
-
-
-def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
-    """The physical devices the runtime may use: the CPU (no GPU or TPU here).
-
-    >>> tf.config.get_visible_devices()
-    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
-    >>> tf.config.get_visible_devices("GPU")
-    []
-    """
-    return list_physical_devices(device_type)
-
-
-def set_visible_devices(devices, device_type: str | None = None) -> None:
-    """Say which physical devices the runtime may use. The CPU cannot be hidden: as in
-    TensorFlow, leaving it out of ``devices`` keeps it visible.
-
-    >>> tf.config.set_visible_devices(tf.config.list_physical_devices("CPU"))
-    """
-    devices = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
-    for d in devices:
-        _check_device(d)
-        if device_type is not None and d.device_type != device_type:
-            raise ValueError(f"Device {d!r} is not of type {device_type!r}")
-
-
-def get_soft_device_placement() -> bool:
-    """Whether an op that cannot run on the requested device runs elsewhere (default True).
-    tapeflow runs everything on the CPU, whatever ``tf.device`` names.
-
-    >>> tf.config.get_soft_device_placement()
-    True
-    """
-    return _soft_placement
-
-
-def set_soft_device_placement(enabled: bool) -> None:
-    """Set what ``get_soft_device_placement`` answers (TensorFlow's switch; tapeflow places
-    every op on the CPU either way).
-
-    >>> tf.config.set_soft_device_placement(True)
-    """
-    global _soft_placement
-    _soft_placement = bool(enabled)
-
-
-def experimental_run_functions_eagerly(run_eagerly: bool) -> None:
-    """The deprecated name of ``run_functions_eagerly``.
-
-    >>> tf.config.experimental_run_functions_eagerly(False)
-    """
-    run_functions_eagerly(run_eagerly)
-
-
-def experimental_functions_run_eagerly() -> bool:
-    """The deprecated name of ``functions_run_eagerly``.
-
-    >>> tf.config.experimental_functions_run_eagerly()
-    False
-    """
-    return functions_run_eagerly()
+    cpu = LogicalDevice("/device:CPU:0", "CPU")
+    return [cpu] if device_type in (None, "CPU") else []
 
 
 class _Threading:
@@ -202,10 +81,113 @@ class _Threading:
 
 threading = _Threading()
 
+
+# -- device configuration of the one CPU (issue 29) -----------------------------------------
+
+class LogicalDeviceConfiguration(NamedTuple):
+    """How a physical device is split into logical ones (TF's; tapeflow runs every logical CPU
+    on the same one, so the settings are recorded, not enforced).
+
+    >>> tf.config.LogicalDeviceConfiguration(memory_limit=10).memory_limit
+    10
+    """
+    memory_limit: int | None = None
+    experimental_priority: int | None = None
+    experimental_device_ordinal: int | None = None
+
+
+_logical_configuration: dict = {}
+_soft_device_placement = [True]
+
+
+def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    """The physical devices ops may run on: the CPU.
+
+    >>> tf.config.get_visible_devices("GPU")
+    []
+    """
+    return list_physical_devices(device_type)
+
+
+def set_visible_devices(devices, device_type: str | None = None) -> None:
+    """Accepts the CPU (alone or in a list); a device that is not listed is a ValueError, and
+    hiding the CPU is refused (there would be nothing left to run on).
+
+    >>> tf.config.set_visible_devices(tf.config.list_physical_devices("CPU"))
+    """
+    devices = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
+    known = list_physical_devices()
+    for d in devices:
+        if d not in known:
+            raise ValueError(f"Unrecognized device: {d!r}")
+    if not any(d.device_type == "CPU" for d in devices) and device_type in (None, "CPU"):
+        raise ValueError("tapeflow runs on the CPU: the CPU cannot be made invisible")
+
+
+def get_logical_device_configuration(device: PhysicalDevice) -> list | None:
+    """The logical devices configured on ``device`` (None until set, as in TF).
+
+    >>> tf.config.get_logical_device_configuration(tf.config.list_physical_devices()[0]) is None
+    True
+    """
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    return _logical_configuration.get(device.name)
+
+
+def set_logical_device_configuration(device: PhysicalDevice, logical_devices) -> None:
+    """Records the split of ``device``; like TF after its runtime started, a different split
+    than the one recorded is a RuntimeError (every tapeflow op is the runtime).
+
+    >>> cpu = tf.config.list_physical_devices("CPU")[0]
+    >>> tf.config.set_logical_device_configuration(cpu, None)
+    """
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    logical_devices = list(logical_devices) if logical_devices is not None else None
+    current = _logical_configuration.get(device.name)
+    if current is not None and current != logical_devices:
+        raise RuntimeError("Virtual devices cannot be modified after being initialized")
+    _logical_configuration[device.name] = logical_devices
+
+
+def get_soft_device_placement() -> bool:
+    """Whether an op may fall back to another device (True, as TF's default; there is one).
+
+    >>> tf.config.get_soft_device_placement()
+    True
+    """
+    return _soft_device_placement[0]
+
+
+def set_soft_device_placement(enabled: bool) -> None:
+    """Records whether ops may fall back to another device (there is only the CPU).
+
+    >>> tf.config.set_soft_device_placement(True)
+    """
+    _soft_device_placement[0] = bool(enabled)
+
+
+def experimental_run_functions_eagerly(run_eagerly: bool) -> None:
+    """TF's deprecated name of ``run_functions_eagerly``.
+
+    >>> tf.config.experimental_run_functions_eagerly(False)
+    """
+    run_functions_eagerly(run_eagerly)
+
+
+def experimental_functions_run_eagerly() -> bool:
+    """TF's deprecated name of ``functions_run_eagerly``.
+
+    >>> tf.config.experimental_functions_run_eagerly()
+    False
+    """
+    return functions_run_eagerly()
+
 __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
            "run_functions_eagerly", "functions_run_eagerly", "set_log_compiles", "log_compiles",
-           "loop_memory", "threading", "LogicalDeviceConfiguration",
-           "get_logical_device_configuration", "set_logical_device_configuration",
-           "get_visible_devices", "set_visible_devices", "get_soft_device_placement",
+           "loop_memory", "threading", "LogicalDeviceConfiguration", "get_visible_devices",
+           "set_visible_devices", "get_logical_device_configuration",
+           "set_logical_device_configuration", "get_soft_device_placement",
            "set_soft_device_placement", "experimental_run_functions_eagerly",
            "experimental_functions_run_eagerly"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from .ir import dtypes as D
-from .ops import array as _array, math as _math, reduce as _reduce
 from .ops.creation import _shape
 from .runtime.tensor import Tensor, wrap
 
@@ -80,52 +79,77 @@ def uniform(shape, minval=0, maxval=None, dtype=D.float32, seed=None, name=None)
     return wrap(g.uniform(float(minval), float(maxval), _shape(shape)).astype(dt.np))
 
 
-def categorical(logits, num_samples: int, dtype=None, seed=None, name=None) -> Tensor:
-    """``num_samples`` class indices per row of ``logits`` ([batch, classes], unnormalized
-    log-probabilities): a [batch, num_samples] int64 tensor (``dtype``: int32 or int64).
-    The Gumbel-max trick on this module's generator: argmax of the logits plus Gumbel noise,
-    so it runs in functions too (where, as this module's other ops, the noise is drawn once
-    per trace); the draws are not TensorFlow's (its stateful streams are its own).
+def _values(x, what):
+    """The value of an eager tensor or array-like (random ops draw eagerly, see the module)."""
+    if hasattr(x, "aval") and not hasattr(x, "numpy"):
+        raise ValueError(f"tf.random: {what} must be known when the samples are drawn")
+    return np.asarray(x.numpy() if hasattr(x, "numpy") else x)
 
-    >>> tf.random.categorical(tf.math.log([[0.0, 1.0]]), 3, seed=1)
-    <tf.Tensor: shape=(1, 3), dtype=int64, numpy=array([[1, 1, 1]])>
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None) -> Tensor:
+    """``num_samples`` class indices per row of ``logits`` (unnormalized log-probabilities),
+    drawn by the Gumbel-max trick; int64 unless ``dtype`` says int32.
+
+    >>> tf.random.categorical(tf.math.log([[0.0, 1.0]]), 3, seed=1).numpy().tolist()
+    [[1, 1, 1]]
     """
-    dt = D.as_dtype(dtype or D.int64)
-    if dt not in (D.int32, D.int64):
-        raise ValueError(f"categorical: dtype must be int32 or int64, got {dt.name}")
-    logits = _math._tensor(logits)
-    if len(logits.shape) != 2:
-        raise ValueError(f"logits should be a matrix, got shape {logits.shape}")
-    batch, classes = logits.shape
+    z = _values(logits, "logits").astype(np.float64)
+    if z.ndim != 2:
+        raise ValueError(f"logits should be a matrix, got shape {list(z.shape)}")
     g = _generator(seed)
-    u = g.uniform(np.finfo(np.float64).tiny, 1.0, (batch, int(num_samples), classes))
-    gumbel = wrap((-np.log(-np.log(u))).astype(logits.dtype.np))
-    scores = _array.expand_dims(logits, 1) + gumbel
-    return _math.cast(_reduce.argmax(scores, axis=-1), dt)
+    gumbel = -np.log(-np.log(g.uniform(size=(z.shape[0], int(num_samples), z.shape[1]))))
+    draws = np.argmax(z[:, None, :] + gumbel, axis=-1)
+    dt = D.as_dtype(dtype) if dtype is not None else D.int64
+    return wrap(draws.astype(dt.np))
 
 
 def shuffle(value, seed=None, name=None) -> Tensor:
-    """``value`` with its first dimension randomly permuted (a gather by a permutation from
-    this module's generator; not TensorFlow's draw).
+    """``value`` with its first dimension randomly permuted.
 
-    >>> sorted(tf.random.shuffle(tf.range(5), seed=3).numpy().tolist())
-    [0, 1, 2, 3, 4]
+    >>> sorted(tf.random.shuffle(tf.constant([1, 2, 3]), seed=1).numpy().tolist())
+    [1, 2, 3]
     """
-    value = _math._tensor(value)
-    if not value.shape:
-        return value
-    n = value.shape[0]
-    if n is None:
-        raise ValueError("shuffle: the first dimension must be known")
-    perm = wrap(_generator(seed).permutation(int(n)).astype(np.int32))
-    return _array.gather(value, perm)
+    v = _values(value, "value")
+    if v.ndim == 0:
+        raise ValueError("shuffle needs a tensor of rank >= 1")
+    return wrap(np.ascontiguousarray(v[_generator(seed).permutation(v.shape[0])]))
 
 
-from .ops.random import (Algorithm, Generator, create_rng_state, fold_in,  # noqa: E402
+def gamma(shape, alpha, beta=None, dtype=D.float32, seed=None, name=None) -> Tensor:
+    """Gamma samples of concentration ``alpha`` and rate ``beta`` (1 by default), of shape
+    ``shape + broadcast(alpha, beta).shape``.
+
+    >>> tf.random.gamma([2], alpha=[1.0, 3.0], seed=1).shape
+    TensorShape([2, 2])
+    """
+    a = _values(alpha, "alpha").astype(np.float64)
+    b = np.ones_like(a) if beta is None else _values(beta, "beta").astype(np.float64)
+    a, b = np.broadcast_arrays(a, b)
+    out_shape = tuple(_shape(shape)) + a.shape
+    draws = _generator(seed).gamma(np.broadcast_to(a, out_shape), 1.0 / np.broadcast_to(b, out_shape))
+    return wrap(draws.astype(D.as_dtype(dtype).np))
+
+
+def poisson(shape, lam, dtype=D.float32, seed=None, name=None) -> Tensor:
+    """Poisson samples of rate ``lam``, of shape ``shape + lam.shape``.
+
+    >>> tf.random.poisson([3], 2.0, seed=1).shape
+    TensorShape([3])
+    """
+    lam = _values(lam, "lam").astype(np.float64)
+    out_shape = tuple(_shape(shape)) + lam.shape
+    draws = _generator(seed).poisson(np.broadcast_to(lam, out_shape))
+    return wrap(draws.astype(D.as_dtype(dtype).np))
+
+
+__all__ = ["set_seed", "normal", "truncated_normal", "uniform", "categorical", "shuffle", "gamma",
+           "poisson"]
+
+# TensorFlow's counter-based names, with its Philox numbers bit for bit (ops/random.py)
+from .ops.random import (Algorithm, Generator, create_rng_state, fold_in,  # noqa: E402,F401
                          get_global_generator, set_global_generator, split, stateless_normal,
                          stateless_truncated_normal, stateless_uniform)
 
-__all__ = ["set_seed", "normal", "truncated_normal", "uniform", "categorical", "shuffle",
-           "Algorithm", "Generator", "create_rng_state", "fold_in", "get_global_generator",
-           "set_global_generator", "split", "stateless_normal", "stateless_truncated_normal",
-           "stateless_uniform"]
+__all__ = __all__ + ["Algorithm", "Generator", "create_rng_state", "fold_in",
+                     "get_global_generator", "set_global_generator", "split", "stateless_normal",
+                     "stateless_truncated_normal", "stateless_uniform"]

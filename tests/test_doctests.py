@@ -34,7 +34,7 @@ MODULES = [
     "tapeflow.keras.recurrent", "tapeflow.keras.rnn_cells", "tapeflow.keras.wrappers",
     "tapeflow.keras.attention", "tapeflow.keras.normalization_layers",
     "tapeflow.nest", "tapeflow.autodiff.gradient_checker",
-    "tapeflow.ops.saturate_cast", "tapeflow.ops.debug", "tapeflow.tracer.graph_gradients",
+    "tapeflow.ops.saturate_cast", "tapeflow.tracer.graph_gradients",
     "tapeflow.tracer.switch_case", "tapeflow.autodiff.gradient_utils", "tapeflow.ops.grouping",
     "tapeflow.ops.static_values", "tapeflow.ops.scopes", "tapeflow.ops.random",
     "tapeflow.ops.tf_initializers",

@@ -9,14 +9,10 @@ from ..ops import array as A
 from ..ops import math as M
 from ..ops import reduce as R
 from ..runtime.tensor import TensorShape
+from . import constraints as constraints_module
 from . import initializers
+from . import regularizers as regularizers_module
 from .layers import InputSpec, Layer
-
-
-def _no_extras(what, **kwargs):
-    given = [k for k, v in kwargs.items() if v is not None]
-    if given:
-        raise NotImplementedError(f"tapeflow's {what} has no {', '.join(given)} yet")
 
 
 class GroupNormalization(Layer):
@@ -38,9 +34,10 @@ class GroupNormalization(Layer):
                              f"positive integer (or `-1` for instance normalization). "
                              f"Received: groups={groups}")
         super().__init__(**kwargs)
-        _no_extras("GroupNormalization", beta_regularizer=beta_regularizer,
-                   gamma_regularizer=gamma_regularizer, beta_constraint=beta_constraint,
-                   gamma_constraint=gamma_constraint)
+        self.beta_regularizer = regularizers_module.get(beta_regularizer)
+        self.gamma_regularizer = regularizers_module.get(gamma_regularizer)
+        self.beta_constraint = constraints_module.get(beta_constraint)
+        self.gamma_constraint = constraints_module.get(gamma_constraint)
         self.groups, self.axis, self.epsilon = groups, axis, epsilon
         self.center, self.scale = center, scale
         self.beta_initializer = initializers.get(beta_initializer)
@@ -62,10 +59,14 @@ class GroupNormalization(Layer):
                              f"number of channels ({dim}).")
         self.input_spec = InputSpec(ndim=len(shape), axes={self.axis: dim})
         self.gamma = (self.add_weight(name="gamma", shape=(dim,),
-                                      initializer=self.gamma_initializer)
+                                      initializer=self.gamma_initializer,
+                                      regularizer=self.gamma_regularizer,
+                                      constraint=self.gamma_constraint)
                       if self.scale else None)
         self.beta = (self.add_weight(name="beta", shape=(dim,),
-                                     initializer=self.beta_initializer)
+                                     initializer=self.beta_initializer,
+                                     regularizer=self.beta_regularizer,
+                                     constraint=self.beta_constraint)
                      if self.center else None)
         self.built = True
 
@@ -99,8 +100,10 @@ class GroupNormalization(Layer):
                 "epsilon": self.epsilon, "center": self.center, "scale": self.scale,
                 "beta_initializer": initializers.serialize(self.beta_initializer),
                 "gamma_initializer": initializers.serialize(self.gamma_initializer),
-                "beta_regularizer": None, "gamma_regularizer": None,
-                "beta_constraint": None, "gamma_constraint": None}
+                "beta_regularizer": regularizers_module.serialize(self.beta_regularizer),
+                "gamma_regularizer": regularizers_module.serialize(self.gamma_regularizer),
+                "beta_constraint": constraints_module.serialize(self.beta_constraint),
+                "gamma_constraint": constraints_module.serialize(self.gamma_constraint)}
 
 
 class RMSNormalization(Layer):

@@ -5,11 +5,12 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
+from tapeflow.ops import debug as debug_ops
 from tapeflow.runtime.kernels.debug import summarize_value
 
 IAE = tf.errors.InvalidArgumentError
 X, Y = [1.0, 2.0, 3.0], [1.0, 5.0, 3.0]
-d = tf.debugging
+d = debug_ops   # tapeflow.ops.debug: the Assert/CheckNumerics ops' functions
 
 # (call, error type, message) from TF 2.21, eagerly
 EAGER = [
@@ -33,7 +34,7 @@ EAGER = [
      "Condition x != y did not hold.\nIndices of first 2 different values:\n[[0]\n [2]]\n"
      "Corresponding x values:\n[1. 3.]\nCorresponding y values:\n[1. 3.]\nFirst 3 elements of "
      "x:\n[1. 2. 3.]\nFirst 3 elements of y:\n[1. 5. 3.]"),
-    (lambda: tf.assert_greater(tf.constant(X), tf.constant(Y)), IAE,
+    (lambda: d.assert_greater(tf.constant(X), tf.constant(Y)), IAE,
      "Condition x > y did not hold.\nIndices of first 3 different values:\n[[0]\n [1]\n [2]]\n"
      "Corresponding x values:\n[1. 2. 3.]\nCorresponding y values:\n[1. 5. 3.]\nFirst 3 "
      "elements of x:\n[1. 2. 3.]\nFirst 3 elements of y:\n[1. 5. 3.]"),
@@ -63,7 +64,7 @@ EAGER = [
      "Expected \"x\" to be integer type.  Found: tensor of dtype <dtype: 'float32'>"),
     (lambda: d.assert_rank(tf.constant(X), 2), ValueError,
      "Tensor  must have rank 2.  Received rank 1, shape (3,)"),
-    (lambda: tf.assert_rank(tf.constant(X), 2, message="m"), ValueError,
+    (lambda: d.assert_rank(tf.constant(X), 2, message="m"), ValueError,
      "m.  Tensor  must have rank 2.  Received rank 1, shape (3,)"),
     (lambda: d.assert_rank_at_least(tf.constant(X), 2), ValueError,
      "Tensor  must have rank at least 2.  Received rank 1, shape (3,)"),

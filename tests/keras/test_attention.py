@@ -178,3 +178,8 @@ def test_regularizers_reach_the_projections():
     dense = L.EinsumDense("ab,bc->ac", 3, kernel_regularizer="l2")
     dense(tf.ones((1, 2)))
     assert len(dense.losses) == 1
+    norm = L.GroupNormalization(2, gamma_regularizer="l2")
+    norm(tf.ones((1, 4)))
+    assert len(norm.losses) == 1
+    assert L.GroupNormalization.from_config(norm.get_config()).get_config()[
+        "gamma_regularizer"] == norm.get_config()["gamma_regularizer"]
