@@ -251,6 +251,9 @@ def random_samples():
     ctr = np.array([0, 17830669156045600267], np.uint64)
     skey, sctr = np.array([0], np.int64), np.array([5, 0], np.int64)   # a Generator's state
     return [
+        # CheckNumerics (issue 29) in float32 too: the gradient cases are float64
+        Sample("CheckNumerics", [np.array([[1.5, -2.0], [0.25, 3.0]], np.float32)],
+               {"message": "m"}),
         Sample("StatelessRandomGetKeyCounter", [np.array([1, 2], np.int64)], {}),
         Sample("StatelessRandomGetKeyCounter", [np.array([-7, 3], np.int32)], {}),
         Sample("StatelessRandomUniformV2", [key, ctr], {"shape": (3, 5), "dtype": D.float64}),
