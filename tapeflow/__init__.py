@@ -12,6 +12,7 @@ from .autodiff import grads as _grads  # noqa: F401
 from . import errors, random, debugging
 from .ir.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64, int8, int16,
                         int32, int64, uint8)
+from .ir.dtypes import float16 as half, float64 as double  # noqa: F401  (TF's other names)
 from .runtime.tensor import TensorShape, Variable, constant, convert_to_tensor
 from .runtime.tensor import PublicTensor as Tensor  # isinstance is True for traced tensors too
 from .autodiff.tape import GradientTape, UnconnectedGradients
@@ -30,11 +31,13 @@ from .ops.scan import cumsum  # noqa: F401
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.sort import argsort, sort  # noqa: F401
 from .dtypes import saturate_cast  # noqa: F401,E402
+from .ops.misc import *  # noqa: F401,F403,E402
 from .ops.checks import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401,E402
                          assert_rank)
 from .ops.io import print  # noqa: F401,A001
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.py_function import numpy_function, py_function  # noqa: F401
+from .ops.conv import batch_to_space, space_to_batch  # noqa: F401  (tf.batch_to_space, tf.space_to_batch)
 from . import math, nn, linalg  # noqa: E402
 from . import autodiff  # noqa: E402,F401  (tf.autodiff: GradientTape, ForwardAccumulator)
 from .runtime.module import Module  # noqa: E402
@@ -45,7 +48,7 @@ from .tracer.control import cond, while_loop  # noqa: E402
 from .tracer.vectorized_map import vectorized_map  # noqa: E402
 from .tracer.functional import foldl, foldr, map_fn, scan  # noqa: E402
 from .tracer.engine import set_backend  # noqa: E402
-from . import autograph, config, data, dtypes, keras, nest  # noqa: E402,F401
+from . import autograph, config, data, dtypes, keras, nest, test  # noqa: E402,F401
 from .keras import initializers, layers, losses, metrics, optimizers  # noqa: E402,F401
 
 # ``tapeflow.layers`` *is* ``tapeflow.keras.layers`` (and so on), as TensorFlow's short names.
@@ -55,3 +58,19 @@ for _name in ("layers", "optimizers", "initializers", "losses", "metrics"):
 from ._version import __version__  # noqa: E402
 from . import saved_model  # noqa: E402,F401
 from . import train  # noqa: E402,F401
+from .gradient_wrappers import grad_pass_through, recompute_grad  # noqa: E402,F401
+from .ops.data_dependent import *  # noqa: E402,F401,F403
+from .ops.data_dependent import where_indices as _where_indices  # noqa: E402
+from .ops.math import where as _where_select  # noqa: E402
+
+
+def where(condition, x=None, y=None, name=None) -> Tensor:
+    """``tf.where``: elementwise select of ``x``/``y`` (with broadcasting), or with ``condition``
+    alone the coordinates of its True entries (int64, one row per entry).
+
+    >>> tf.where([True, False], [1, 2], [10, 20])
+    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([ 1, 20], dtype=int32)>
+    """
+    if x is None and y is None:
+        return _where_indices(condition)
+    return _where_select(condition, x, y)

@@ -9,3 +9,5 @@ from .ops.sort import in_top_k, top_k  # noqa: F401
 from .ops.composites import (accumulate_n, count_nonzero, is_non_decreasing,  # noqa: F401
                              is_strictly_increasing, reduce_euclidean_norm, unsorted_segment_mean,
                              unsorted_segment_sqrt_n, zero_fraction)
+from .ops.counting import *  # noqa: F401,F403
+from .ops.nn import l2_normalize, softmax  # noqa: F401  (TF lists these in tf.math too)

@@ -5,3 +5,4 @@ from .ops.composites import (batch_normalization, compute_average_loss, crelu,  
                              embedding_lookup, log_poisson_loss, moments, normalize_moments,
                              scale_regularization_loss, silu, sufficient_statistics, swish,
                              weighted_cross_entropy_with_logits, weighted_moments, zero_fraction)
+from .ops.conv import *  # noqa: F401,F403  (convolutions and pooling)

@@ -79,4 +79,68 @@ def uniform(shape, minval=0, maxval=None, dtype=D.float32, seed=None, name=None)
     return wrap(g.uniform(float(minval), float(maxval), _shape(shape)).astype(dt.np))
 
 
-__all__ = ["set_seed", "normal", "truncated_normal", "uniform"]
+def _values(x, what):
+    """The value of an eager tensor or array-like (random ops draw eagerly, see the module)."""
+    if hasattr(x, "aval") and not hasattr(x, "numpy"):
+        raise ValueError(f"tf.random: {what} must be known when the samples are drawn")
+    return np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None) -> Tensor:
+    """``num_samples`` class indices per row of ``logits`` (unnormalized log-probabilities),
+    drawn by the Gumbel-max trick; int64 unless ``dtype`` says int32.
+
+    >>> tf.random.categorical(tf.math.log([[0.0, 1.0]]), 3, seed=1).numpy().tolist()
+    [[1, 1, 1]]
+    """
+    z = _values(logits, "logits").astype(np.float64)
+    if z.ndim != 2:
+        raise ValueError(f"logits should be a matrix, got shape {list(z.shape)}")
+    g = _generator(seed)
+    gumbel = -np.log(-np.log(g.uniform(size=(z.shape[0], int(num_samples), z.shape[1]))))
+    draws = np.argmax(z[:, None, :] + gumbel, axis=-1)
+    dt = D.as_dtype(dtype) if dtype is not None else D.int64
+    return wrap(draws.astype(dt.np))
+
+
+def shuffle(value, seed=None, name=None) -> Tensor:
+    """``value`` with its first dimension randomly permuted.
+
+    >>> sorted(tf.random.shuffle(tf.constant([1, 2, 3]), seed=1).numpy().tolist())
+    [1, 2, 3]
+    """
+    v = _values(value, "value")
+    if v.ndim == 0:
+        raise ValueError("shuffle needs a tensor of rank >= 1")
+    return wrap(np.ascontiguousarray(v[_generator(seed).permutation(v.shape[0])]))
+
+
+def gamma(shape, alpha, beta=None, dtype=D.float32, seed=None, name=None) -> Tensor:
+    """Gamma samples of concentration ``alpha`` and rate ``beta`` (1 by default), of shape
+    ``shape + broadcast(alpha, beta).shape``.
+
+    >>> tf.random.gamma([2], alpha=[1.0, 3.0], seed=1).shape
+    TensorShape([2, 2])
+    """
+    a = _values(alpha, "alpha").astype(np.float64)
+    b = np.ones_like(a) if beta is None else _values(beta, "beta").astype(np.float64)
+    a, b = np.broadcast_arrays(a, b)
+    out_shape = tuple(_shape(shape)) + a.shape
+    draws = _generator(seed).gamma(np.broadcast_to(a, out_shape), 1.0 / np.broadcast_to(b, out_shape))
+    return wrap(draws.astype(D.as_dtype(dtype).np))
+
+
+def poisson(shape, lam, dtype=D.float32, seed=None, name=None) -> Tensor:
+    """Poisson samples of rate ``lam``, of shape ``shape + lam.shape``.
+
+    >>> tf.random.poisson([3], 2.0, seed=1).shape
+    TensorShape([3])
+    """
+    lam = _values(lam, "lam").astype(np.float64)
+    out_shape = tuple(_shape(shape)) + lam.shape
+    draws = _generator(seed).poisson(np.broadcast_to(lam, out_shape))
+    return wrap(draws.astype(D.as_dtype(dtype).np))
+
+
+__all__ = ["set_seed", "normal", "truncated_normal", "uniform", "categorical", "shuffle", "gamma",
+           "poisson"]

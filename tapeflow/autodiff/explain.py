@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import warnings
 
+from ..ir.opdef import OPS
 from ..runtime.tensor import Variable
-
-_COMPARISONS = {"Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
-                "LogicalAnd", "LogicalOr", "LogicalNot"}
 
 _enabled = False
 
@@ -90,7 +88,7 @@ def explain(rec, target_ids, source):
     found = {}
     for kind, ids, op, line in rec.events:
         if any(i in reach for i in ids) and kind not in found:
-            if kind == "integer" and op in _COMPARISONS:
+            if kind == "integer" and op in OPS and OPS[op].predicate:
                 continue
             found[kind] = (op, line)
     if "numpy" in found:

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..ir import dtypes as D
 from ..ir.graph import private_copy
-from ..ir.opdef import AVal
+from ..ir.opdef import OPS, AVal
 from ..ir.shapes import num_elements
 from .emitter import Emitter, Unsupported, lit, value_names
 from .fusion import Group, is_fusable, is_reduction, plan
@@ -43,7 +43,7 @@ from .loop_nest import emit_group
 from .nested import GraphKeys, call, emit_function, header_text
 from .nested import render as render_function
 from .sizeclass import SizeClasses, choose
-from .shape_free import (NESTED_INPUTS, SizeUnknown, current, display, plain_aval, quiet, symbolic,
+from .shape_free import (SizeUnknown, current, display, plain_aval, quiet, symbolic,
                        uniform)
 from .templates import CODEGEN
 
@@ -238,7 +238,12 @@ def _loop_operand(v, uses):
     counter, as often a size (``for t in tf.range(tf.shape(x)[0])``, folded while tracing)
     as not, so it is an argument even when small: else each short trip count would be
     another program."""
-    return v.aval.dtype.is_integer and any(n.op in NESTED_INPUTS for n in uses.get(v.id, ()))
+    return v.aval.dtype.is_integer and any(_carries_graphs(n) for n in uses.get(v.id, ()))
+
+
+def _carries_graphs(node):
+    """An If, a While or a loop gradient: graphs the code generator re-infers (``graph_inputs``)."""
+    return OPS[node.op].graph_inputs is not None
 
 
 def _inlined(value, dtype):
@@ -322,7 +327,7 @@ def _check_made(scope):
     """Raise Unsupported if a node has an output size only the run knows (``symbolic.held``)
     and its template cannot compute it from the node's data."""
     for node in scope.made:
-        if node.op not in NESTED_INPUTS and not CODEGEN[node.op].sizes_from_data:
+        if not _carries_graphs(node) and not CODEGEN[node.op].sizes_from_data:
             raise Unsupported(f"{node.op} gives a size only the run knows, and its template "
                               f"reads sizes from its operands' shapes only")
 

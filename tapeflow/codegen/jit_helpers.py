@@ -9,6 +9,7 @@ from numba import njit, types
 
 from ..runtime.printing import print_values  # noqa: F401  (PrintV2's template calls it in objmode)
 from .blas import dot, dot_into  # noqa: F401  (generated code calls rt.dot)
+from .linalg_rt import *  # noqa: F401,F403  (the linear algebra templates' helpers)
 
 _JIT = dict(cache=True, error_model="numpy", nogil=True)
 
@@ -193,7 +194,7 @@ def det(a):
 
 @njit(**_JIT)
 def cholesky(a):
-    return np.ascontiguousarray(np.linalg.cholesky(a))
+    return cholesky_or_nan(a)  # noqa: F405
 
 
 # -- special functions (their own module: special_math.py) ------------------------------------
@@ -202,3 +203,5 @@ from .special_math import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc
 from .scan_helpers import cumlogsumexp3, cumprod3, cumsum3  # noqa: E402,F401
 from .index_helpers import gather_nd, scatter_nd  # noqa: E402,F401
 from .index_helpers import in_top_k, top_k  # noqa: E402,F401
+from .conv_loops import (conv_direct, conv_filter_gemm, conv_gemm, conv_input_gemm,  # noqa: E402,F401
+                         pool_avg, pool_max, pool_max_grad)  # (generated code calls rt.conv_*, rt.pool_*)

@@ -9,7 +9,7 @@ the batch). The graph's shapes are inferred again from those (``OPS[op].infer``)
 sizes are expressions too (``va.shape[0] * va.shape[1]`` after a flattening reshape), and
 templates write a ``Dim`` into the source as its expression. The graphs nested in If, While
 and the loop gradients are inferred again the same way, their inputs given the avals the node
-feeds them (``NESTED_INPUTS``), so a loop body's code reads the sizes too. A size that cannot
+feeds them (their OpDef's ``graph_inputs``), so a loop body's code reads the sizes too. A size that cannot
 be followed (an infer rule that converts to a plain int, a body that returns a literal size
 for a loop variable) stays a literal: that costs a compile per size, never a wrong value.
 
@@ -40,7 +40,6 @@ import numpy as np
 from ..ir.graph import Graph, Value
 from ..ir.opdef import OPS, AVal
 from .broadcast_only import broadcast_only, uniform  # noqa: F401  (uniform: generate.py's)
-from .nested_inputs import NESTED_INPUTS
 from .slices import sliced_shape
 
 _STATE = threading.local()
@@ -307,7 +306,7 @@ class RunDim(Dim):
     equalities silently."""
 
     __hash__ = None
-    run_time = True         # (nested_inputs.py asks without importing this module)
+    run_time = True         # (ir/defs/control.agree asks without importing this module)
 
     def _fixed(self):
         raise SizeUnknown(f"a size only the run knows ({_expr(self)}) is used as a plain number")
@@ -491,15 +490,13 @@ def _reinfer(graph, scope, saved):
     order; a node carrying graphs has them re-inferred first (``_reinfer_nested``). A size
     still unknown after that is one only the run knows: read from the array (``held``)."""
     for node in graph.nodes:
-        if node.op == "Const":
-            continue
         _reinfer_node(node, scope, saved)
         _hold_unknown(node, scope, saved)
 
 
 def _reinfer_node(node, scope, saved):
     follows = any(isinstance(d, Dim) for x in node.inputs for d in x.aval.shape)
-    if node.op in NESTED_INPUTS:
+    if OPS[node.op].graph_inputs is not None:
         if follows or _unknown_inside(node):
             _reinfer_nested(node, scope, saved)
         return
@@ -593,7 +590,7 @@ def _nested_shape(v, given):
 
 def _reinfer_nested(node, scope, saved):
     """A node running graphs (If branches, a While's condition and body, the loop gradients'
-    bodies): each graph's inputs take the avals of what the node feeds them (``NESTED_INPUTS``:
+    bodies): each graph's inputs take the avals of what the node feeds them (``graph_inputs``:
     its operands, a loop variable the operand's Dims, since a loop variable keeps its shape
     from one iteration to the next, unless the traced graph says it may change:
     ``_nested_shape``), the graph is re-inferred, then the node's own rule checks it,
@@ -606,7 +603,7 @@ def _reinfer_nested(node, scope, saved):
     ins = [x.aval for x in node.inputs]
     mark = len(saved)
     try:
-        for name, avals in NESTED_INPUTS[node.op](ins, **node.attrs):
+        for name, avals in OPS[node.op].graph_inputs(ins, **node.attrs):
             sub = node.attrs[name]
             if id(sub) in scope.bound:
                 continue

@@ -177,35 +177,27 @@ def _node(g, vals, n, k, depth, budget):
     attrs_in = n["attrs"]
     if not isinstance(attrs_in, dict):
         raise DecodeError(f"{where}: attrs is not an object")
-    if op == "Const":
-        if set(attrs_in) != {"value"} or inputs or len(out_avals) != 1:
-            raise DecodeError(f"{where}: a Const has no inputs, one output and one attribute 'value'")
-        value = _array(attrs_in["value"], where, budget)
-        if (tuple(value.shape), D.as_dtype(value.dtype)) != tuple(out_avals[0]):
-            raise DecodeError(f"{where}: Const value does not match its declared type")
-        attrs = {"value": value}
-    else:
-        opdef = OPS.get(op)
-        if opdef is None:
-            raise DecodeError(f"{where}: unknown op {op!r:.60} (not in the op registry)")
-        if opdef.arity is not None and len(inputs) != opdef.arity:
-            raise DecodeError(f"{where}: {len(inputs)} inputs, the op takes {opdef.arity}")
-        extra = set(attrs_in) - set(opdef.attrs)
-        if extra:
-            raise DecodeError(f"{where}: unknown attribute(s) {sorted(extra)!r:.100}; the op takes "
-                              f"{list(opdef.attrs)}")
-        missing = set(opdef.attrs) - set(attrs_in)
-        if missing:  # tapeflow always records every attribute; kernels rely on it
-            raise DecodeError(f"{where}: attribute(s) {sorted(missing)} missing")
-        attrs = {name: _attr(opdef.attrs[name], v, f"{where} attribute {name!r}", depth, budget)
-                 for name, v in attrs_in.items()}
-        _check_counts(opdef, attrs, len(outs), where)
-        inferred = _infer(opdef, inputs, attrs, where)
-        if [(tuple(a.shape), a.dtype) for a in inferred] != [(tuple(a.shape), a.dtype) for a in out_avals]:
-            raise DecodeError(f"{where}: declared outputs {[_fmt(a) for a in out_avals]} but the op "
-                              f"infers {[_fmt(a) for a in inferred]}")
-        if op == "CustomGradient":
-            _check_custom(inputs, attrs, out_avals, where)
+    opdef = OPS.get(op)
+    if opdef is None:
+        raise DecodeError(f"{where}: unknown op {op!r:.60} (not in the op registry)")
+    if opdef.arity is not None and len(inputs) != opdef.arity:
+        raise DecodeError(f"{where}: {len(inputs)} inputs, the op takes {opdef.arity}")
+    extra = set(attrs_in) - set(opdef.attrs)
+    if extra:
+        raise DecodeError(f"{where}: unknown attribute(s) {sorted(extra)!r:.100}; the op takes "
+                          f"{list(opdef.attrs)}")
+    missing = set(opdef.attrs) - set(attrs_in)
+    if missing:  # tapeflow always records every attribute; kernels rely on it
+        raise DecodeError(f"{where}: attribute(s) {sorted(missing)} missing")
+    attrs = {name: _attr(opdef.attrs[name], v, f"{where} attribute {name!r}", depth, budget)
+             for name, v in attrs_in.items()}
+    _check_counts(opdef, attrs, len(outs), where)
+    inferred = _infer(opdef, inputs, attrs, where)
+    if [(tuple(a.shape), a.dtype) for a in inferred] != [(tuple(a.shape), a.dtype) for a in out_avals]:
+        raise DecodeError(f"{where}: declared outputs {[_fmt(a) for a in out_avals]} but the op "
+                          f"infers {[_fmt(a) for a in inferred]}")
+    if op == "CustomGradient":
+        _check_custom(inputs, attrs, out_avals, where)
     node = g.add(op, inputs, attrs, out_avals)
     for j, (o, v) in enumerate(zip(outs, node.outputs)):
         _define(vals, o, v, f"{where} output {j}")
@@ -413,6 +405,8 @@ def _dec_plain(v, what, depth, budget):
 
 
 def _attr(kind, v, what, depth, budget):
+    if kind == "array":         # a Const's value
+        return _array(v, what, budget)
     if kind == "gradient":
         if isinstance(v, dict) and set(v) == {"graph"}:
             try:

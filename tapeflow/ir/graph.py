@@ -1,7 +1,8 @@
 """The IR: a Graph of Nodes over typed Values, a verifier and a text printer (JSON: ``codec``).
 
 A Graph is a straight-line program: ``inputs`` (Values), ``nodes`` in
-topological order (each applies one registered op, or ``Const``), ``outputs``.
+topological order (each applies one registered op; a constant is a ``Const`` op, whose
+array ``constant_of`` reads), ``outputs``.
 Values carry an AVal (shape, dtype). The printer is linear and compact, with
 names assigned in order of appearance so dumps are stable and testable as text:
 
@@ -121,6 +122,15 @@ def private_copy(graph):
     return copy(graph), originals
 
 
+def constant_of(value):
+    """The array of ``value`` if a ``Const`` node makes it, else None: how passes, rules and
+    the tracer read a constant (the one place that knows where a constant keeps its array)."""
+    node = value.node
+    if node is None or node.op != "Const":
+        return None
+    return np.asarray(node.attrs["value"])
+
+
 def use_counts(graph):
     """{value id: how many times nodes read it, plus once per graph output it is}."""
     uses = {}
@@ -147,22 +157,17 @@ def verify(graph):
         for v in node.inputs:
             if v.id not in defined:
                 raise VerifyError(f"node {k} ({node.op}) uses {v} before it is defined")
-        if node.op == "Const":
-            a = np.asarray(node.attrs.get("value"))
-            if (tuple(a.shape), D.as_dtype(a.dtype)) != tuple(node.outputs[0].aval):
-                raise VerifyError(f"node {k} Const value does not match its type")
-        else:
-            opdef = OPS.get(node.op)
-            if opdef is None:
-                raise VerifyError(f"node {k} has unknown op {node.op!r}")
-            if opdef.arity is not None and len(node.inputs) != opdef.arity:
-                raise VerifyError(f"node {k} ({node.op}) has {len(node.inputs)} inputs, "
-                                  f"expected {opdef.arity}")
-            out = opdef.infer([v.aval for v in node.inputs], **node.attrs)
-            out = list(out) if opdef.multi_output else [out]
-            got = [v.aval for v in node.outputs]
-            if [(tuple(a.shape), a.dtype) for a in out] != [(tuple(a.shape), a.dtype) for a in got]:
-                raise VerifyError(f"node {k} ({node.op}) outputs {got} but inference gives {out}")
+        opdef = OPS.get(node.op)
+        if opdef is None:
+            raise VerifyError(f"node {k} has unknown op {node.op!r}")
+        if opdef.arity is not None and len(node.inputs) != opdef.arity:
+            raise VerifyError(f"node {k} ({node.op}) has {len(node.inputs)} inputs, "
+                              f"expected {opdef.arity}")
+        out = opdef.infer([v.aval for v in node.inputs], **node.attrs)
+        out = list(out) if opdef.multi_output else [out]
+        got = [v.aval for v in node.outputs]
+        if [(tuple(a.shape), a.dtype) for a in out] != [(tuple(a.shape), a.dtype) for a in got]:
+            raise VerifyError(f"node {k} ({node.op}) outputs {got} but inference gives {out}")
         for v in node.outputs:
             if v.id in defined:
                 raise VerifyError(f"node {k} redefines {v}")

@@ -11,6 +11,8 @@ from collections import namedtuple
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from ..errors import InferError
 from . import dtypes as D
 from .shapes import broadcast_shapes
@@ -49,6 +51,50 @@ class OpDef:
     - ``widens_float32``: its codegen template's float32 expression comes out as float64
       in Numba (``math.erf``, ``rt.sign``'s integer branches), so the loop emitter casts it
       back; other float32 math stays float32.
+
+    Facts the jacobian, the vectorizer, backprop and codegen ask (each False or empty unless
+    set, so an op sets only what applies; ``tests/ir/test_op_facts.py`` checks them on
+    values):
+
+    - ``non_finite``: it can make an inf or NaN from finite inputs (a division by zero, the
+      root or log of zero or of a negative), or is the gradient of such an op reading its
+      result (``ReciprocalGrad``: inf * 0). Only where such an op occurs can a jacobian's
+      diagonal one-hot seeds differ from TensorFlow's per-row gradient (0 * inf is NaN), so
+      only then does ``tracer/jacobian.py`` check the fast result and run the exact one.
+    - ``linear_in``: the input positions in which the op is linear and maps zero to zero
+      while the other inputs are held fixed (``Mul`` in both, ``RealDiv`` in its numerator,
+      the activation gradients in the cotangent): a one-hot seed stack there stays diagonal
+      (``passes/batching/diag.py``), no dense stack is built.
+    - ``same_shape``: an elementwise op that does not broadcast (every input has the
+      output's shape: ``AddN``, the activation gradients), so its batching rule broadcasts
+      an unbatched input up to the batched shape instead of aligning ranks.
+    - ``gemm``: a matrix product ``op(a) @ op(b)`` with ``transpose_a``/``transpose_b``
+      attributes and broadcast batch dimensions (BLAS's GEMM): layout sinking folds a
+      transpose into it, the diagonal and scaled batching rules keep structured operands
+      structured through it, a loop gradient hoists its weight-gradient accumulation out of
+      the loop as one product, and for rank <= 2 its input gradients have the inputs' shapes.
+    - ``broadcasts_to``: it broadcasts its input to a shape it is given (``BroadcastTo``):
+      the input's gradient is summed back over sizes only the run knows, so backprop cannot
+      assume it has the input's shape (``runtime.dispatch._gradient_fits``).
+    - ``predicate``: a comparison or logic op: its bool result is a condition, not a cut
+      differentiable path, so ``autodiff/explain.py`` never names it as a None gradient's cause.
+    - ``unit``: ``(u, positions)``: a constant ``u`` in one of ``positions`` leaves the other
+      input unchanged bit for bit (``x * 1``, ``x / 1``, ``x + 0``, ``x - 0``; for a float
+      zero, the sign that keeps ``-0.0``): ``passes/simplify.py`` drops the op.
+    - ``graph_inputs(in_avals, **attrs)``: for an op carrying graphs (If, While, the loop
+      gradients), yields (graph attribute, the avals its inputs take), in an order where each
+      graph's inputs are known when it comes (a loop gradient's backward body reads the
+      forward body's outputs); ``codegen/dims.py`` re-infers each graph from those.
+      None: the op carries no graph the code generator re-infers.
+    - ``graph_operands``: ((graph attribute, first operand), ...) of nested graphs that take
+      the operands from that position on as they are (If's branches, While's condition and
+      body): tracing specializes them to the operands' shapes (``concrete_function``).
+    - ``static_graphs``: its ``infer`` lets nested graphs of unknown dims take operands of
+      known ones (for replays of a traced backward), but specialized they must have static
+      sizes: tracing runs it as traced where a graph keeps an unknown dim.
+    - ``stores_rows``: a loop that keeps every iteration's values for a backward sweep (the
+      loop gradients and ``WhileStacks``), within a memory budget: ``tapeflow dump``'s loops
+      stage describes how; ``passes/share_loops.py`` leaves cotangents it only reads unwritten.
     """
     name: str
     infer: Callable
@@ -63,6 +109,17 @@ class OpDef:
     moves_data: bool = False
     keeps_rows: Callable | None = None
     widens_float32: bool = False
+    non_finite: bool = False
+    linear_in: tuple = ()
+    same_shape: bool = False
+    gemm: bool = False
+    broadcasts_to: bool = False
+    predicate: bool = False
+    unit: tuple = ()
+    graph_inputs: Callable | None = None
+    graph_operands: tuple = ()
+    static_graphs: bool = False
+    stores_rows: bool = False
 
 
 OPS: dict[str, OpDef] = {}
@@ -119,6 +176,7 @@ ATTR_KINDS = {
     "pairs": lambda x: _seq(x) and all(_ints(p) and len(p) == 2 for p in x),
     "spec": lambda x: _seq(x) and all(_slice_item(s) for s in x),
     "bools": lambda x: isinstance(x, tuple) and all(type(b) is bool for b in x),
+    "array": lambda x: isinstance(x, (np.ndarray, np.generic)),
 }
 # Attributes holding a Graph (control flow), or a gradient's Graph (a CustomGradient's; may
 # be absent when the graph was saved without it).

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir import dtypes as D
 from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor
 from . import math as m
 from .array import concat
+from .dims import is_symbolic
 
 
 def _ints(value):
@@ -37,6 +39,34 @@ def roll(input, shift, axis, name=None) -> Tensor:
     if len(shift) == 1 and len(axis) > 1:
         shift = shift * len(axis)
     return apply("Roll", [input], {"shift": shift, "axis": axis})
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None) -> Tensor:
+    """Along ``seq_axis``, the first ``seq_lengths[b]`` entries of each batch row ``b`` reversed
+    (the rest kept): one GatherNd whose coordinates are computed from the lengths, so it traces.
+
+    >>> tf.reverse_sequence(tf.reshape(tf.range(8), [2, 4]), [2, 3], seq_axis=1, batch_axis=0)
+    <tf.Tensor: shape=(2, 4), dtype=int32, numpy=
+    array([[1, 0, 2, 3],
+           [6, 5, 4, 7]], dtype=int32)>
+    """
+    from ..errors import InvalidArgumentError   # noqa  (errors is the base layer; kept local)
+    x = m._tensor(input)
+    shape = tuple(x.shape)
+    rank = len(shape)
+    seq_axis, batch_axis = int(seq_axis) % rank, (0 if batch_axis is None else int(batch_axis)) % rank
+    lengths = m.cast(m._tensor(seq_lengths), D.int64)
+    if not is_symbolic(lengths) and np.any(np.asarray(lengths) > shape[seq_axis]):
+        raise InvalidArgumentError(f"seq_lengths must be <= input.dims({seq_axis}) = {shape[seq_axis]}")
+    grid = np.indices(shape, dtype=np.int64)
+    view = [1] * rank
+    view[batch_axis] = shape[batch_axis]
+    length = m.add(apply("Reshape", [lengths], {"shape": tuple(view)}),
+                   m.constant_like(np.zeros(shape, np.int64), lengths))
+    j = m.constant_like(grid[seq_axis], lengths)
+    flipped = m.where(m.less(j, length), m.subtract(m.subtract(length, m.constant_like(1, j)), j), j)
+    coords = [m.constant_like(grid[a], lengths) if a != seq_axis else flipped for a in range(rank)]
+    return apply("GatherNd", [x, apply("Pack", coords, {"axis": -1})])
 
 
 def _index_tensor(indices):
@@ -118,6 +148,6 @@ for _f, _n in ((tensor_scatter_nd_update, "tensor_scatter_nd_update"),
                (tensor_scatter_nd_min, "tensor_scatter_nd_min")):
     _f.__name__ = _f.__qualname__ = _n
 
-__all__ = ["reverse", "roll", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
+__all__ = ["reverse", "reverse_sequence", "roll", "gather_nd", "scatter_nd", "tensor_scatter_nd_update",
            "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "tensor_scatter_nd_max",
            "tensor_scatter_nd_min"]

@@ -6,7 +6,11 @@ so their gradients touch the same tensors.
 """
 from __future__ import annotations
 
+import collections
+
 import numpy as np
+
+from ..errors import InvalidArgumentError
 
 from ..ir.defs.linalg import LETTERS
 from ..runtime.dispatch import apply
@@ -222,9 +226,10 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     >>> tf.linalg.diag_part(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 4.], dtype=float32)>
     """
-    if k != 0:
-        raise NotImplementedError("diag_part: only k=0 is supported")
     x = _tensor(input)
+    if _pair(k) != (0, 0) or x.ndim < 2:
+        return apply("MatrixDiagPartV3", [x], {"k": _pair(k), "padding_value": _number(padding_value),
+                                              "align": align})
     if x.ndim < 2:
         raise ValueError(f"diag_part: input must be at least 2-D, got shape {list(x.shape)}")
     rows, cols = x.shape[-2:]
@@ -266,8 +271,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None) -> Tensor
             raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
         if ord not in _MATRIX_NORMS:
             raise ValueError(f"'ord' must be a supported matrix norm in {_MATRIX_NORMS}, got {ord}")
-        if ord in (2, 2.0):
-            raise NotImplementedError("norm: the matrix 2-norm needs an SVD, which tapeflow lacks")
     else:
         if not (isinstance(axis, int) or axis is None):
             raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
@@ -277,7 +280,9 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None) -> Tensor
         if axis is not None:
             axis = (axis,)
     x = _tensor(tensor)
-    if ord in ("fro", "euclidean", 2, 2.0):
+    if is_matrix and ord in (2, 2.0):
+        result = _matrix_2_norm(x, axis)
+    elif ord in ("fro", "euclidean", 2, 2.0):
         result = math.sqrt(reduce.reduce_sum(x * x, axis, keepdims=True))
     else:
         result = math.abs(x)
@@ -296,5 +301,157 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None) -> Tensor
     return result
 
 
+def _matrix_2_norm(x, axis):
+    """The largest singular value over ``axis`` (moved last), kept as two size-1 dims (TF's)."""
+    rank = x.ndim
+    pos = [a % rank for a in axis]
+    perm_before = [a for a in range(rank) if a not in pos] + pos
+    perm_after = [perm_before.index(a) for a in range(rank)]
+    s = apply("Svd", [array.transpose(x, perm_before)], {"compute_uv": False, "full_matrices": False})[0]
+    result = array.expand_dims(reduce.reduce_max(math.abs(s), axis=-1, keepdims=True), -1)
+    return array.transpose(result, perm_after)
+
+
+def _number(x):
+    """A Python number from an attribute given as a number or a constant tensor."""
+    if hasattr(x, "numpy"):
+        x = x.numpy()
+    x = np.asarray(x)
+    if x.ndim:
+        raise ValueError(f"expected a scalar, got shape {list(x.shape)}")
+    return x.item()
+
+
+def _pair(k):
+    """A diagonal index ``k`` (an int or a (lower, upper) pair) as a (lower, upper) tuple."""
+    if hasattr(k, "numpy"):
+        k = k.numpy()
+    k = np.asarray(k).reshape(-1).tolist()
+    if len(k) not in (1, 2) or not all(isinstance(i, int) for i in k):
+        raise ValueError(f"k must be an int or a pair of ints, got {k}")
+    return (k[0], k[-1])
+
+
+def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None) -> Tensor:
+    """``x`` with ``matrix @ x == rhs`` for triangular ``matrix`` (only its ``lower`` or upper
+    triangle is read); batch dims broadcast. A zero on the diagonal gives inf/nan, no error.
+
+    >>> tf.linalg.triangular_solve(tf.constant([[2.0, 0.0], [1.0, 1.0]]), tf.constant([[2.0], [2.0]]))
+    <tf.Tensor: shape=(2, 1), dtype=float32, numpy=
+    array([[1.],
+           [1.]], dtype=float32)>
+    """
+    return apply("MatrixTriangularSolve", [matrix, rhs], {"lower": bool(lower), "adjoint": bool(adjoint)})
+
+
+def cholesky_solve(chol, rhs, name=None) -> Tensor:
+    """``x`` with ``A @ x == rhs`` given ``chol = cholesky(A)``: two triangular solves, as TF.
+
+    >>> tf.linalg.cholesky_solve(tf.constant([[2.0, 0.0], [1.0, 1.0]]), tf.constant([[4.0], [2.0]]))
+    <tf.Tensor: shape=(2, 1), dtype=float32, numpy=
+    array([[1.],
+           [0.]], dtype=float32)>
+    """
+    y = triangular_solve(chol, rhs, adjoint=False, lower=True)
+    return triangular_solve(chol, y, adjoint=True, lower=True)
+
+
+def band_part(input, num_lower, num_upper, name=None) -> Tensor:
+    """Each matrix with everything outside its band zeroed: ``num_lower`` subdiagonals and
+    ``num_upper`` superdiagonals kept (negative: the whole triangle).
+
+    >>> tf.linalg.band_part(tf.ones([3, 3]), 0, -1)
+    <tf.Tensor: shape=(3, 3), dtype=float32, numpy=
+    array([[1., 1., 1.],
+           [0., 1., 1.],
+           [0., 0., 1.]], dtype=float32)>
+    """
+    return apply("MatrixBandPart", [input], {"num_lower": int(_number(num_lower)),
+                                             "num_upper": int(_number(num_upper))})
+
+
+def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
+         align="RIGHT_LEFT") -> Tensor:
+    """Matrices with ``diagonal`` on diagonal(s) ``k`` (TF's MatrixDiagV3), ``padding_value``
+    elsewhere.
+
+    >>> tf.linalg.diag(tf.constant([1.0, 2.0]))
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 0.],
+           [0., 2.]], dtype=float32)>
+    """
+    return apply("MatrixDiagV3", [diagonal], {
+        "k": _pair(k), "num_rows": int(_number(num_rows)), "num_cols": int(_number(num_cols)),
+        "padding_value": _number(padding_value), "align": align})
+
+
+def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT") -> Tensor:
+    """``input`` with its diagonal(s) ``k`` replaced by ``diagonal``.
+
+    >>> tf.linalg.set_diag(tf.zeros([2, 2]), tf.constant([1.0, 2.0]))
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 0.],
+           [0., 2.]], dtype=float32)>
+    """
+    return apply("MatrixSetDiagV3", [input, diagonal], {"k": _pair(k), "align": align})
+
+
+LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
+
+
+def slogdet(input, name=None) -> LogMatrixDeterminant:
+    """``(sign, log_abs_determinant)`` of each matrix; a singular one gives (0, -inf).
+
+    >>> tf.linalg.slogdet(tf.constant([[1.0, 2.0], [3.0, 4.0]])).sign
+    <tf.Tensor: shape=(), dtype=float32, numpy=-1.0>
+    """
+    return LogMatrixDeterminant(*apply("LogMatrixDeterminant", [input]))
+
+
+def logdet(matrix, name=None) -> Tensor:
+    """``log(det(matrix))`` of Hermitian positive definite matrices through their Cholesky
+    factor, as TF (a matrix that is not positive definite gives NaN).
+
+    >>> tf.linalg.logdet(tf.constant([[4.0, 0.0], [0.0, 1.0]]))
+    <tf.Tensor: shape=(), dtype=float32, numpy=1.3862944>
+    """
+    chol = cholesky(matrix)
+    return 2.0 * reduce.reduce_sum(math.log(diag_part(chol)), axis=[-1])
+
+
+def tensor_diag(diagonal, name=None) -> Tensor:
+    """The tensor of rank 2k with ``diagonal`` (rank k) on its diagonal (TF's ``Diag``).
+
+    >>> tf.linalg.tensor_diag(tf.constant([1.0, 2.0]))
+    <tf.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 0.],
+           [0., 2.]], dtype=float32)>
+    """
+    d = _tensor(diagonal)
+    if d.ndim < 1:
+        raise InvalidArgumentError(f"Diag: Input must be at least rank 1, got 0 [shape {list(d.shape)}]")
+    shape = list(d.shape)
+    return array.reshape(diag(array.reshape(d, [-1])), shape + shape)
+
+
+def tensor_diag_part(input, name=None) -> Tensor:
+    """The diagonal of a tensor of rank 2k: ``out[i..] = input[i.., i..]`` (TF's ``DiagPart``).
+
+    >>> tf.linalg.tensor_diag_part(tf.constant([[1.0, 0.0], [0.0, 2.0]]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    """
+    x = _tensor(input)
+    shape = list(x.shape)
+    half = len(shape) // 2
+    if not shape or len(shape) % 2 or shape[:half] != shape[half:]:
+        raise InvalidArgumentError(f"DiagPart: The rank of the tensor should be even and positive, "
+                                   f"with equal halves, got shape {shape}")
+    n = int(np.prod(shape[:half], dtype=np.int64))
+    return array.reshape(diag_part(array.reshape(x, [n, n])), shape[:half])
+
+
 __all__ = ["matmul", "matvec", "einsum", "tensordot", "matrix_transpose", "adjoint", "solve", "inv",
            "det", "cholesky", "diag_part", "trace", "norm", "eye"]
+# tf.linalg's alone (tapeflow/linalg.py), not also top-level names
+LINALG_ONLY = ["triangular_solve", "cholesky_solve", "band_part", "diag", "set_diag", "slogdet", "logdet",
+               "tensor_diag", "tensor_diag_part"]

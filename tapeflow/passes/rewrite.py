@@ -111,8 +111,8 @@ def is_pure(node):
     """A node with no effects: safe to merge, drop or evaluate at compile time.
 
     ``OpDef.pure`` says it of an op (``PrintV2`` is not); an If or While is pure only if the
-    graphs it runs are (a print inside a branch must run when the branch does). ``Const``
-    and ops of no OpDef count as pure. Impure nodes are left alone by DCE, CSE and constant
+    graphs it runs are (a print inside a branch must run when the branch does). Ops of
+    no OpDef count as pure. Impure nodes are left alone by DCE, CSE and constant
     folding, and never recomputed by the partitioner.
     """
     opdef = OPS.get(node.op)

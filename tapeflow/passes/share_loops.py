@@ -29,6 +29,7 @@ place, where writing it made the program copy the whole ``[n, ...]`` array first
 often a constant argument, the gradient of ``ta.stack()``'s mean).
 """
 from ..ir.graph import Graph, Node, Value, use_counts
+from ..ir.opdef import OPS
 from ..runtime.kernels.loops import counter_index
 from .dce import dce
 from .rewrite import copy_node, is_pure, keep
@@ -126,7 +127,7 @@ def read_only_list_cotangents(graph):
     env, out = {}, []
     for node in graph.nodes:
         inputs = [env.get(v.id, v) for v in node.inputs]
-        bwd = _read_only(node, uses, producer) if node.op in _LOOP_GRADIENTS else None
+        bwd = _read_only(node, uses, producer) if _loop_gradient(node.op) else None
         if bwd is None or bwd is node.attrs["bwd_graph"]:
             out.append(keep(node, inputs))
         else:
@@ -138,7 +139,11 @@ def read_only_list_cotangents(graph):
     return Graph(graph.inputs, out, [env.get(v.id, v) for v in graph.outputs])
 
 
-_LOOP_GRADIENTS = ("WhileGrad", "WhileGradStacks", "WhileWithGrad")
+def _loop_gradient(name):
+    """A loop gradient running its backward body (``bwd_graph``) over rows it kept within a
+    memory budget (WhileGrad, WhileGradStacks, WhileWithGrad; not WhileGradGrad)."""
+    op = OPS.get(name)
+    return op is not None and op.stores_rows and "bwd_graph" in op.attrs and "memory_budget" in op.attrs
 
 
 def _read_only(node, uses, producer):

@@ -36,19 +36,16 @@ def simplify(graph, no_signed_zeros=False):
     return rebuild(graph, rule)
 
 
-def _is_unit(new, value, op, no_signed_zeros):
-    """Is ``value`` a constant u with ``x op u == x`` for every x, bit for bit?"""
+def _is_unit(new, value, unit, no_signed_zeros):
+    """Is ``value`` a constant equal to ``unit`` (``OpDef.unit``: ``x op u == x`` for every x,
+    bit for bit)? A float zero must have the unit's sign (x + (-0.0) is x; x + 0.0 turns a
+    -0.0 in x into +0.0), unless signed zeros may be ignored."""
     a = new.const_array(value)
-    if a is None or a.size == 0:
-        return False
-    if op in ("Mul", "RealDiv"):
-        return bool(np.all(a == 1))
-    if not np.all(a == 0):
+    if a is None or a.size == 0 or not np.all(a == unit):
         return False
     if a.dtype.kind != "f" or no_signed_zeros:
         return True
-    # x + (-0.0) == x and x - (+0.0) == x exactly; the other two turn a -0.0 in x into +0.0
-    return bool(np.all(np.signbit(a) == (op == "Add")))
+    return bool(np.all(np.signbit(a) == np.signbit(unit)))
 
 
 def _simplified(node, inputs, new, no_signed_zeros):
@@ -68,11 +65,12 @@ def _simplified(node, inputs, new, no_signed_zeros):
     if op in OPS and OPS[op].shape_noop:
         x = inputs[0]
         return same(x) if known_shape(out) and known_shape(x.aval) else None
-    if op in ("Mul", "RealDiv", "Add", "Sub"):
+    if op in OPS and OPS[op].unit:
+        unit, positions = OPS[op].unit
         x, y = inputs
-        if _is_unit(new, y, op, no_signed_zeros) and same(x) is not None:
+        if 1 in positions and _is_unit(new, y, unit, no_signed_zeros) and same(x) is not None:
             return x
-        if op in ("Mul", "Add") and _is_unit(new, x, op, no_signed_zeros) and same(y) is not None:
+        if 0 in positions and _is_unit(new, x, unit, no_signed_zeros) and same(y) is not None:
             return y
         return None
     if op == "Neg":

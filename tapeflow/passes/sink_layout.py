@@ -155,7 +155,8 @@ def fold_matmul_transposes(graph):
 
     nodes, changed = [], False
     for node in graph.nodes:
-        if node.op == "MatMul" and all(len(v.aval.shape) == 2 for v in node.inputs):
+        if OPS.get(node.op) is not None and OPS[node.op].gemm \
+                and all(len(v.aval.shape) == 2 for v in node.inputs):
             a, c = node.inputs
             attrs = dict(node.attrs)
             sa, sc = transposed_source(a), transposed_source(c)
@@ -164,7 +165,7 @@ def fold_matmul_transposes(graph):
             if sc is not None:
                 c, attrs["transpose_b"] = sc, not attrs.get("transpose_b", False)
             if sa is not None or sc is not None:
-                new = Node("MatMul", [a, c], attrs, [node.outputs[0].aval])
+                new = Node(node.op, [a, c], attrs, [node.outputs[0].aval])
                 new.outputs = node.outputs          # same Value: consumers need no remapping
                 for o in new.outputs:
                     o.node = new

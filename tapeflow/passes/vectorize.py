@@ -68,8 +68,6 @@ class Builder:
     def emit(self, op, inputs, attrs=None):
         """Append ``op`` (outputs inferred from its OpDef); returns the list of output Values."""
         attrs = dict(attrs or {})
-        if op == "Const":
-            return [self.graph.const(attrs["value"])]
         opdef = OPS[op]
         out = opdef.infer([v.aval for v in inputs], **attrs)
         out = list(out) if opdef.multi_output else [out]
@@ -182,8 +180,7 @@ def vectorize(graph, batched, size, warn=True, rules=None, broadcast=None):
         if results is not None:
             pass
         elif not any(flags):
-            outs = b.emit(node.op, values, node.attrs) if node.op != "Const" else \
-                [b.graph.const(node.attrs["value"])]
+            outs = b.emit(node.op, values, node.attrs)
             results = [(o, False) for o in outs]
         else:
             rule = rules.get(node.op)

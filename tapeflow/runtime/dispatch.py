@@ -189,13 +189,13 @@ def _gradient_fits(name, tensors, avals, i):
     unknown sizes, so backprop need not sum it back at run time: an op that does not
     broadcast (reductions and shape ops build the input's shape), or an elementwise op
     into whose input ``i`` the others broadcast. (Rules mirror TensorFlow's, whose
-    broadcasting ops are exactly the elementwise ones, MatMul's batch dims, BroadcastTo.)"""
+    broadcasting ops are exactly the elementwise ones, a GEMM's batch dims, BroadcastTo.)"""
     op = OPS[name]
     if op.kind == "elementwise":
         return _fits(tensors, avals, i)
-    if name == "MatMul":
+    if op.gemm:
         return all(len(a.shape) <= 2 for a in avals)
-    if name in ("BroadcastTo", "DynamicBroadcastTo"):
+    if op.broadcasts_to:
         return False
     return op.kind == "reduction" or op.moves_data
 

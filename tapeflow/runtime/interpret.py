@@ -20,15 +20,12 @@ def run_graph(graph, *args):
     for v, a in zip(graph.inputs, args, strict=True):
         env[v.id] = a
     for node in graph.nodes:
-        if node.op == "Const":
-            results = (node.attrs["value"],)
-        else:
-            ins = [env[v.id] for v in node.inputs]
-            try:
-                out = KERNELS[node.op](*ins, **node.attrs)
-            except DATA_ERRORS as e:
-                raise op_error(node.op, e, [v.aval for v in node.inputs], node.line) from None
-            results = out if OPS[node.op].multi_output else (out,)
+        ins = [env[v.id] for v in node.inputs]
+        try:
+            out = KERNELS[node.op](*ins, **node.attrs)
+        except DATA_ERRORS as e:
+            raise op_error(node.op, e, [v.aval for v in node.inputs], node.line) from None
+        results = out if OPS[node.op].multi_output else (out,)
         for v, r in zip(node.outputs, results, strict=True):
             r = np.asarray(r)
             if r.shape != v.aval.shape:

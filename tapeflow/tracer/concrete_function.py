@@ -19,9 +19,9 @@ import numpy as np
 from ..autodiff.custom_gradient import int_outputs_through_call
 from ..errors import InvalidArgumentError
 from ..ir import dtypes as D
-from ..ir.graph import Graph, print_graph
+from ..ir.graph import Graph, Value, constant_of, print_graph
 from ..ir.defs.loops import stack_output
-from ..ir.opdef import AVal
+from ..ir.opdef import OPS, AVal
 from ..runtime.interpret import apply_node, replay
 from ..runtime.kernels.loops import backward_loops
 from ..runtime.recorder import STATE, Entry
@@ -370,15 +370,10 @@ def specialize(graph, avals, known=None):
     return ctx.graph
 
 
-_NESTED = {"If": (("then_graph", 1), ("else_graph", 1)),
-           "While": (("cond_graph", 0), ("body_graph", 0)),
-           "WhileStacks": (("cond_graph", 0), ("body_graph", 0), ("fwd_graph", 0))}
-
-
 def _nested_specialized(node, inputs):
     """``node``, or a stand-in for it whose nested graphs take the avals of ``inputs`` (from
     the operand at the given position on) where they took unknown dims."""
-    specs = _NESTED.get(node.op, ())
+    specs = OPS[node.op].graph_operands if node.op in OPS else ()
     attrs = dict(node.attrs)
     for name, start in specs:
         operands = inputs[start:]
@@ -393,16 +388,13 @@ def _nested_specialized(node, inputs):
     return types.SimpleNamespace(op=node.op, attrs=attrs, line=node.line)
 
 
-_CHECKED = ("If", "While", "WhileGrad", "WhileGradGrad", "WhileWithGrad")
-
-
 def _check_specialized(node, inputs):
     """Raise InvalidArgumentError if a nested graph of a control-flow ``node`` keeps a dim
     unknown while its operands are all known (a WhileGrad's, which ``_nested_specialized``
     leaves; a loop variable that grows): their type checks let such a graph take them
     (``ir/defs/control._fits``, for replays of a traced backward), but a specialised graph is
     one of static sizes, so ``run`` interprets the graph as traced instead, as before."""
-    if node.op not in _CHECKED or any(None in t.aval.shape for t in inputs):
+    if node.op not in OPS or not OPS[node.op].static_graphs or any(None in t.aval.shape for t in inputs):
         return
     for nested in node.attrs.values():
         if isinstance(nested, Graph) and any(None in v.aval.shape for v in nested.inputs):
@@ -413,10 +405,9 @@ def _constant(t):
     """``t`` as a concrete Tensor if its value is known while tracing, else None."""
     if hasattr(t, "_value"):
         return t
-    node = getattr(getattr(t, "value", None), "node", None)
-    if node is not None and node.op == "Const":
-        return wrap(np.asarray(node.attrs["value"]))
-    return None
+    value = getattr(t, "value", None)
+    array = constant_of(value) if isinstance(value, Value) else None
+    return None if array is None else wrap(array)
 
 
 def _ct(g, aval):

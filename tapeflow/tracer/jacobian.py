@@ -34,8 +34,8 @@ import numpy as np
 from .. import env
 from ..autodiff import tape as _tape
 from ..autodiff.backprop import Plan
-from ..ir.graph import Graph, Value
-from ..ir.opdef import AVal
+from ..ir.graph import Graph, Value, constant_of
+from ..ir.opdef import OPS, AVal
 from ..ir.shapes import num_elements
 from ..ops import array, math, reduce
 from ..passes.rows import entry_ops, rows_independent
@@ -43,6 +43,7 @@ from ..passes.sink_layout import fold_matmul_transposes, sink_layout
 from ..passes.vectorize import Builder, Identity, vectorize
 from ..runtime.interpret import replay, run_graph
 from ..runtime.recorder import STATE
+from ..runtime.registry import KERNELS
 from ..runtime.tensor import wrap
 from . import context, dynamic_jacobian
 from .engine import compile as compile_graph, mode_for
@@ -148,19 +149,14 @@ def _run_dense(rg, seed_axes, args, finish, mode):
     return replay(cached.vec.graph, [seeds] + list(args) + [o for o in offs if o is not None])
 
 
-# Ops that turn finite values into inf or NaN at ordinary inputs (a division by zero, the
-# root or log of zero): only where they occur can the diagonal seeds differ from TensorFlow.
-_NON_FINITE_OPS = frozenset({
-    "RealDiv", "Div", "DivNoNan", "Reciprocal", "ReciprocalGrad", "Inv", "InvGrad", "Sqrt",
-    "Rsqrt", "SqrtGrad", "RsqrtGrad", "Log", "Log1p", "Xlogy", "Xdivy", "Pow", "Tan", "Atanh",
-    "Acosh", "Lgamma", "Digamma", "FloorDiv", "TruncateDiv"})
-
-
 def _may_not_be_finite(graph, known=None):
-    """``graph`` or a graph nested in it has an op of ``_NON_FINITE_OPS``. ``known``: {input
-    value id: array} of small inputs whose values are known (a saved exponent)."""
+    """``graph`` or a graph nested in it has an op that can make an inf or NaN from finite
+    values (``OpDef.non_finite``: a division by zero, the root or log of zero): only where
+    one occurs can the diagonal seeds differ from TensorFlow. ``known``: {input value id:
+    array} of small inputs whose values are known (a saved exponent)."""
     for node in graph.nodes:
-        if node.op in _NON_FINITE_OPS and not _whole_power(node, known or {}):
+        op = OPS.get(node.op)
+        if op is not None and op.non_finite and not _whole_power(node, known or {}):
             return True
         for value in node.attrs.values():
             if isinstance(value, Graph) and _may_not_be_finite(value):
@@ -175,9 +171,9 @@ def _known_inputs(rg):
     for v, arg in zip(rg.graph.inputs[1:], rg.args()):
         if num_elements(v.aval.shape) > 16:
             continue
-        node = getattr(getattr(arg, "value", None), "node", None)
-        if node is not None and node.op == "Const":
-            known[v.id] = np.asarray(node.attrs["value"])
+        value = getattr(arg, "value", None)
+        if isinstance(value, Value) and constant_of(value) is not None:
+            known[v.id] = constant_of(value)
         elif hasattr(arg, "_value"):
             known[v.id] = np.asarray(arg._value)
     return known
@@ -192,22 +188,23 @@ def _whole_power(node, known):
     return e is not None and bool(np.all((e >= 0) & (e == np.floor(e))))
 
 
-_ARITHMETIC = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply}
-
-
 def _constant(value, known, depth=4):
-    """The array of a value computed from constants and ``known`` inputs by + - * (the
-    gradient of ``x ** 2`` raises to ``2 - 1``), else None."""
+    """The array of a value computed from constants and ``known`` inputs by elementwise ops
+    that cannot make an inf or NaN (the gradient of ``x ** 2`` raises to ``2 - 1``), else None."""
     if value.id in known:
         return known[value.id]
     node = value.node
     if node is None or depth == 0:
         return None
-    if node.op == "Const":
-        return np.asarray(node.attrs["value"])
-    if node.op in _ARITHMETIC:
+    if constant_of(value) is not None:
+        return constant_of(value)
+    op = OPS.get(node.op)
+    if op is not None and op.kind == "elementwise" and op.pure and not op.non_finite \
+            and not op.multi_output and node.op in KERNELS:
         args = [_constant(v, known, depth - 1) for v in node.inputs]
-        return None if any(a is None for a in args) else _ARITHMETIC[node.op](*args)
+        if any(a is None for a in args):
+            return None
+        return np.asarray(KERNELS[node.op](*args, **node.attrs))
     return None
 
 

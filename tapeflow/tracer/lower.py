@@ -20,6 +20,7 @@ from ..codegen.concretize import concretize
 from ..codegen.generate import InterpreterFallbackWarning, generate
 from ..ir.dot import INPUT, RESIDUAL, cluster, document, link, statements
 from ..ir.graph import Graph, aval_str, line_str, print_graph
+from ..ir.opdef import OPS
 from ..ir.shapes import num_elements
 from ..passes import FINAL, partition, run_passes
 from ..runtime.kernels.loops import describe as loops_describe
@@ -53,8 +54,6 @@ STAGES = {
     "source": "the generated Numba source of each program that runs",
 }
 DEFAULT_STAGES = ("traced", "jacobians", "forward", "backward", "loops")
-LOOP_GRADIENTS = ("WhileGrad", "WhileWithGrad", "WhileStacks", "WhileGradStacks",
-                  "WhileGradGrad")   # the "loops" stage's ops
 # the stages that are graphs (the others are text only: the passes, jacobians, sizes, source)
 GRAPH_STAGES = ("traced", "program", "joint", "min-cut", "forward", "backward")
 
@@ -366,7 +365,7 @@ class Lowered:
             programs += [("the forward under a tape", fwd), ("the backward under a tape", bwd)]
         out = []
         for what, graph in programs:
-            loops = [n for n in _all_nodes(graph) if n.op in LOOP_GRADIENTS]
+            loops = [n for n in _all_nodes(graph) if n.op in OPS and OPS[n.op].stores_rows]
             if loops:
                 out.append((f"loop gradients of {what}: {len(loops)}",
                             "\n".join(_loop_text(n) for n in loops)))

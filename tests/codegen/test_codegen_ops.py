@@ -38,7 +38,8 @@ GRAPH_OPS = {"CustomGradient", "If", "While", "WhileGrad", "WhileGradGrad", "Whi
 NO_OUTPUTS = {"PrintV2"}
 # EagerPyFunc (tf.py_function) calls Python: never compiled, its programs run on the
 # interpreter (tests/ops/test_py_function.py checks the fallback).
-NOT_COMPILED = {"EagerPyFunc"}
+# Const: no code of its own, bound as a literal or an argument of every program that has one.
+NOT_COMPILED = {"EagerPyFunc", "Const"}
 # The ops taking a shape as a tensor: their samples come from functions traced with None
 # dims, whose output shapes are unknown until run time; tests/ops/test_shape_tensors.py
 # compiles them with static shapes instead.

@@ -30,8 +30,8 @@ CASES = {
     "inv": (lambda p, i: tf.linalg.inv(tf.zeros([2, 2]) * p[0]), "MatrixInverse: Singular matrix"),
     "solve": (lambda p, i: tf.linalg.solve(tf.zeros([2, 2]) * p[0], tf.ones([2, 1])),
               "MatrixSolve: Singular matrix"),
-    "cholesky": (lambda p, i: tf.linalg.cholesky(-tf.eye(2) * p[0]),
-                 "Cholesky: Matrix is not positive definite"),
+    # (Cholesky of a matrix that is not positive definite is no error in TF 2.21: NaN, as
+    # tests/ops/test_linalg_gp.py checks)
 }
 
 

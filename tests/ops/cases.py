@@ -25,7 +25,8 @@ class Case:
 def all_cases():
     import importlib
     cases, nondiff = {}, set()
-    for fam in ("math", "reduce", "array", "linalg", "nn", "custom", "control", "io", "lists", "special", "scan", "indexing", "sort"):
+    for fam in ("math", "reduce", "array", "linalg", "nn", "custom", "control", "io", "lists", "special", "scan", "indexing", "sort",
+                "conv"):
         try:
             mod = importlib.import_module(f"ops.cases_{fam}")
         except ModuleNotFoundError:

@@ -66,4 +66,4 @@ CASES = {
                     Case(unknown(lambda x: tf.ensure_shape(x * x, [2, None]) * x, 2), [u(2, 3)],
                          note="a size made known")],
 }
-NOT_DIFFERENTIABLE = ["Shape", "Size", "OneHot"]
+NOT_DIFFERENTIABLE = ["Shape", "Size", "OneHot", "Const"]

@@ -219,7 +219,7 @@ def test_matmul_dtype_mismatch_and_numerical_failures():
         tf.matmul(tf.ones([2, 2]), tf.ones([2, 2], tf.float64))
     with pytest.raises(InvalidArgumentError, match="MatrixInverse"):
         tf.linalg.inv(tf.zeros([2, 2]))
-    with pytest.raises(InvalidArgumentError, match="Cholesky"):
-        tf.linalg.cholesky(-tf.eye(2))
+    # a matrix that is not positive definite: NaN, no error (TF 2.21; test_linalg_gp.py)
+    assert np.isnan(tf.linalg.cholesky(-tf.eye(2)).numpy()[1, 1])
     with pytest.raises(InvalidArgumentError, match="Cholesky"):
         tf.linalg.cholesky(tf.ones([2, 2], tf.int32))

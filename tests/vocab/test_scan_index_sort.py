@@ -100,3 +100,17 @@ def test_gather_nd_batch_dims():
     params = tf.reshape(tf.range(24), [2, 3, 4])
     got = tf.gather_nd(params, [[[0, 1]], [[2, 3]]], batch_dims=1)   # TF 2.21: [[1], [23]]
     assert got.numpy().tolist() == [[1], [23]]
+
+
+def test_reverse_sequence(numpy_backend):
+    x = tf.reshape(tf.range(12), [3, 4])
+    want = [[1, 0, 2, 3], [7, 6, 5, 4], [8, 9, 10, 11]]                 # TF 2.21's
+    assert tf.reverse_sequence(x, [2, 4, 0], seq_axis=1, batch_axis=0).numpy().tolist() == want
+    y = tf.reshape(tf.range(24), [4, 2, 3])
+    got = tf.reverse_sequence(y, [1, 3], seq_axis=0, batch_axis=1).numpy().tolist()
+    assert got == [[[0, 1, 2], [15, 16, 17]], [[6, 7, 8], [9, 10, 11]], [[12, 13, 14], [3, 4, 5]],
+                   [[18, 19, 20], [21, 22, 23]]]
+    with pytest.raises(InvalidArgumentError):
+        tf.reverse_sequence(x, [5, 1, 1], seq_axis=1, batch_axis=0)
+    f = tf.function(lambda x, n: tf.reverse_sequence(x, n, seq_axis=1, batch_axis=0))
+    assert f(x, tf.constant([2, 4, 0])).numpy().tolist() == want

@@ -6,3 +6,4 @@ the same as in TensorFlow. Broadcasting is undone by the tape, not by rules.
 The If and While rules are built by tracing, so ``tracer.control_grads`` registers them.
 """
 from . import array, custom, io, linalg, indexing, lists, math, nn, reduce, scan, sort, special  # noqa: F401
+from . import conv  # noqa: F401  (the convolution and pooling family)

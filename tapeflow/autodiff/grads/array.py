@@ -10,7 +10,7 @@ from ...ops import dims
 from ...ops import reduce as r
 from ...runtime.registry import gradient, not_differentiable
 
-not_differentiable("Shape", "Size", "OneHot")
+not_differentiable("Shape", "Size", "OneHot", "Const")   # (Const: no inputs)
 
 # Inside a function traced with None dims, ``op.in_avals[i].shape`` is a DynamicShape whose
 # unknown sizes are a tensor of the forward graph; reshape/broadcast_to/ops.dims read them at

@@ -202,3 +202,48 @@ def _cholesky(op, g):
     grad = la.matmul(la.matmul(l_inv, middle, transpose_a=True), l_inv)
     grad = m.add(grad, la.matrix_transpose(grad))
     return [m.multiply(grad, m.constant_like(0.5, grad))]
+
+
+@gradient("MatrixTriangularSolve", inputs=(0,), outputs=(0,))
+def _triangular_solve(op, g):
+    """TF's _MatrixTriangularSolveGrad: the adjoint solve, and -grad_b c^T kept to the triangle
+    the op reads (the tape sums broadcast batch dims back)."""
+    matrix, c = op.inputs[0], op.outputs[0]
+    lower, adjoint = op.attrs["lower"], op.attrs["adjoint"]
+    grad_b = la.triangular_solve(matrix, g, lower=lower, adjoint=not adjoint)
+    if not op.wants[0]:
+        return [None, grad_b]
+    if adjoint:
+        grad_a = m.negative(la.matmul(c, grad_b, transpose_b=True))
+    else:
+        grad_a = m.negative(la.matmul(grad_b, c, transpose_b=True))
+    grad_a = la.band_part(grad_a, -1, 0) if lower else la.band_part(grad_a, 0, -1)
+    return [grad_a, grad_b]
+
+
+@gradient("MatrixBandPart")
+def _band_part(op, g):
+    return [la.band_part(g, op.attrs["num_lower"], op.attrs["num_upper"])]
+
+
+@gradient("MatrixDiagPartV3", inputs=(0,))
+def _diag_part(op, g):
+    """TF's _MatrixDiagPartV3Grad: the gradient set on the same diagonals of zeros."""
+    zeros = creation.zeros_like(op.inputs[0])
+    return [la.set_diag(zeros, g, k=op.attrs["k"], align=op.attrs["align"])]
+
+
+@gradient("MatrixDiagV3")
+def _matrix_diag(op, g):
+    """TF's _MatrixDiagV3Grad: the diagonals of the gradient."""
+    return [la.diag_part(g, k=op.attrs["k"], align=op.attrs["align"])]
+
+
+@gradient("MatrixSetDiagV3", inputs=(1,))
+def _set_diag(op, g):
+    """TF's _MatrixSetDiagGradV3: the gradient with the diagonals zeroed, and its diagonals."""
+    k, align = op.attrs["k"], op.attrs["align"]
+    grad_diag = la.diag_part(g, k=k, align=align)
+    grad_input = la.set_diag(g, creation.zeros_like(op.inputs[1]), k=k, align=align)
+    return [grad_input, grad_diag]
+from . import linalg_decomp  # noqa: E402,F401  (rules of the decompositions)

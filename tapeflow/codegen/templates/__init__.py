@@ -12,7 +12,8 @@ A template has one of three forms:
 The table and its decorators live in ``registry.py``; importing this package fills it.
 """
 from .registry import CODEGEN, Template, reduce_op, scalar_op, stmt_op
-from . import elementwise, reduce, array, linalg, nn, custom, control, io, loops, lists, ragged, scan, special, indexing, sort  # noqa: F401  (fill CODEGEN)
+from . import elementwise, reduce, array, linalg, linalg_decomp, nn, custom, control, io, loops, lists, ragged, scan, special, indexing, sort  # noqa: F401  (fill CODEGEN)
 from . import shape_tensors  # noqa: F401  (fill CODEGEN: ops taking a shape as a tensor)
 
 __all__ = ["CODEGEN", "Template", "reduce_op", "scalar_op", "stmt_op"]
+from . import conv  # noqa: F401  (the convolution and pooling family)

@@ -120,3 +120,75 @@ def _determinant(em, node):
 def _cholesky(em, node):
     _batched(em, node, lambda a: f"rt.cholesky({a})")
 
+
+
+# -- triangular solve, band and diagonal ops --------------------------------------------
+def flat3(em, v, tail):
+    """A view of ``v`` as [batch, *tail dims]: its leading dims flattened into one."""
+    shape = v.aval.shape
+    lead = shape[:len(shape) - tail]
+    w = em.fresh("f")
+    em.line(f"{w} = {em.ref(v)}.reshape({shape_lit((num_elements(lead),) + tuple(shape[len(lead):]))})")
+    return w
+
+
+@stmt_op("MatrixTriangularSolve")
+def _triangular_solve(em, node, lower=True, adjoint=False):
+    a, b = node.inputs
+    (y,) = node.outputs
+    batch = y.aval.shape[:-2]
+    em.alloc(y)
+    av, bv, ov = flat3(em, a, 2), flat3(em, b, 2), flat3(em, y, 2)
+    with em.loops(batch) as idx:
+        ia = _batch_index(em, idx, batch, a.aval.shape[:-2])
+        ib = _batch_index(em, idx, batch, b.aval.shape[:-2])
+        io = _batch_index(em, idx, batch, batch)
+        em.line(f"rt.tri_solve_into({av}[{ia}], {bv}[{ib}], {ov}[{io}], {lower}, {adjoint})")
+
+
+@stmt_op("MatrixBandPart")
+def _band_part(em, node, num_lower=-1, num_upper=-1):
+    (x,), (y,) = node.inputs, node.outputs
+    em.alloc(y)
+    em.line(f"rt.band_part_into({flat3(em, x, 2)}, {flat3(em, y, 2)}, {num_lower}, {num_upper})")
+
+
+def _align_flags(align):
+    return align in ("LEFT_LEFT", "LEFT_RIGHT"), align in ("LEFT_LEFT", "RIGHT_LEFT")
+
+
+def _diags3(em, v, k):
+    """The packed diagonals ``v`` as [batch, number of diagonals, width]."""
+    if k[0] != k[1]:
+        return flat3(em, v, 2)
+    shape = v.aval.shape
+    w = em.fresh("f")
+    em.line(f"{w} = {em.ref(v)}.reshape({shape_lit((num_elements(shape[:-1]), 1, shape[-1]))})")
+    return w
+
+
+@stmt_op("MatrixDiagPartV3")
+def _diag_part(em, node, k=(0, 0), padding_value=0, align="RIGHT_LEFT"):
+    (x,), (y,) = node.inputs, node.outputs
+    em.alloc(y)
+    sup, sub = _align_flags(align)
+    em.line(f"rt.diag_part_into({flat3(em, x, 2)}, {_diags3(em, y, k)}, {k[0]}, {k[1]}, "
+            f"{padding_value!r}, {sup}, {sub})")
+
+
+@stmt_op("MatrixDiagV3")
+def _matrix_diag(em, node, k=(0, 0), num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    (d,), (y,) = node.inputs, node.outputs
+    em.alloc(y, fill=cast(repr(padding_value), y.aval.dtype))
+    sup, sub = _align_flags(align)
+    em.line(f"rt.diag_into({_diags3(em, d, k)}, {flat3(em, y, 2)}, {k[0]}, {k[1]}, {sup}, {sub})")
+
+
+@stmt_op("MatrixSetDiagV3")
+def _set_diag(em, node, k=(0, 0), align="RIGHT_LEFT"):
+    (x, d), (y,) = node.inputs, node.outputs
+    out = em.alloc(y)
+    em.line(f"{out}[...] = {em.ref(x)}")
+    sup, sub = _align_flags(align)
+    em.line(f"rt.diag_into({_diags3(em, d, k)}, {flat3(em, y, 2)}, {k[0]}, {k[1]}, {sup}, {sub})")
+

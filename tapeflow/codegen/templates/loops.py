@@ -15,6 +15,7 @@ added a block of iterations at a time as one large product (``_Hoisted``).
 """
 from ...passes.dce import dce
 from ...ir.graph import Graph, use_counts
+from ...ir.opdef import OPS
 from ...runtime.kernels.loops import (counter_index, history_spans, row_states, stacked_rows,
                                       trip_bounds)
 from ..emitter import Unsupported, np_type
@@ -235,7 +236,7 @@ class _Hoisted:
                 continue
             (z,) = others
             mm = z.node
-            if (mm is None or id(mm) not in nodes or mm.op != "MatMul" or uses[z.id] != 1
+            if (mm is None or id(mm) not in nodes or not _gemm(mm) or uses[z.id] != 1
                     or not mm.attrs["transpose_a"] or mm.attrs["transpose_b"]
                     or any(run_time(x.aval) for x in (cin, *mm.inputs))    # no slabs of lists
                     or z.aval != cin.aval or out.aval != cin.aval
@@ -639,3 +640,7 @@ def _put(em, stack, at, value, copy=False):
         em.line(f"{stack}[{at}] = {'rt.fresh_copy' if copy else 'np.ascontiguousarray'}({value})")
     else:
         em.line(f"{stack}[{at}] = {value}")
+
+
+def _gemm(node):
+    return node.op in OPS and OPS[node.op].gemm

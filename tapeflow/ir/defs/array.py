@@ -133,6 +133,7 @@ def _broadcast_to(avals, shape):
 
 
 defop("BroadcastTo", _broadcast_to, attrs={"shape": "shape"}, shape_noop=True, moves_data=True,
+      broadcasts_to=True,
       keeps_rows=lambda attrs, flags, in_avals, out_avals: len(attrs["shape"]) == _rank(in_avals))
 
 
@@ -418,7 +419,7 @@ def _sum_to_shape(avals, shape):
 defop("DynamicReshape", _dynamic_reshape, arity=2, attrs={"shape": "shape"}, moves_data=True,
       keeps_rows=_keeps_leading_axis)
 defop("DynamicBroadcastTo", _dynamic_broadcast_to, arity=2, attrs={"shape": "shape"},
-      moves_data=True,
+      moves_data=True, broadcasts_to=True,
       keeps_rows=lambda attrs, flags, in_avals, out_avals: len(attrs["shape"]) == _rank(in_avals))
 defop("SumToShape", _sum_to_shape, arity=2, attrs={"shape": "shape"}, kind="other")
 

@@ -84,9 +84,32 @@ def _while(avals, cond_graph, body_graph, n_vars):
     return loop + (AVal((), D.int32),)
 
 
-defop("If", _if, arity=None, attrs={"then_graph": "graph", "else_graph": "graph"}, multi_output=True)
+def agree(xs, ys):
+    """Record that avals ``xs`` and ``ys`` have equal shapes (raise if they do not); a size
+    only the run knows (a dim with ``run_time`` set: ``codegen/dims.py``) decides nothing
+    here: the template reads it from the arrays. (For ``graph_inputs`` rules.)"""
+    if len(xs) != len(ys) or not all(len(x.shape) == len(y.shape) and all(
+            getattr(a, "run_time", False) or getattr(b, "run_time", False) or a == b
+            for a, b in zip(x.shape, y.shape)) for x, y in zip(xs, ys)):
+        raise ValueError("the graphs of this node do not fit each other")
+
+
+def _if_graph_inputs(ins, then_graph, else_graph):
+    yield "then_graph", ins[1:]
+    yield "else_graph", ins[1:]
+
+
+def _while_graph_inputs(ins, cond_graph, body_graph, n_vars):
+    yield "cond_graph", ins
+    yield "body_graph", ins
+
+
+defop("If", _if, arity=None, attrs={"then_graph": "graph", "else_graph": "graph"}, multi_output=True,
+      graph_inputs=_if_graph_inputs, graph_operands=(("then_graph", 1), ("else_graph", 1)),
+      static_graphs=True)
 defop("While", _while, arity=None, attrs={"cond_graph": "graph", "body_graph": "graph", "n_vars": "int"},
-      multi_output=True)
+      multi_output=True, graph_inputs=_while_graph_inputs,
+      graph_operands=(("cond_graph", 0), ("body_graph", 0)), static_graphs=True)
 
 
 def _check_trip_count(avals, message):

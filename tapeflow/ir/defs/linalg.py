@@ -43,7 +43,7 @@ def _matmul_keeps_rows(attrs, flags, in_avals, out_avals):
 
 
 defop("MatMul", _matmul, arity=2, attrs={"transpose_a": "bool", "transpose_b": "bool"},
-      same_dtype=(0, 1), keeps_rows=_matmul_keeps_rows)
+      same_dtype=(0, 1), keeps_rows=_matmul_keeps_rows, gemm=True)
 
 
 # -- einsum --------------------------------------------------------------------------
@@ -176,3 +176,144 @@ defop("MatrixSolve", _solve, arity=2, attrs={"adjoint": "bool"}, same_dtype=(0, 
 defop("MatrixInverse", _inverse, attrs={"adjoint": "bool"})
 defop("MatrixDeterminant", _determinant)
 defop("Cholesky", _cholesky)
+
+
+# -- triangular solve, band and diagonal ops (the Gaussian-process path) ------------------
+def _triangular_solve(avals, lower=True, adjoint=False):
+    """MatrixTriangularSolve: batch dims broadcast (TF 2.x), only one triangle is read."""
+    a, rhs = avals
+    dt = check_same_dtype(avals)
+    check_dtype(a, FLOATS)
+    rows, cols = _matrix_dims(a, "In[0]")
+    if rows is not None and cols is not None and rows != cols:
+        raise InferError(f"In[0] matrices in the last dimensions must be square ({cols} =/= {rows})")
+    r, k = _matrix_dims(rhs, "In[1]")
+    if rows is not None and r is not None and rows != r:
+        raise InferError(f"In[0] and In[1] must have compatible matrix dimensions: "
+                         f"{list(a.shape)} vs. {list(rhs.shape)}")
+    try:
+        batch = broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+    except InferError:
+        raise InferError(f"In[0] and In[1] must have compatible batch dimensions: "
+                         f"{list(a.shape)} vs. {list(rhs.shape)}") from None
+    return AVal(batch + (r, k), dt)
+
+
+def _band_part(avals, num_lower=-1, num_upper=-1):
+    (x,) = avals
+    if len(x.shape) < 2:
+        raise InferError(f"input must be at least 2-dim, received shape: {list(x.shape)}")
+    rows, cols = x.shape[-2:]
+    if rows is not None and num_lower > rows:
+        raise InferError(f"num_lower must be negative or less or equal to number of rows ({rows}) "
+                         f"got: {num_lower}")
+    if cols is not None and num_upper > cols:
+        raise InferError(f"num_upper must be negative or less or equal to number of columns ({cols}) "
+                         f"got: {num_upper}")
+    return x
+
+
+def diag_len(rows, cols, d):
+    """The length of diagonal ``d`` of a rows x cols matrix (d > 0: above the main one)."""
+    return min(rows + min(0, d), cols - max(0, d))
+
+
+def diag_offset(d, max_len, rows, cols, align):
+    """Where diagonal ``d`` starts in its row of the packed form (TF's ComputeOffset)."""
+    left_super = align in ("LEFT_LEFT", "LEFT_RIGHT")
+    left_sub = align in ("LEFT_LEFT", "RIGHT_LEFT")
+    if (d >= 0 and left_super) or (d <= 0 and left_sub):
+        return 0
+    return max_len - diag_len(rows, cols, d)
+
+
+_ALIGNS = ("LEFT_LEFT", "LEFT_RIGHT", "RIGHT_LEFT", "RIGHT_RIGHT")
+
+
+def _check_k(k, align):
+    lo, hi = k
+    if lo > hi:
+        raise InferError(f"lower_diag_index must not be larger than upper_diag_index: {lo} > {hi}")
+    if align not in _ALIGNS:
+        raise InferError(f"align must be one of {', '.join(_ALIGNS)}, got {align!r}")
+    return lo, hi
+
+
+def _diag_part(avals, k=(0, 0), padding_value=0, align="RIGHT_LEFT"):
+    (x,) = avals
+    lo, hi = _check_k(k, align)
+    if len(x.shape) < 2:
+        raise InferError(f"input must be at least 2-dim, received shape: {list(x.shape)}")
+    rows, cols = x.shape[-2:]
+    if rows is not None and cols is not None and not (
+            (-rows < lo or rows == 0) and (hi < cols or cols == 0)):
+        raise InferError(f"the diagonals k=({lo}, {hi}) are out of bounds of matrices "
+                         f"{rows} x {cols}")
+    if rows is None or cols is None:
+        if lo != hi:
+            raise InferError("a band of diagonals needs the matrix sizes known")
+        n = None
+    else:
+        n = max(diag_len(rows, cols, d) for d in range(lo, hi + 1))
+    tail = (n,) if lo == hi else (hi - lo + 1, n)
+    return AVal(x.shape[:-2] + tail, x.dtype)
+
+
+def diag_matrix_shape(dshape, k, num_rows, num_cols):
+    """The [rows, cols] of MatrixDiagV3's output (TF's rules for num_rows/num_cols = -1)."""
+    lo, hi = k
+    max_len = dshape[-1]
+    if max_len is None:
+        raise InferError("the diagonal's length must be known")
+    min_rows, min_cols = max_len - min(hi, 0), max_len + max(lo, 0)
+    if num_rows == -1 and num_cols == -1:
+        num_rows = num_cols = max(min_rows, min_cols)
+    elif num_rows == -1:
+        num_rows = min_rows
+    elif num_cols == -1:
+        num_cols = min_cols
+    if num_rows != min_rows and num_cols != min_cols:
+        raise InferError(f"The number of rows or columns is not consistent with the specified "
+                         f"d_lower, d_upper, and diagonal: num_rows={num_rows}, num_cols={num_cols}, "
+                         f"k=({lo}, {hi}), diagonal shape {list(dshape)}")
+    return num_rows, num_cols
+
+
+def _matrix_diag(avals, k=(0, 0), num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    (d,) = avals
+    lo, hi = _check_k(k, align)
+    need = 1 if lo == hi else 2
+    if len(d.shape) < need:
+        raise InferError(f"diagonal must be at least {need}-dim, received shape: {list(d.shape)}")
+    if lo != hi and d.shape[-2] is not None and d.shape[-2] != hi - lo + 1:
+        raise InferError(f"The number of diagonals provided in the input does not match the "
+                         f"lower_diag_index and upper_diag_index range: {d.shape[-2]} vs {hi - lo + 1}")
+    rows, cols = diag_matrix_shape(d.shape, (lo, hi), num_rows, num_cols)
+    return AVal(d.shape[:-need] + (rows, cols), d.dtype)
+
+
+def _set_diag(avals, k=(0, 0), align="RIGHT_LEFT"):
+    x, d = avals
+    check_same_dtype(avals)
+    want = _diag_part([x], k=k, align=align)
+    if len(d.shape) != len(want.shape) or any(
+            a is not None and b is not None and a != b for a, b in zip(d.shape, want.shape)):
+        raise InferError(f"Either first dimensions of diagonal don't match input.shape[:-2], or "
+                         f"diagonal.shape[:-1] is not equal to the longests diagonal in range "
+                         f"[lower_diag_index:upper_diag_index].\nInput shape: {list(x.shape)}\n"
+                         f"Diagonal shape: {list(d.shape)}\nExpected diagonal shape: "
+                         f"{list(want.shape)}")
+    return x
+
+
+_DIAG_ATTRS = {"k": "ints", "padding_value": "number", "align": "str"}
+defop("MatrixTriangularSolve", _triangular_solve, arity=2, attrs={"lower": "bool", "adjoint": "bool"},
+      same_dtype=(0, 1))
+defop("MatrixBandPart", _band_part, attrs={"num_lower": "int", "num_upper": "int"}, moves_data=True)
+defop("MatrixDiagPartV3", _diag_part, attrs=_DIAG_ATTRS, moves_data=True)
+defop("MatrixDiagV3", _matrix_diag, attrs=dict(_DIAG_ATTRS, num_rows="int", num_cols="int"),
+      moves_data=True)
+defop("MatrixSetDiagV3", _set_diag, arity=2, attrs={"k": "ints", "align": "str"}, same_dtype=(0, 1),
+      moves_data=True)
+
+from . import decomp  # noqa: E402,F401  (the decompositions and matrix functions)

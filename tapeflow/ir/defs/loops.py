@@ -19,7 +19,7 @@ gradients either way.
 from ...errors import InferError
 from .. import dtypes as D
 from ..opdef import AVal, defop
-from .control import _avals, _check_inputs, _fits, _fmt, _inputs, _loop_avals, _while
+from .control import _avals, _check_inputs, _fits, _fmt, _inputs, _loop_avals, _while, agree
 
 
 def _compatible(a, b):
@@ -53,9 +53,21 @@ def _while_grad(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
     return out
 
 
+def _output_avals(graph):
+    """A graph's output avals as a list (``graph_inputs`` rules concatenate them with lists)."""
+    return [v.aval for v in graph.outputs]
+
+
+def _while_grad_graph_inputs(ins, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+    loop = ins[1:1 + n_vars + n_extra]
+    yield "fwd_graph", loop
+    yield "bwd_graph", _output_avals(fwd_graph)[n_vars:] + loop[n_vars:] + ins[1 + n_vars + n_extra:]
+
+
 defop("WhileGrad", _while_grad, arity=None, multi_output=True,
       attrs={"fwd_graph": "graph", "bwd_graph": "graph",
-             "n_vars": "int", "n_extra": "int", "memory_budget": "int"})
+             "n_vars": "int", "n_extra": "int", "memory_budget": "int"},
+      graph_inputs=_while_grad_graph_inputs, static_graphs=True, stores_rows=True)
 
 
 def _while_grad_grad(avals, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_extra):
@@ -79,9 +91,26 @@ def _while_grad_grad(avals, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_ex
     return body + carry
 
 
+def _while_grad_grad_graph_inputs(ins, fwd_graph, bwd_graph, fwd_vjp, bwd_vjp, n_vars, n_extra):
+    body = ins[1:1 + n_vars + n_extra]
+    n_carry = (len(ins) - 1 - n_vars - n_extra) // 2
+    carry = ins[1 + n_vars + n_extra:1 + n_vars + n_extra + n_carry]
+    yield "fwd_graph", body
+    rows = _output_avals(fwd_graph)[n_vars:]
+    yield "bwd_graph", rows + body[n_vars:] + carry
+    yield "bwd_vjp", rows + body[n_vars:] + carry + carry
+    yield "fwd_vjp", body + body[:n_vars] + rows
+    # what the template writes where, and its infer rule does not check: equal sizes
+    agree(_output_avals(fwd_graph)[:n_vars], body[:n_vars])
+    agree(_output_avals(bwd_graph), carry)
+    agree(_output_avals(bwd_vjp), rows + body[n_vars:] + carry)
+    agree(_output_avals(fwd_vjp), body)
+
+
 defop("WhileGradGrad", _while_grad_grad, arity=None, multi_output=True,
       attrs={"fwd_graph": "graph", "bwd_graph": "graph", "fwd_vjp": "graph", "bwd_vjp": "graph",
-             "n_vars": "int", "n_extra": "int"})
+             "n_vars": "int", "n_extra": "int"},
+      graph_inputs=_while_grad_grad_graph_inputs, static_graphs=True, stores_rows=True)
 
 
 def _while_with_grad(avals, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars, n_extra,
@@ -117,9 +146,19 @@ def _while_with_grad(avals, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars
     return result + out
 
 
+def _while_with_grad_graph_inputs(ins, cond_graph, fwd_graph, bwd_graph, seed_graph, n_vars,
+                                  n_extra, memory_budget):
+    loop = ins[:n_vars + n_extra]
+    yield "cond_graph", loop
+    yield "fwd_graph", loop
+    yield "seed_graph", loop[:n_vars] + [seed_graph.inputs[n_vars].aval] + ins[n_vars + n_extra:]
+    yield "bwd_graph", _output_avals(fwd_graph)[n_vars:] + loop[n_vars:] + _output_avals(seed_graph)
+
+
 defop("WhileWithGrad", _while_with_grad, arity=None, multi_output=True,
       attrs={"cond_graph": "graph", "fwd_graph": "graph", "bwd_graph": "graph",
-             "seed_graph": "graph", "n_vars": "int", "n_extra": "int", "memory_budget": "int"})
+             "seed_graph": "graph", "n_vars": "int", "n_extra": "int", "memory_budget": "int"},
+      graph_inputs=_while_with_grad_graph_inputs, static_graphs=True, stores_rows=True)
 
 
 def row_states(graph, n_vars):
@@ -195,9 +234,17 @@ def stack_output(v):
         any(o is v for o in node.outputs[node.attrs["n_vars"] + 1:])
 
 
+def _while_stacks_graph_inputs(ins, cond_graph, body_graph, fwd_graph, n_vars, memory_budget):
+    yield "cond_graph", ins
+    yield "body_graph", ins
+    yield "fwd_graph", ins
+
+
 defop("WhileStacks", _while_stacks, arity=None, multi_output=True,
       attrs={"cond_graph": "graph", "body_graph": "graph", "fwd_graph": "graph",
-             "n_vars": "int", "memory_budget": "int"})
+             "n_vars": "int", "memory_budget": "int"},
+      graph_inputs=_while_stacks_graph_inputs,
+      graph_operands=(("cond_graph", 0), ("body_graph", 0), ("fwd_graph", 0)), stores_rows=True)
 
 
 def _while_grad_stacks(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
@@ -219,6 +266,13 @@ def _while_grad_stacks(avals, fwd_graph, bwd_graph, n_vars, n_extra, memory_budg
                        memory_budget)
 
 
+def _while_grad_stacks_graph_inputs(ins, fwd_graph, bwd_graph, n_vars, n_extra, memory_budget):
+    k = len(stacked_rows(fwd_graph, n_vars))      # the stacks come last; the graphs skip them
+    yield from _while_grad_graph_inputs(ins[:len(ins) - k], fwd_graph, bwd_graph, n_vars, n_extra,
+                                        memory_budget)
+
+
 defop("WhileGradStacks", _while_grad_stacks, arity=None, multi_output=True,
       attrs={"fwd_graph": "graph", "bwd_graph": "graph",
-             "n_vars": "int", "n_extra": "int", "memory_budget": "int"})
+             "n_vars": "int", "n_extra": "int", "memory_budget": "int"},
+      graph_inputs=_while_grad_stacks_graph_inputs, stores_rows=True)

@@ -11,7 +11,7 @@ from ..shapes import broadcast_shapes
 BOOL = (D.bool_,)
 
 # -- identity-like -------------------------------------------------------------------
-defop("Identity", lambda avals: avals[0], kind="elementwise", moves_data=True)
+defop("Identity", lambda avals: avals[0], kind="elementwise", moves_data=True, linear_in=(0,))
 defop("StopGradient", lambda avals: avals[0], kind="elementwise", moves_data=True)
 
 
@@ -24,10 +24,18 @@ defop("Cast", _cast, attrs={"dtype": "dtype"}, kind="elementwise", moves_data=Tr
 # -- arithmetic ----------------------------------------------------------------------
 # Add and Mul are exactly commutative in IEEE arithmetic; Maximum and Minimum are not in
 # NumPy (maximum(-0.0, 0.0) depends on the order).
-for _name in ("Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Pow", "Maximum", "Minimum"):
-    def_binary(_name, NUMERIC, commutative=_name in ("Add", "Mul"))
-def_binary("RealDiv", FLOATS)  # ints reach it only through truediv, which casts them first
-for _name in ("Neg", "Square", "Abs"):
+# ``unit``: x + (-0.0) and x - (+0.0) are x exactly; x + 0.0 turns a -0.0 in x into +0.0.
+def_binary("Add", NUMERIC, commutative=True, unit=(-0.0, (0, 1)))
+def_binary("Sub", NUMERIC, unit=(0.0, (1,)))
+def_binary("Mul", NUMERIC, commutative=True, linear_in=(0, 1), unit=(1, (0, 1)))
+for _name in ("FloorDiv", "FloorMod", "Pow"):
+    def_binary(_name, NUMERIC, non_finite=True)
+for _name in ("Maximum", "Minimum"):
+    def_binary(_name, NUMERIC)
+# ints reach RealDiv only through truediv, which casts them first
+def_binary("RealDiv", FLOATS, non_finite=True, linear_in=(0,), unit=(1, (1,)))
+def_unary("Neg", NUMERIC, linear_in=(0,))
+for _name in ("Square", "Abs"):
     def_unary(_name, NUMERIC)
 def_unary("Sign", NUMERIC, widens_float32=True)
 
@@ -45,25 +53,28 @@ def _add_n(avals):
     return AVal(tuple(avals[0].shape), dt)
 
 
-defop("AddN", _add_n, arity=None, kind="elementwise")
+defop("AddN", _add_n, arity=None, kind="elementwise", same_shape=True)
 
 # -- transcendental and rounding (floating point only) -------------------------------
+# non_finite: a root, log or reciprocal of 0 (or of a negative); Tan for its pole, though
+# no float lands on the pole exactly
 for _name in ("Sqrt", "Rsqrt", "Reciprocal", "Exp", "Log", "Log1p", "Expm1", "Sin", "Cos", "Tan",
               "Tanh", "Sigmoid", "Floor", "Round"):
-    def_unary(_name, FLOATS)
+    def_unary(_name, FLOATS, non_finite=_name in ("Sqrt", "Rsqrt", "Reciprocal", "Log", "Log1p", "Tan"))
 def_unary("Erf", FLOATS, widens_float32=True)
 # TF's fused gradient kernels of sqrt, rsqrt and reciprocal: (y, dy) -> dx, 0 wherever dy is 0.
+# non_finite: they read y, which may be the inf their forward made.
 for _name in ("SqrtGrad", "RsqrtGrad", "ReciprocalGrad"):
-    def_binary(_name, FLOATS)
+    def_binary(_name, FLOATS, non_finite=True, linear_in=(1,))
 
 # -- comparisons and logic (bool results) --------------------------------------------
 for _name in ("Less", "LessEqual", "Greater", "GreaterEqual"):
-    def_binary(_name, NUMERIC, out_dtype=D.bool_)
+    def_binary(_name, NUMERIC, out_dtype=D.bool_, predicate=True)
 for _name in ("Equal", "NotEqual"):
-    def_binary(_name, NUMERIC + BOOL, out_dtype=D.bool_, commutative=True)
+    def_binary(_name, NUMERIC + BOOL, out_dtype=D.bool_, commutative=True, predicate=True)
 for _name in ("LogicalAnd", "LogicalOr"):
-    def_binary(_name, BOOL, commutative=True)
-def_unary("LogicalNot", BOOL)
+    def_binary(_name, BOOL, commutative=True, predicate=True)
+def_unary("LogicalNot", BOOL, predicate=True)
 
 
 def _float_test(avals):

@@ -25,7 +25,8 @@ def _grad_pair(allowed):
 
 for _name, _allowed in (("Relu", NUMERIC), ("Relu6", NUMERIC), ("Elu", FLOATS), ("Selu", FLOATS)):
     def_unary(_name, _allowed)
-    defop(_name + "Grad", _grad_pair(_allowed), arity=2, same_dtype=(0, 1), kind="elementwise")
+    defop(_name + "Grad", _grad_pair(_allowed), arity=2, same_dtype=(0, 1), kind="elementwise",
+          linear_in=(0,), same_shape=True)
 
 
 def _leaky_relu(avals, alpha=0.2):
@@ -35,7 +36,7 @@ def _leaky_relu(avals, alpha=0.2):
 
 defop("LeakyRelu", _leaky_relu, attrs={"alpha": "number"}, kind="elementwise")
 defop("LeakyReluGrad", _grad_pair(FLOATS), arity=2, attrs={"alpha": "number"}, same_dtype=(0, 1),
-      kind="elementwise")
+      kind="elementwise", linear_in=(0,), same_shape=True)
 def_unary("Softplus", FLOATS)
 def_unary("Softsign", FLOATS)
 

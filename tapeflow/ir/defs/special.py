@@ -12,22 +12,28 @@ from ..shapes import broadcast_shapes
 F32_64 = (D.float32, D.float64)
 SIGNED = (D.int32, D.int64)
 
+# Ops that make an inf or NaN from finite inputs (outside their domain, at a pole, by 0):
+# ``OpDef.non_finite`` (tests/ir/test_op_facts.py checks each on a grid of finite values).
+NON_FINITE = {"Asin", "Acos", "Acosh", "Atanh", "Lgamma", "Digamma", "Erfinv", "Ndtri",
+              "Xlogy", "Xlog1py", "Xdivy", "Igamma", "Igammac", "IgammaGradA", "Zeta", "Polygamma",
+              "TruncateDiv", "TruncateMod"}
+
 # -- unary, float16 included ----------------------------------------------------------------
 for _name in ("Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Ceil",
               "Lgamma", "Digamma", "Erfc", "BesselI0", "BesselI0e", "BesselI1", "BesselI1e"):
-    def_unary(_name, FLOATS, widens_float32=True)
+    def_unary(_name, FLOATS, widens_float32=True, non_finite=_name in NON_FINITE)
 # -- unary, float32 and float64 only --------------------------------------------------------
 for _name in ("Erfinv", "Ndtri", "Rint"):
-    def_unary(_name, F32_64, widens_float32=True)
+    def_unary(_name, F32_64, widens_float32=True, non_finite=_name in NON_FINITE)
 
 # -- binary ---------------------------------------------------------------------------------
 for _name in ("Atan2", "Xlogy", "Xlog1py", "Xdivy", "DivNoNan", "MulNoNan"):
-    def_binary(_name, FLOATS, widens_float32=True)
+    def_binary(_name, FLOATS, widens_float32=True, non_finite=_name in NON_FINITE)
 for _name in ("Igamma", "Igammac", "IgammaGradA", "Zeta", "Polygamma", "NextAfter"):
-    def_binary(_name, F32_64, widens_float32=True)
+    def_binary(_name, F32_64, widens_float32=True, non_finite=_name in NON_FINITE)
 def_binary("SquaredDifference", FLOATS + SIGNED, commutative=True)
-def_binary("TruncateDiv", FLOATS + (D.int8, D.int16, D.int32, D.int64, D.uint8))
-def_binary("TruncateMod", F32_64 + SIGNED)
+def_binary("TruncateDiv", FLOATS + (D.int8, D.int16, D.int32, D.int64, D.uint8), non_finite=True)
+def_binary("TruncateMod", F32_64 + SIGNED, non_finite=True)
 
 
 def _betainc(avals):
@@ -45,4 +51,4 @@ def _betainc(avals):
 
 
 defop("Betainc", _betainc, arity=3, same_dtype=(0, 1, 2), kind="elementwise",
-      widens_float32=True)
+      widens_float32=True, same_shape=True, non_finite=True)

@@ -11,3 +11,4 @@ from .registry import BATCHERS, batching, shift_axis
 from . import array, control, elementwise, io, linalg, lists, nn, reduce, scan, indexing, sort  # noqa: F401  (register the rules)
 
 __all__ = ["BATCHERS", "batching", "shift_axis"]
+from . import conv  # noqa: F401  (the convolution and pooling family)

@@ -8,6 +8,8 @@ and zero-preserving in the diagonal operand can keep it diagonal.
 import numpy as np
 
 from ...ir.defs.reduce import reduction_axes
+from ...ir.graph import constant_of
+from ...ir.opdef import OPS
 from .flags import Diag
 
 DIAG_RULES = {}
@@ -21,17 +23,12 @@ def _rule(*names):
     return deco
 
 
-# op -> positions in which the op is linear and maps zeros to zeros (the others must be shared)
-LINEAR_IN = {"Mul": (0, 1), "RealDiv": (0,), "Neg": (0,), "Identity": (0,),
-             "ReluGrad": (0,), "Relu6Grad": (0,), "EluGrad": (0,), "SeluGrad": (0,),
-             "LeakyReluGrad": (0,), "SqrtGrad": (1,), "RsqrtGrad": (1,), "ReciprocalGrad": (1,)}
-
-
-@_rule(*LINEAR_IN)
+@_rule(*(name for name, op in OPS.items() if op.linear_in))
 def linear(b, node, values, flags):
-    """One diagonal operand in a linear slot, the rest shared, and no broadcasting of D."""
+    """One diagonal operand in a position where the op is linear and maps zeros to zeros
+    (``OpDef.linear_in``), the rest shared, and no broadcasting of D."""
     diag = [k for k, f in enumerate(flags) if isinstance(f, Diag)]
-    if len(diag) != 1 or diag[0] not in LINEAR_IN[node.op] or any(f is True for f in flags):
+    if len(diag) != 1 or diag[0] not in OPS[node.op].linear_in or any(f is True for f in flags):
         return None
     k = diag[0]
     if tuple(node.outputs[0].aval.shape) != tuple(values[k].aval.shape):
@@ -91,7 +88,7 @@ def reduce(b, node, values, flags):
     return [(b.emit1(node.op, [d], node.attrs), Diag(new_axes, f.offset))]
 
 
-@_rule("MatMul")
+@_rule(*(name for name, op in OPS.items() if op.gemm))
 def matmul(b, node, values, flags):
     """Contracting the diagonal axis of one 2-D operand with a shared 2-D matrix.
 
@@ -111,7 +108,7 @@ def matmul(b, node, values, flags):
         return None
     if f.axes == (1 - k_axis,):     # the diagonal axis survives: D @ M stays diagonal
         left = isinstance(fa, Diag)
-        return [(b.emit1("MatMul", [a, c], node.attrs), Diag((0,) if left else (1,), f.offset))]
+        return [(b.emit1(node.op, [a, c], node.attrs), Diag((0,) if left else (1,), f.offset))]
     if f.axes != (k_axis,):
         return None
     size, off = b.size, f.offset
@@ -140,10 +137,10 @@ _LAYOUT = ("Reshape", "Transpose", "ExpandDims", "Squeeze", "StridedSlice", "Bro
 
 def _all_ones(v):
     """``v`` is a constant of ones, possibly reshaped or sliced."""
-    node = v.node
-    while node is not None and node.op in _LAYOUT:
-        node = node.inputs[0].node
-    return node is not None and node.op == "Const" and bool(np.all(np.asarray(node.attrs["value"]) == 1))
+    while v.node is not None and v.node.op in _LAYOUT:
+        v = v.node.inputs[0]
+    array = constant_of(v)
+    return array is not None and bool(np.all(array == 1))
 
 
-__all__ = ["DIAG_RULES", "LINEAR_IN"]
+__all__ = ["DIAG_RULES"]

@@ -2,10 +2,6 @@
 from ...ir.opdef import OPS
 from .registry import batching
 
-# Elementwise ops that do not broadcast: every input must have the output's shape.
-SAME_SHAPE = ("AddN", "Betainc", "ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad")
-
-
 def broadcasting(b, node, inputs, batched):
     """Batched inputs get ones between the batch dim and their own dims (right-aligned
     broadcasting then lines the batch dim up); unbatched inputs broadcast as they did."""
@@ -22,4 +18,4 @@ def same_shape(b, node, inputs, batched):
 
 for _name, _op in OPS.items():
     if _op.kind == "elementwise":
-        batching(_name)(same_shape if _name in SAME_SHAPE else broadcasting)
+        batching(_name)(same_shape if _op.same_shape else broadcasting)

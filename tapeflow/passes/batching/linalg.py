@@ -45,3 +45,27 @@ def einsum(b, node, inputs, batched):
     terms = [z + lab if f else lab for lab, f in zip(labels, batched)]
     eq = ",".join(terms) + "->" + z + out
     return [(b.emit1("Einsum", inputs, {"equation": eq}), True)]
+
+
+@batching("MatrixTriangularSolve")
+def triangular_solve(b, node, inputs, batched):
+    """Batch dims broadcast, as in MatMul: align the batched operand's rank."""
+    rank = max(len(w.aval.shape) for w in node.inputs)
+    args = [b.align(v, rank) if f else v for v, f in zip(inputs, batched)]
+    return [(b.emit1(node.op, args, node.attrs), True)]
+
+
+@batching("MatrixBandPart", "MatrixDiagPartV3", "MatrixDiagV3", "LogMatrixDeterminant")
+def leading_dims(b, node, inputs, batched):
+    """Ops mapping over every leading dim: the batch dim is one more (all outputs batched)."""
+    return [(v, True) for v in b.emit(node.op, inputs, node.attrs)]
+
+
+@batching("MatrixSetDiagV3")
+def set_diag(b, node, inputs, batched):
+    """Both operands need the same leading dims: the unbatched one is broadcast."""
+    args = [b.broadcast(v, f, w.aval.shape) for v, f, w in zip(inputs, batched, node.inputs)]
+    return [(b.emit1(node.op, args, node.attrs), True)]
+
+
+from . import linalg_decomp  # noqa: E402,F401  (rules of the decompositions)

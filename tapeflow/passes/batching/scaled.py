@@ -7,6 +7,7 @@ multiplied once, when an op needs the dense value, or never: a matmul contractin
 scaled axis scales the shared matrix instead (``A @ (X * c) = (A * c^T) @ X``).
 Rules return None when they do not apply (the value is then made dense).
 """
+from ...ir.opdef import OPS
 from ..sink_layout import _is_unit_reshape, _unit_reshape
 from .flags import Scaled
 from .linalg import matrix_batch
@@ -110,7 +111,7 @@ def transpose(b, node, values, flags):
     return [(b.emit1("Transpose", [base], {"perm": (0,) + tuple(p + 1 for p in perm)}), Scaled(coef))]
 
 
-@_rule("MatMul")
+@_rule(*(name for name, op in OPS.items() if op.gemm))
 def matmul(b, node, values, flags):
     """2-D products with one scaled operand and one shared: the coefficient moves either onto
     the shared matrix (when it varies along the contracted axis) or onto the result."""

@@ -1,2 +1,3 @@
 """NumPy kernels by family; importing this package fills ``registry.KERNELS``."""
 from . import array, control, custom, io, linalg, indexing, lists, loops, math, nn, reduce, scan, sort, special  # noqa: F401
+from . import conv  # noqa: F401  (the convolution and pooling family)
