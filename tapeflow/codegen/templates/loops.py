@@ -145,9 +145,9 @@ class _SharedList:
     once a doubling buffer moves the history away from the list. The forward still puts
     each new state into the history (``_Rows.write``): the list's write put the same row
     there only if the body wrote the list in place. Only a body emitted in place shares
-    (``_inlined``). Where the body reads the
-    list only to write it (``read`` False), the rows the loop writes are not copied in first:
-    the others get their initial values after the loop (``finish``)."""
+    (``_inlined``). Where the body reads the list only to write it (``read`` False), the
+    rows the loop writes are not copied in first: the others get their initial values after
+    the loop (``finish``)."""
 
     def __init__(self, em, list_var, state, index, read, names, operands, n_vars):
         self.list_var, self.state, self.read, self.names = list_var, state, read, names
