@@ -99,11 +99,10 @@ class _Rows:
         for r, s in self.stacks.items():
             _put(self.em, s, i, outs[self.n_vars + r], copy=True)
         for j, (h, _) in self.history.items():
-            if self.shared and self.shared.state == j:    # the list's write put it there
-                with self.em.block(f"if not {self.shared.alias}:"):
-                    _put(self.em, h, f"{i} + 1", outs[j], copy=True)
-            else:
-                _put(self.em, h, f"{i} + 1", outs[j], copy=True)
+            # also where the list is the history: its write lands there only if the body
+            # wrote the list in place (not when the body copies it: a reader that keeps a
+            # view, a body emitted as a shared function); then this puts the same row again
+            _put(self.em, h, f"{i} + 1", outs[j], copy=True)
 
     def grow(self, n, cap):
         """Copy the first ``n`` iterations' rows into buffers of ``cap`` (the doubled size)."""
@@ -143,9 +142,12 @@ class _SharedList:
     forward keeps ``h`` once, not in the list and again in a stack. Whether the index is
     ``i`` is known when the loop starts (``counter_index``: slope 1 and the first row 0), so
     the generated code checks it there (``alias``), and keeps a history of its own if not, or
-    once a doubling buffer moves the history away from the list. Where the body reads the
-    list only to write it (``read`` False), the rows the loop writes are not copied in first:
-    the others get their initial values after the loop (``finish``)."""
+    once a doubling buffer moves the history away from the list. The forward still puts
+    each new state into the history (``_Rows.write``): the list's write put the same row
+    there only if the body wrote the list in place. Only a body emitted in place shares
+    (``_inlined``). Where the body reads the list only to write it (``read`` False), the
+    rows the loop writes are not copied in first: the others get their initial values after
+    the loop (``finish``)."""
 
     def __init__(self, em, list_var, state, index, read, names, operands, n_vars):
         self.list_var, self.state, self.read, self.names = list_var, state, read, names
@@ -376,6 +378,15 @@ def _segments(em, n, state, extra, carry, fwd_graph, hoisted, n_vars, memory_bud
         _backward(em, m, rows, hoisted, extra, carry)
 
 
+def _inlined(em, graph):
+    """Whether ``em.inline`` emits ``graph`` in place, where a list it owns (``private``) is
+    written in place; a graph the program uses from several places (a loop body its
+    second-order gradient recomputes) is a function of its own (nested.py) that copies the
+    list at each write, so the list would never be the history's buffer."""
+    keys = getattr(em.outermost(), "graph_keys", None)
+    return keys is None or not keys.shared(graph)
+
+
 def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_budget,
                    share_lists=False):
     """The While's loop over the names ``state``, writing each iteration's rows into buffers
@@ -394,7 +405,7 @@ def _stacking_loop(em, cond_graph, fwd_graph, n_vars, ins, state, extra, memory_
         most = ", ".join(f"np.int64({ins[j]}) - np.int64({ins[i]})" for i, j in bounds)
         em.line(f"{cap} = max(1, min({fit}, {most}))")
     found = _SharedList.find(cond_graph, fwd_graph, n_vars, loop_lists(fwd_graph, n_vars)) \
-        if share_lists else None
+        if share_lists and _inlined(em, fwd_graph) else None
     shared = None if found is None else _SharedList(em, *found, state, extra, n_vars)
     own = own_loop_lists(em, fwd_graph, state, but=found[:1] if found else ())
     rows = _Rows(em, fwd_graph, n_vars, cap, shared)   # copies the shared list (allocate)

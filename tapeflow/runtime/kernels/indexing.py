@@ -47,7 +47,7 @@ def _scatter_into(out, indices, updates, combine, what):
     indices, updates = np.asarray(indices), np.asarray(updates)
     k = indices.shape[-1]
     flat = _flat_indices(indices, out.shape[:k], what)
-    view = out.reshape((-1,) + out.shape[k:])
+    view = out.reshape((-1,) + out.shape[k:])     # a view: ``out`` is C-contiguous
     rows = updates.reshape((len(flat),) + out.shape[k:])
     if combine is None:
         for i, r in enumerate(flat):     # in index order: the last duplicate wins
@@ -67,4 +67,4 @@ for _name, _combine in (("TensorScatterUpdate", None), ("TensorScatterAdd", np.a
                         ("TensorScatterSub", np.subtract), ("TensorScatterMax", np.maximum),
                         ("TensorScatterMin", np.minimum)):
     kernel(_name)(_quiet(lambda tensor, indices, updates, _c=_combine, _n=_name: _scatter_into(
-        np.array(tensor, copy=True), indices, updates, _c, _n)))
+        np.array(tensor, copy=True, order="C"), indices, updates, _c, _n)))
