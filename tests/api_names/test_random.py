@@ -52,7 +52,12 @@ def test_stateless_values_are_tensorflows(i):
     call, dtype, want = FACTS[i]
     got = call().numpy()
     assert got.dtype == dtype
-    np.testing.assert_array_equal(got, np.array(want, dtype))
+    if np.dtype(dtype) == np.float64:
+        # float64 normals go through libm's log/sin/cos, whose last bits differ between
+        # builds (seen: 3 ulp in a fresh venv); the bits of the Philox stream are exact.
+        np.testing.assert_array_max_ulp(got, np.array(want, dtype), maxulp=4)
+    else:
+        np.testing.assert_array_equal(got, np.array(want, dtype))
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
