@@ -24,8 +24,6 @@ the call and back (two calls of a few nanoseconds, by address like the GEMM), so
 products never wake the pool whose threads spin on a busy machine (runtime/blas_threads.py).
 """
 import ctypes
-import glob
-import os
 
 import numpy as np
 from llvmlite import binding as llb
@@ -46,20 +44,9 @@ _GEMV = {np.float32: ("scipy_cblas_sgemv64_", "tapeflow_numpy_sgemv"),
          np.float64: ("scipy_cblas_dgemv64_", "tapeflow_numpy_dgemv")}
 
 
-def _numpy_openblas():
-    """ctypes handle of the OpenBLAS NumPy's wheel loaded, or None."""
-    libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
-    for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so"))):
-        try:
-            return ctypes.CDLL(path)     # the same handle NumPy's dlopen got: same library
-        except OSError:
-            continue
-    return None
-
-
 def _register():
     """Our symbol names -> NumPy's GEMM entry points; the dtypes that have one."""
-    lib = _numpy_openblas()
+    lib = blas_threads.numpy_openblas()   # the library NumPy loaded
     found = set()
     if lib is None:
         return found

@@ -29,7 +29,7 @@ _intra_op = 0                 # the user's setting (0: not set)
 _inter_op = 0
 
 
-def _library():
+def numpy_openblas():
     """ctypes handle of the OpenBLAS NumPy's wheel loaded, or None."""
     libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
     for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so"))):
@@ -41,7 +41,7 @@ def _library():
 
 
 def _functions():
-    lib = _library()
+    lib = numpy_openblas()
     if lib is None or not all(hasattr(lib, s) for s in _SYMBOLS):
         return None, None
     set_, get = (getattr(lib, s) for s in _SYMBOLS)
