@@ -47,8 +47,7 @@ from .tracer.transforms import grad, value_and_grad  # noqa: E402
 from .tracer.control import cond, while_loop  # noqa: E402
 from .tracer.graph_gradients import gradients, hessians  # noqa: E402
 from .tracer.switch_case import case, switch_case  # noqa: E402
-from .autodiff.gradient_utils import (AggregationMethod, grad_pass_through,  # noqa: E402
-                                      no_gradient, recompute_grad)
+from .autodiff.gradient_utils import AggregationMethod, no_gradient  # noqa: E402
 from .ops.grouping import (control_dependencies, group, identity_n, no_op, shape_n,  # noqa: E402
                            tuple)
 from .ops.static_values import (broadcast_dynamic_shape, broadcast_static_shape,  # noqa: E402
