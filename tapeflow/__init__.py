@@ -43,7 +43,7 @@ from . import autodiff  # noqa: E402,F401  (tf.autodiff: GradientTape, ForwardAc
 from .runtime.module import Module  # noqa: E402
 from . import tracer  # noqa: E402
 from .tracer import TensorSpec, function  # noqa: E402
-from .tracer.transforms import grad, value_and_grad  # noqa: E402
+from .tracer.compiled_grad import grad, value_and_grad  # noqa: E402
 from .tracer.control import cond, while_loop  # noqa: E402
 from .tracer.graph_gradients import gradients, hessians  # noqa: E402
 from .tracer.switch_case import case, switch_case  # noqa: E402
