@@ -38,6 +38,7 @@ MODULES = [
     "tapeflow.tracer.switch_case", "tapeflow.autodiff.gradient_utils", "tapeflow.ops.grouping",
     "tapeflow.ops.static_values", "tapeflow.ops.scopes", "tapeflow.ops.random",
     "tapeflow.ops.tf_initializers",
+    "tapeflow.keras.recent_optimizers", "tapeflow.keras.optimizer_wrappers",
 ]
 
 # Namespaces whose every public callable must have a docstring with an example.

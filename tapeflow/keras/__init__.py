@@ -9,6 +9,7 @@ from . import (activations, backend, callbacks, confusion_metrics, constraints, 
                initializers, layers, losses, metric_classes, metrics, misc_layers, models,
                model_utils, more_callbacks, more_optimizers, normalization, optimizers, regularizers,
                saving, schedules, serialization, settings, utils)
+from . import optimizer_wrappers, recent_optimizers
 from .models import Input, InputLayer, Model, Sequential
 from . import attention, normalization_layers, recurrent, rnn_cells, wrappers
 from . import conv_layers, pooling_layers
@@ -63,7 +64,7 @@ layers.ACTIVATIONS.update(activations.ALL)
 
 # ``keras.optimizers`` holds every optimizer, and ``keras.optimizers.schedules``
 optimizers.schedules = schedules
-for _cls in more_optimizers.CLASSES:
+for _cls in more_optimizers.CLASSES + recent_optimizers.CLASSES + optimizer_wrappers.CLASSES:
     setattr(optimizers, _cls.__name__, _cls)
     optimizers._BY_NAME[_cls.__name__.lower()] = _cls
     optimizers.__all__.append(_cls.__name__)
