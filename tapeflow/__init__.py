@@ -32,7 +32,7 @@ from .ops.indexing import *  # noqa: F401,F403
 from .ops.sort import argsort, sort  # noqa: F401
 from .dtypes import saturate_cast  # noqa: F401,E402
 from .ops.misc import *  # noqa: F401,F403,E402
-from .ops.checks import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401,E402
+from .ops.debug import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401,E402
                          assert_rank)
 from .ops.io import print  # noqa: F401,A001
 from .ops.tensor_array import TensorArray  # noqa: F401
