@@ -10,6 +10,7 @@ from . import (activations, backend, callbacks, confusion_metrics, constraints, 
                model_utils, more_callbacks, more_optimizers, normalization, optimizers, regularizers,
                saving, schedules, serialization, settings, utils)
 from . import optimizer_wrappers, recent_optimizers, reversible_embedding, spectral_normalization, stft_initializer
+from . import ctc_loss
 from .models import Input, InputLayer, Model, Sequential
 from . import attention, normalization_layers, recurrent, rnn_cells, wrappers
 from . import conv_layers, pooling_layers
@@ -62,6 +63,11 @@ metrics.KLD, metrics.MAE, metrics.MAPE, metrics.MSE, metrics.MSLE = (
     losses.kl_divergence, losses.mean_absolute_error, losses.mean_absolute_percentage_error,
     losses.mean_squared_error, losses.mean_squared_logarithmic_error)
 metrics.__all__ += ["KLD", "MAE", "MAPE", "MSE", "MSLE"]
+
+# ``keras.losses.CTC``/``ctc``
+losses.CTC, losses.ctc = ctc_loss.CTC, ctc_loss.ctc
+losses.CLASSES["CTC"], losses.FUNCTIONS["ctc"] = ctc_loss.CTC, ctc_loss.ctc
+losses.__all__ += ["CTC", "ctc"]
 
 # ``keras.callbacks`` holds every callback
 for _cls in more_callbacks.CLASSES:
