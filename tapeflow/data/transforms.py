@@ -14,7 +14,8 @@ from ..runtime.tensor import Tensor, convert_to_tensor
 from ..tracer.function import TensorSpec
 from ..tracer.function import function as _function
 from . import structure as S
-from .base import BUILD, INFINITE, UNKNOWN, Dataset, DatasetSpec
+from ..errors import OpError
+from .base import BUILD, INFINITE, UNKNOWN, Dataset, DatasetSpec, ElementError
 from .sources import ListDataset, _compatible_spec, _seed_sequence
 
 
@@ -141,7 +142,8 @@ class BatchDataset(Dataset):
             return
         template = self._input.element_spec
         for chunk in _chunks(iter(self._input._elements()), self._size, self._drop):
-            yield _stack(chunk, template)
+            failed = next((e for e in chunk if isinstance(e, ElementError)), None)
+            yield failed if failed is not None else _stack(chunk, template)
 
 
 def _pad_to(array, shape, value):
@@ -244,7 +246,15 @@ class MapDataset(Dataset):
 
     def _iterate(self):
         fn = self._fn
-        return (fn(e) for e in self._input._elements())
+        for e in self._input._elements():
+            if isinstance(e, ElementError):
+                yield e
+                continue
+            try:
+                out = fn(e)
+            except OpError as error:        # this element fails; the next ones still run
+                out = ElementError(error)
+            yield out
 
 
 class _Predicate:
@@ -269,7 +279,17 @@ class FilterDataset(Dataset):
         return INFINITE if self._input._cardinality() == INFINITE else UNKNOWN
 
     def _iterate(self):
-        return (e for e in self._input._elements() if self._predicate(e))
+        for e in self._input._elements():
+            if isinstance(e, ElementError):
+                yield e
+                continue
+            try:
+                keep = self._predicate(e)
+            except OpError as error:
+                yield ElementError(error)
+                continue
+            if keep:
+                yield e
 
 
 @_register("take_while")
@@ -446,6 +466,28 @@ class RepeatDataset(_IndexTransform):
                 return
 
 
+def _counting_values(items, n, keep):
+    """The first ``n`` items (``keep``) or the rest after them, counting only items that are not
+    ``ElementError``s (tf.data's take and skip count elements, not errors, which pass through)."""
+    seen = 0
+    if keep and n == 0:
+        return
+    for item in items:
+        if isinstance(item, ElementError):
+            yield item
+            continue
+        if seen >= n:
+            if not keep:
+                yield item
+                continue
+            return
+        seen += 1
+        if keep:
+            yield item
+            if seen >= n:
+                return
+
+
 @_register("take")
 class TakeDataset(_IndexTransform):
     def __init__(self, input_dataset, count):
@@ -461,7 +503,9 @@ class TakeDataset(_IndexTransform):
         return UNKNOWN if n == UNKNOWN else min(n, self._n)
 
     def _reorder(self, items_factory):
-        return iter(items_factory()) if self._n < 0 else itertools.islice(items_factory(), self._n)
+        if self._n < 0:
+            return iter(items_factory())
+        return _counting_values(items_factory(), self._n, keep=True)
 
 
 @_register("skip")
@@ -479,7 +523,7 @@ class SkipDataset(_IndexTransform):
     def _reorder(self, items_factory):
         if self._n < 0:
             return iter(())
-        return itertools.islice(items_factory(), self._n, None)
+        return _counting_values(items_factory(), self._n, keep=False)
 
 
 @_register("shard")
