@@ -52,6 +52,16 @@ LAYERS = [
                              output_padding=(1, 0, 1)), (1, 2, 3, 2, 3)),
     ("Conv2DTranspose", dict(filters=3, kernel_size=(3, 2), strides=(3, 2), output_padding=(2, 1),
                              data_format="channels_first"), (1, 5, 3, 4)),
+    ("AdaptiveAveragePooling1D", dict(output_size=4), (2, 11, 3)),
+    ("AdaptiveMaxPooling1D", dict(output_size=(3,)), (2, 7, 3)),
+    ("AdaptiveAveragePooling2D", dict(output_size=(3, 5)), (2, 7, 6, 3)),
+    ("AdaptiveMaxPooling2D", dict(output_size=4), (2, 7, 6, 3)),
+    ("AdaptiveMaxPooling2D", dict(output_size=(2, 3), data_format="channels_first"),
+     (2, 3, 5, 7)),
+    ("AdaptiveAveragePooling2D", dict(output_size=(9, 4)), (1, 5, 6, 2)),
+    ("AdaptiveAveragePooling3D", dict(output_size=(2, 3, 2)), (1, 5, 4, 3, 2)),
+    ("AdaptiveMaxPooling3D", dict(output_size=2, data_format="channels_first"),
+     (1, 2, 5, 4, 3)),
 ]
 
 

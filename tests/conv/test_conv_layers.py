@@ -57,6 +57,26 @@ def test_configs_round_trip_and_aliases():
     assert tf.keras.layers.Conv2D(2, 3)(tf.ones([1, 4, 4, 1])).shape == (1, 2, 2, 2)
 
 
+def test_adaptive_pooling_configs_and_errors(tmp_path):
+    # Keras 3.15.1's config and errors
+    config = K.layers.AdaptiveAveragePooling2D(3).get_config()
+    assert config["output_size"] == (3, 3) and config["data_format"] == "channels_last"
+    assert K.layers.AdaptiveMaxPooling1D(4).get_config()["output_size"] == (4,)
+    with pytest.raises(TypeError, match="must be an integer or \\(height, width\\) tuple"):
+        K.layers.AdaptiveMaxPooling2D((1, 2, 3))
+    with pytest.raises(ValueError, match="For 1D input, `output_size` tuple must have length 1"):
+        K.layers.AdaptiveMaxPooling1D((1, 2))
+    with pytest.raises(ValueError, match="Invalid data_format: x"):
+        K.layers.AdaptiveMaxPooling3D(2, data_format="x")
+    model = K.Sequential([K.Input((7, 6, 2)), K.layers.AdaptiveMaxPooling2D((2, 3)),
+                          K.layers.Flatten(), K.layers.Dense(2)])
+    x = np.sin(np.arange(2 * 7 * 6 * 2) * 0.3).reshape(2, 7, 6, 2).astype("float32")
+    model.save(str(tmp_path / "adaptive.keras"))
+    loaded = K.models.load_model(str(tmp_path / "adaptive.keras"))
+    np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy(), rtol=1e-6)
+    assert type(loaded.layers[0]).__name__ == "AdaptiveMaxPooling2D"
+
+
 def test_spatial_dropout_drops_whole_channels():
     layer = K.layers.SpatialDropout2D(0.5, seed=3)
     y = layer(tf.ones([4, 3, 3, 8]), training=True).numpy()
