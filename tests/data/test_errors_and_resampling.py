@@ -9,6 +9,9 @@ import pytest
 import tapeflow as tf
 from tapeflow.data.resampling import acceptance_probs_with_mixing
 
+# semantics, not codegen: traced functions run on the NumPy interpreter (no compile time)
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+
 
 def _reciprocals(values):
     ds = tf.data.Dataset.from_tensor_slices(np.array(values, np.float32))

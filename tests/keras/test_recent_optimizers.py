@@ -8,6 +8,9 @@ import tapeflow as tf
 from tapeflow.keras import backend
 from tests.keras import recent_optimizer_facts as F
 
+# semantics, not codegen: traced functions run on the NumPy interpreter (no compile time)
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+
 O = tf.keras.optimizers
 f32 = np.float32
 
