@@ -205,8 +205,9 @@ class Dataset:
         return _build("shard", self, num_shards, index)
 
     def prefetch(self, buffer_size, name=None):
-        """The same elements: with everything in memory there is nothing to fetch ahead."""
-        return self
+        """The same elements: with everything in memory there is nothing to fetch ahead (a
+        dataset of its own all the same, as in TF, where it keeps ``map`` and ``batch`` apart)."""
+        return _build("prefetch", self)
 
     def cache(self, filename="", name=None):
         return _build("cache", self, filename)

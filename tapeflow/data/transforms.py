@@ -112,6 +112,23 @@ def _chunks(iterator, size, drop_remainder):
         yield chunk
 
 
+def _chunks_until_errors(iterator, size, drop_remainder):
+    """Chunks as ``_chunks``, but an ``ElementError`` comes out in place of the chunk it
+    interrupts, whose elements so far are dropped (tf.data's batch returns the error)."""
+    chunk = []
+    for element in iterator:
+        if isinstance(element, ElementError):
+            chunk = []
+            yield element
+            continue
+        chunk.append(element)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk and not drop_remainder:
+        yield chunk
+
+
 def _stack(elements, template):
     columns = zip(*[S.flatten(e) for e in elements])
     return S.pack(template, [np.stack(c) for c in columns])
@@ -141,12 +158,19 @@ class BatchDataset(Dataset):
                 yield _gather(arrays, chunk)
             return
         template = self._input.element_spec
-        for chunk in _chunks(iter(self._input._elements()), self._size, self._drop):
-            failed = next((e for e in chunk if isinstance(e, ElementError)), None)
-            yield failed if failed is not None else _stack(chunk, template)
+        if isinstance(self._input, MapDataset):
+            # TF fuses map and batch: an element that fails fails its whole batch
+            for chunk in _chunks(iter(self._input._elements()), self._size, self._drop):
+                failed = next((e for e in chunk if isinstance(e, ElementError)), None)
+                yield failed if failed is not None else _stack(chunk, template)
+            return
+        for chunk in _chunks_until_errors(iter(self._input._elements()), self._size, self._drop):
+            yield chunk if isinstance(chunk, ElementError) else _stack(chunk, template)
 
 
 def _pad_to(array, shape, value):
+    if array.ndim == 0:
+        return array                  # a scalar has nothing to pad
     pads = [(0, int(t) - n) for n, t in zip(array.shape, shape)]
     if any(p < 0 for _, p in pads):
         raise ValueError(f"Attempted to pad to a smaller size than the input element: "
@@ -192,7 +216,10 @@ class PaddedBatchDataset(Dataset):
         return n // self._size if self._drop else -(-n // self._size)
 
     def _iterate(self):
-        for chunk in _chunks(iter(self._input._elements()), self._size, self._drop):
+        for chunk in _chunks_until_errors(iter(self._input._elements()), self._size, self._drop):
+            if isinstance(chunk, ElementError):
+                yield chunk
+                continue
             columns = list(zip(*[S.flatten(e) for e in chunk]))
             out = []
             for column, shape, value in zip(columns, self._shapes, self._values):
@@ -222,6 +249,9 @@ class UnbatchDataset(Dataset):
 
     def _iterate(self):
         for element in self._input._elements():
+            if isinstance(element, ElementError):
+                yield element
+                continue
             leaves = S.flatten(element)
             for k in range(leaves[0].shape[0]):
                 yield S.pack(element, [a[k] for a in leaves])
@@ -332,6 +362,9 @@ class FlatMapDataset(Dataset):
 
     def _iterate(self):
         for element in self._input._elements():
+            if isinstance(element, ElementError):
+                yield element
+                continue
             yield from _call_element(self._fn, S.to_tensors(element))._elements()
 
 
@@ -553,6 +586,11 @@ class _Identity(_IndexTransform):
 
     def _reorder(self, items_factory):
         return iter(items_factory())
+
+
+@_register("prefetch")
+class PrefetchDataset(_Identity):
+    pass
 
 
 @_register("cache")
