@@ -62,6 +62,16 @@ LAYERS = [
     ("AdaptiveAveragePooling3D", dict(output_size=(2, 3, 2)), (1, 5, 4, 3, 2)),
     ("AdaptiveMaxPooling3D", dict(output_size=2, data_format="channels_first"),
      (1, 2, 5, 4, 3)),
+    ("ConvLSTM2D", dict(filters=3, kernel_size=3, padding="same", return_sequences=True),
+     (2, 4, 5, 6, 2)),
+    ("ConvLSTM1D", dict(filters=2, kernel_size=2, strides=2, go_backwards=True), (2, 3, 7, 3)),
+    ("ConvLSTM2D", dict(filters=2, kernel_size=(3, 2), dilation_rate=2,
+                        data_format="channels_first"), (1, 3, 2, 7, 6)),
+    ("ConvLSTM3D", dict(filters=2, kernel_size=2, padding="same", use_bias=False,
+                        return_sequences=True), (1, 2, 3, 4, 3, 2)),
+    ("ConvLSTM2D", dict(filters=2, kernel_size=2, activation="softsign",
+                        recurrent_activation="hard_sigmoid", unit_forget_bias=False),
+     (2, 3, 4, 4, 1)),
 ]
 
 

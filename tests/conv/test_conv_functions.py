@@ -51,7 +51,7 @@ def test_argument_errors():
                                   "tapeflow.ops.conv_raw", "tapeflow.keras.conv_layers",
                                   "tapeflow.keras.pooling_layers",
                                   "tapeflow.keras.adaptive_pooling", "tapeflow.ops.morphology",
-                                  "tapeflow.ops.fractional_pool"])
+                                  "tapeflow.ops.fractional_pool", "tapeflow.keras.conv_lstm"])
 def test_docstring_examples_run(name, numpy_backend):
     import doctest
     import importlib
