@@ -32,6 +32,15 @@ def _build(name, *args, **kwargs):
     return BUILD[name](*args, **kwargs)
 
 
+def register(name):
+    """A class decorator (sources.py, transforms.py, windows.py): ``BUILD[name]`` makes the
+    dataset of method ``name``."""
+    def deco(obj):
+        BUILD[name] = obj
+        return obj
+    return deco
+
+
 class Dataset:
     """A sequence of elements, each a structure of tensors; made from data by the ``from_*``
     and ``range`` class methods, transformed by the others.
