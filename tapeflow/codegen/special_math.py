@@ -312,6 +312,19 @@ def igamma_grad_a(a, x):
 
 
 @njit(**_JIT)
+def _lentz(aa, c, d, tiny):
+    """One modified-Lentz step of a continued fraction with coefficient ``aa``: the new (c, d),
+    each kept away from zero by ``tiny``."""
+    d = 1.0 + aa * d
+    if abs(d) < tiny:
+        d = tiny
+    c = 1.0 + aa / c
+    if abs(c) < tiny:
+        c = tiny
+    return c, 1.0 / d
+
+
+@njit(**_JIT)
 def _betacf(a, b, x):
     tiny = 1e-300
     qab, qap, qam = a + b, a + 1.0, a - 1.0
@@ -323,23 +336,9 @@ def _betacf(a, b, x):
     h = d
     for m in range(1, 10000):
         m2 = 2.0 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        if abs(d) < tiny:
-            d = tiny
-        c = 1.0 + aa / c
-        if abs(c) < tiny:
-            c = tiny
-        d = 1.0 / d
+        c, d = _lentz(m * (b - m) * x / ((qam + m2) * (a + m2)), c, d, tiny)
         h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        if abs(d) < tiny:
-            d = tiny
-        c = 1.0 + aa / c
-        if abs(c) < tiny:
-            c = tiny
-        d = 1.0 / d
+        c, d = _lentz(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), c, d, tiny)
         delta = d * c
         h *= delta
         if abs(delta - 1.0) <= MACHEP:
