@@ -38,6 +38,8 @@ from .ops.io import print  # noqa: F401,A001
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.py_function import numpy_function, py_function  # noqa: F401
 from .ops.conv import batch_to_space, space_to_batch  # noqa: F401  (tf.batch_to_space, tf.space_to_batch)
+from .ops.dilated import required_space_to_batch_paddings, space_to_batch_nd  # noqa: F401
+from .ops.conv_raw import *  # noqa: F401,F403  (tf.conv, the V2 backprops, volume patches)
 from . import math, nn, linalg  # noqa: E402
 from . import autodiff  # noqa: E402,F401  (tf.autodiff: GradientTape, ForwardAccumulator)
 from .runtime.module import Module  # noqa: E402
@@ -70,6 +72,9 @@ from ._version import __version__  # noqa: E402
 from . import saved_model  # noqa: E402,F401
 from . import train  # noqa: E402,F401
 from .gradient_wrappers import grad_pass_through, recompute_grad  # noqa: E402,F401
+from .ops.indexed_slices import IndexedSlices, IndexedSlicesSpec  # noqa: E402,F401
+from .runtime.type_spec import TypeSpec  # noqa: E402,F401
+from .runtime.conversions import register_tensor_conversion_function  # noqa: E402,F401
 from .ops.data_dependent import *  # noqa: E402,F401,F403
 from .ops.data_dependent import where_indices as _where_indices  # noqa: E402
 from .ops.math import where as _where_select  # noqa: E402

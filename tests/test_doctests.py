@@ -38,7 +38,10 @@ MODULES = [
     "tapeflow.tracer.switch_case", "tapeflow.autodiff.gradient_utils", "tapeflow.ops.grouping",
     "tapeflow.ops.static_values", "tapeflow.ops.scopes", "tapeflow.ops.random",
     "tapeflow.ops.tf_initializers",
-    "tapeflow.keras.recent_optimizers", "tapeflow.keras.optimizer_wrappers",
+    "tapeflow.keras.recent_optimizers", "tapeflow.keras.optimizer_wrappers", "tapeflow.autodiff.recompute",
+    "tapeflow.keras.reversible_embedding", "tapeflow.keras.spectral_normalization", "tapeflow.keras.stft_initializer",
+    "tapeflow.keras.ctc_loss", "tapeflow.keras.model_plot", "tapeflow.data.element_errors",
+    "tapeflow.data.resampling",
 ]
 
 # Namespaces whose every public callable must have a docstring with an example.
