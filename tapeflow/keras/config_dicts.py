@@ -13,6 +13,17 @@ def class_config(obj, module):
             "registered_name": None}
 
 
+def class_config_or_name(obj, cls, functions, module):
+    """A ``cls`` instance as ``class_config``, a function of ``functions`` by its name (losses,
+    metrics); anything else cannot be saved (ValueError)."""
+    if isinstance(obj, cls):
+        return class_config(obj, module)
+    name = getattr(obj, "__name__", None)
+    if name in functions and functions[name] is obj:
+        return name
+    raise ValueError(f"Cannot serialize {obj!r}")
+
+
 def from_class_config(config, cls):
     """``cls`` built from the ``"config"`` of a ``class_config`` dict (none: no arguments)."""
     return cls.from_config(dict(config.get("config") or {}))

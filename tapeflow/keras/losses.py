@@ -24,7 +24,7 @@ from ..runtime.tensor import convert_to_tensor
 from . import loss_functions as F
 from .layers import to_snake_case
 from .loss_functions import squeeze_or_expand_to_same_rank
-from .config_dicts import class_config, from_class_config
+from .config_dicts import class_config_or_name, from_class_config
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 
@@ -381,12 +381,7 @@ CLASSES = {c.__name__: c for c in (
 
 def serialize(loss):
     """Keras 3's config dict of a ``Loss``, or the name of a loss function."""
-    if isinstance(loss, Loss):
-        return class_config(loss, "keras.losses")
-    name = getattr(loss, "__name__", None)
-    if name in FUNCTIONS and FUNCTIONS[name] is loss:
-        return name
-    raise ValueError(f"Cannot serialize {loss!r}")
+    return class_config_or_name(loss, Loss, FUNCTIONS, "keras.losses")
 
 
 def deserialize(name, custom_objects=None):

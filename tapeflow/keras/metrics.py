@@ -16,7 +16,7 @@ from ..runtime.tensor import STATE_paused, Variable
 from . import initializers
 from . import losses as _losses
 from .layers import to_snake_case
-from .config_dicts import class_config, from_class_config
+from .config_dicts import class_config_or_name, from_class_config
 
 
 class Metric:
@@ -246,12 +246,7 @@ def register(classes, functions=()):
 
 def serialize(metric):
     """Keras 3's config dict of a metric (or the name of a metric function)."""
-    if isinstance(metric, Metric):
-        return class_config(metric, "keras.metrics")
-    name = getattr(metric, "__name__", None)
-    if name in FUNCTIONS and FUNCTIONS[name] is metric:
-        return name
-    raise ValueError(f"Cannot serialize {metric!r}")
+    return class_config_or_name(metric, Metric, FUNCTIONS, "keras.metrics")
 
 
 def deserialize(config, custom_objects=None):
