@@ -94,8 +94,10 @@ def _targets(module, path, node):
     return out
 
 
-def _imports():
-    """(importer, imported, line, inside a function, the import has a comment)."""
+@functools.cache
+def imports():
+    """(importer, imported, line, inside a function, the import has a comment); parsed on first
+    use, not at collection (every pytest worker collects this file)."""
     found = []
     for module, path in MODULES.items():
         source = path.read_text()
@@ -115,8 +117,6 @@ def _imports():
         visit(ast.parse(source), False)
     return found
 
-
-IMPORTS = _imports()
 
 
 def test_every_module_has_a_layer():
@@ -138,23 +138,23 @@ def test_every_entry_names_a_module_or_package():
 
 def test_no_import_cycles():
     graph = nx.DiGraph()
-    graph.add_edges_from((a, b) for a, b, *_ in IMPORTS if b is not None and a != b)
+    graph.add_edges_from((a, b) for a, b, *_ in imports() if b is not None and a != b)
     cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
     assert cycles == []
 
 
 def test_no_upward_imports():
-    upward = sorted({(a, b) for a, b, *_ in IMPORTS
+    upward = sorted({(a, b) for a, b, *_ in imports()
                      if b is not None and layer_of(b) > layer_of(a) and (a, b) not in ALLOWED_UPWARD})
     assert upward == []
 
 
 def test_allowed_upward_imports_still_exist():
-    stale = [pair for pair in ALLOWED_UPWARD if not any((a, b) == pair for a, b, *_ in IMPORTS)]
+    stale = [pair for pair in ALLOWED_UPWARD if not any((a, b) == pair for a, b, *_ in imports())]
     assert stale == [], "no longer imported: drop them from ALLOWED_UPWARD"
 
 
 def test_imports_inside_functions_say_why():
     silent = sorted({f"{MODULES[a].relative_to(ROOT.parent)}:{line}"
-                     for a, b, line, inside, commented in IMPORTS if inside and not commented})
+                     for a, b, line, inside, commented in imports() if inside and not commented})
     assert silent == []
