@@ -211,11 +211,20 @@ def polygamma(n, x):
 
 
 @njit(**_JIT)
-def _igam_series(a, x):
+def _igam_prefactor(a, x):
+    """``x**a * exp(-x) / gamma(a)``, the factor both incomplete-gamma expansions scale by
+    (Cephes' ``igam``/``igamc``); 0 where it underflows."""
     ax = a * math.log(x) - x - math.lgamma(a)
     if ax < -709.78:
         return 0.0
-    ax = math.exp(ax)
+    return math.exp(ax)
+
+
+@njit(**_JIT)
+def _igam_series(a, x):
+    ax = _igam_prefactor(a, x)
+    if ax == 0.0:
+        return 0.0
     r = a
     c = 1.0
     ans = 1.0
@@ -230,10 +239,9 @@ def _igam_series(a, x):
 
 @njit(**_JIT)
 def _igamc_fraction(a, x):
-    ax = a * math.log(x) - x - math.lgamma(a)
-    if ax < -709.78:
+    ax = _igam_prefactor(a, x)
+    if ax == 0.0:
         return 0.0
-    ax = math.exp(ax)
     big, biginv = 4.503599627370496e15, 2.22044604925031308085e-16
     y = 1.0 - a
     z = x + y + 1.0

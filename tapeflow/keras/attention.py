@@ -334,6 +334,15 @@ class MultiHeadAttention(Layer):
             layer.build(TensorShape(shape))
         layer.built = True
 
+    def _head_projection(self, shape, dim, name, activation=None):
+        """A built EinsumDense from inputs of ``shape`` to ``num_heads`` heads of ``dim``,
+        and the rank of its output plus one (``_proj_equation``'s)."""
+        eq, bias, rank = _proj_equation(len(shape) - 1, 1, 2)
+        layer = self._dense(eq, _output_shape(rank - 1, [self._num_heads, dim]), bias, name,
+                            activation=activation)
+        self._build_sub(layer, shape)
+        return layer, rank
+
     def build(self, query_shape, value_shape, key_shape=None):
         query_shape, value_shape = tuple(query_shape), tuple(value_shape)
         key_shape = value_shape if key_shape is None else tuple(key_shape)
@@ -341,27 +350,12 @@ class MultiHeadAttention(Layer):
             raise ValueError(f"All dimensions of `value` and `key`, except the last one, must "
                              f"be equal. Received: value_shape={value_shape} and "
                              f"key_shape={key_shape}")
-        eq, bias, rank = _proj_equation(len(query_shape) - 1, 1, 2)
-        self._query_dense = self._dense(eq, _output_shape(rank - 1, [self._num_heads,
-                                                                     self._key_dim]),
-                                        bias, "query")
-        self._build_sub(self._query_dense, query_shape)
-        eq, bias, rank = _proj_equation(len(key_shape) - 1, 1, 2)
-        self._key_dense = self._dense(eq, _output_shape(rank - 1, [self._num_heads,
-                                                                   self._key_dim]),
-                                      bias, "key")
-        self._build_sub(self._key_dense, key_shape)
+        self._query_dense, _ = self._head_projection(query_shape, self._key_dim, "query")
+        self._key_dense, _ = self._head_projection(key_shape, self._key_dim, "key")
         if self._use_gate:
-            eq, bias, qrank = _proj_equation(len(query_shape) - 1, 1, 2)
-            self._gate_dense = self._dense(eq, _output_shape(qrank - 1, [self._num_heads,
-                                                                         self._value_dim]),
-                                           bias, "gate", activation="sigmoid")
-            self._build_sub(self._gate_dense, query_shape)
-        eq, bias, rank = _proj_equation(len(value_shape) - 1, 1, 2)
-        self._value_dense = self._dense(eq, _output_shape(rank - 1, [self._num_heads,
-                                                                     self._value_dim]),
-                                        bias, "value")
-        self._build_sub(self._value_dense, value_shape)
+            self._gate_dense, _ = self._head_projection(query_shape, self._value_dim, "gate",
+                                                        activation="sigmoid")
+        self._value_dense, rank = self._head_projection(value_shape, self._value_dim, "value")
         self._build_attention(rank)
         out_shape = self._output_shape or [query_shape[-1]]
         eq, bias, orank = _proj_equation(len(query_shape) - 1, 2, len(out_shape))
