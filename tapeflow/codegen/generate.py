@@ -65,10 +65,12 @@ __tapeflow_generated__ = True   # errors.user_frame: these frames are not the us
 # bytes a cut may keep alive past their last use, and the length past which any cut will do.
 MAX_LINES = 160
 # A program longer than this runs as one part per step, the parts of equal text one function
-# (subprograms.py): compile time follows the distinct steps, but W15's steady state measured
-# about 2x slower step by step than in 7 long parts (under load; cause not yet found), so
-# only a program past what one part may hold goes step by step.
-STEP_LINES = 4 * MAX_LINES
+# (subprograms.py): compile time follows the distinct steps (W15's 2,400-line step: 27 s of
+# CPU instead of 70-120), but its steady state measured about 2x slower step by step than in
+# 7 long parts (cause not yet found). A training run outlasts its compile, which the tiers
+# hide behind the interpreter, so only a program whose whole compile would take minutes (and
+# nears the size guard below) goes step by step.
+STEP_LINES = 24 * MAX_LINES
 CUT_BYTES = 256 * 1024
 HARD_LIMIT_FACTOR = 4
 
