@@ -37,6 +37,7 @@ from .ops.checks import (Assert, assert_equal, assert_greater, assert_less,  # n
 from .ops.io import print  # noqa: F401,A001
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.py_function import numpy_function, py_function  # noqa: F401
+from .ops.samplers import random_index_shuffle  # noqa: F401  (tf.random_index_shuffle)
 from .ops.conv import batch_to_space, space_to_batch  # noqa: F401  (tf.batch_to_space, tf.space_to_batch)
 from . import math, nn, linalg  # noqa: E402
 from . import autodiff  # noqa: E402,F401  (tf.autodiff: GradientTape, ForwardAccumulator)

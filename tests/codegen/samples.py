@@ -268,4 +268,23 @@ def random_samples():
                {"shape": (2, 2)}),
         Sample("StatelessRandomUniformFullIntV2", [key, ctr], {"shape": (3, 2), "dtype": D.int32}),
         Sample("StatelessRandomUniformFullIntV2", [skey, sctr], {"shape": (3,), "dtype": D.int64}),
+    ] + sampler_samples(key, ctr)
+
+
+def sampler_samples(key, ctr):
+    """The stateless samplers (issue 29): one sample each, compiled as eager."""
+    seed = np.array([1, 2], np.int32)
+    f32 = np.float32
+    return [
+        Sample("StatelessMultinomial", [np.array([[0.5, 1.0, -1.0], [2.0, 0.0, 1.0]], f32), seed],
+               {"num_samples": 4, "output_dtype": D.int64}),
+        Sample("StatelessRandomGammaV3", [key, ctr, np.array([0.5, 2.5])], {"shape": (3, 2)}),
+        Sample("StatelessRandomPoisson", [np.array([3, 4], np.int64), np.array([2.0, 30.0], f32)],
+               {"shape": (2, 2), "dtype": D.int32}),
+        Sample("StatelessRandomBinomial", [seed, np.array([10.0, 80.0]), np.array([0.3, 0.6])],
+               {"shape": (3, 2), "dtype": D.float32}),
+        Sample("StatelessParameterizedTruncatedNormal",
+               [seed, f32(0.0), f32(1.0), f32(-1.0), f32(3.0)], {"shape": (5,)}),
+        Sample("RandomIndexShuffle", [np.arange(4, dtype=np.int32), np.array([7, 5, 9]), np.int32(3)],
+               {"rounds": 4}),
     ]

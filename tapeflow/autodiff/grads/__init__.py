@@ -5,5 +5,5 @@ tensors a gradient touches (and hence None versus zeros at second order) is
 the same as in TensorFlow. Broadcasting is undone by the tape, not by rules.
 The If and While rules are built by tracing, so ``tracer.control_grads`` registers them.
 """
-from . import array, custom, debug, io, linalg, indexing, lists, math, nn, random, reduce, scan, sort, special  # noqa: F401
+from . import array, custom, debug, io, linalg, indexing, lists, math, nn, random, reduce, samplers, scan, sort, special  # noqa: F401
 from . import conv  # noqa: F401  (the convolution and pooling family)

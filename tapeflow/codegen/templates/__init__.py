@@ -12,7 +12,7 @@ A template has one of three forms:
 The table and its decorators live in ``registry.py``; importing this package fills it.
 """
 from .registry import CODEGEN, Template, reduce_op, scalar_op, stmt_op
-from . import elementwise, reduce, array, linalg, linalg_decomp, nn, custom, control, debug, io, loops, lists, ragged, random, scan, special, indexing, sort  # noqa: F401  (fill CODEGEN)
+from . import elementwise, reduce, array, linalg, linalg_decomp, nn, custom, control, debug, io, loops, lists, ragged, random, samplers, scan, special, indexing, sort  # noqa: F401  (fill CODEGEN)
 from . import shape_tensors  # noqa: F401  (fill CODEGEN: ops taking a shape as a tensor)
 
 __all__ = ["CODEGEN", "Template", "reduce_op", "scalar_op", "stmt_op"]

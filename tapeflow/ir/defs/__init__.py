@@ -1,4 +1,4 @@
 """Op definitions by family; importing this package registers every OpDef."""
 from . import (array, const, control, custom, debug, io, linalg, indexing, lists, loops, math,  # noqa: F401
-               nn, random, reduce, scan, sort, special)
+               nn, random, reduce, samplers, scan, sort, special)
 from . import conv  # noqa: F401  (the convolution and pooling family)

@@ -8,7 +8,7 @@ Rules are declared per op family, like kernels, gradient rules and codegen templ
 ``tests/passes/test_vectorize.py`` checks every rule against the loop on random inputs.
 """
 from .registry import BATCHERS, batching, shift_axis
-from . import array, control, debug, elementwise, io, linalg, lists, nn, random, reduce, scan, indexing, sort  # noqa: F401  (register the rules)
+from . import array, control, debug, elementwise, io, linalg, lists, nn, random, reduce, samplers, scan, indexing, sort  # noqa: F401  (register the rules)
 
 __all__ = ["BATCHERS", "batching", "shift_axis"]
 from . import conv  # noqa: F401  (the convolution and pooling family)
