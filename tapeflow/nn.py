@@ -6,3 +6,4 @@ from .ops.composites import (batch_normalization, compute_average_loss, crelu,  
                              scale_regularization_loss, silu, sufficient_statistics, swish,
                              weighted_cross_entropy_with_logits, weighted_moments, zero_fraction)
 from .ops.conv import *  # noqa: F401,F403  (convolutions and pooling)
+from .ops.dilated import *  # noqa: F401,F403,E402  (pool, with_space_to_batch)
