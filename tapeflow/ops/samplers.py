@@ -4,6 +4,10 @@ and ``random_index_shuffle``, with TensorFlow's values bit for bit (runtime/phil
 
 Like TensorFlow's they are ops of the seed, so their values are the same eagerly, traced and
 compiled. The parameters are broadcast here, by ordinary ops, before the sampler op sees them.
+TensorFlow splits a large categorical or truncated normal draw between its intra-op threads,
+each part restarting the stream at its own place: the ops take that thread count
+(``tf.config.threading``'s, else the CPUs, as TensorFlow's default) so the values stay
+TensorFlow's on the same setting.
 """
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import numpy as np
 
 from ..ir import dtypes as D
 from ..runtime.dispatch import apply
+from ..runtime.philox_samplers import tf_intra_op_threads
 from ..runtime.tensor import Tensor, convert_to_tensor
 from . import array, math
 from .creation import _shape
@@ -65,7 +70,7 @@ def stateless_categorical(logits, num_samples, seed, dtype=D.int64, name=None) -
                          f"(tf.int32, tf.int64).")
     n = num_samples.numpy() if hasattr(num_samples, "numpy") else num_samples
     return apply("StatelessMultinomial", [logits, _seed(seed)],
-                 {"num_samples": int(n), "output_dtype": dt})
+                 {"num_samples": int(n), "output_dtype": dt, "threads": tf_intra_op_threads()})
 
 
 def stateless_gamma(shape, seed, alpha, beta=None, dtype=D.float32, name=None) -> Tensor:
@@ -134,7 +139,7 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
     """
     params = _broadcast([_param(x) for x in (means, stddevs, minvals, maxvals)])
     return apply("StatelessParameterizedTruncatedNormal", [_seed(seed)] + params,
-                 {"shape": _shape(shape)})
+                 {"shape": _shape(shape), "threads": tf_intra_op_threads()})
 
 
 def random_index_shuffle(index, seed, max_index, rounds=4, name=None) -> Tensor:

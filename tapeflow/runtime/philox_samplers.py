@@ -7,33 +7,85 @@ block feeds which draw, the order a kernel takes the values of a block in (gamma
 take them last first), the rejection tests and their constants. Gamma, Poisson and binomial
 give each output its own stretch of blocks (256, or 42 for binomial inversion), so their
 values do not depend on TensorFlow's threads. Categorical and the truncated normal draw from
-one stream that TensorFlow splits between threads once the work is large (its per-shard
-skips): tapeflow gives the one-shard stream, TensorFlow's values whenever its work fits one
-shard. The NumPy kernels and the compiled programs call these same functions.
+one stream that TensorFlow splits between its intra-op threads once the work is large, each
+shard restarting the stream at its own place: ``shard_starts`` cuts the work where
+TensorFlow's ``Shard`` (Eigen's ``parallelFor``) does for a given thread count, so the values
+are TensorFlow's on the same thread setting. The NumPy kernels and the compiled programs call
+these same functions.
 """
 import math
+import os
 
 import numpy as np
 from numba import njit
 
+from . import blas_threads
 from .philox import box_muller_f32, box_muller_f64, group_block, u32_to_f32, u64_to_f64
 
 _JIT = dict(cache=True, nogil=True)
 
 
+def tf_intra_op_threads():
+    """The intra-op thread count TensorFlow would shard with: the one set through
+    ``tf.config.threading``, else the CPUs this process may run on (TF's default)."""
+    return blas_threads.intra_op_threads() or len(os.sched_getaffinity(0))
+
+
+def shard_starts(total, cost_per_unit, threads):
+    """Where TensorFlow's ``Shard`` cuts [0, total) for ``threads`` intra-op threads: Eigen's
+    ``parallelFor`` (its cost model, block size and parallel efficiency search) over blocks of
+    one size; one shard when the work is cheap or there is one thread. A kernel whose stream
+    restarts at each shard (categorical) gives TensorFlow's values only with its cuts."""
+    if total <= 1 or threads <= 1:
+        return np.zeros(1, np.int64)
+    cost = float(total) * cost_per_unit
+    want = min((cost - 100000) / 100000 + 0.9, 2147483647.0)
+    if min(threads, max(1, int(want))) == 1:
+        return np.zeros(1, np.int64)
+    size = min(total, max(-(-total // (4 * threads)), int(1.0 / (cost_per_unit / 40000))))
+    largest = min(total, 2 * size)
+    count = -(-total // size)
+    efficiency = count / (-(-count // threads) * threads)
+    prev = count
+    while efficiency < 1.0 and prev > 1:
+        coarser = -(-total // (prev - 1))
+        if coarser > largest:
+            break
+        coarser_count = -(-total // coarser)
+        prev = coarser_count
+        coarser_efficiency = coarser_count / (-(-coarser_count // threads) * threads)
+        if coarser_efficiency + 0.01 >= efficiency:
+            size, count = coarser, coarser_count
+            efficiency = max(efficiency, coarser_efficiency)
+    return np.arange(0, total, size, dtype=np.int64)
+
+
+def multinomial_starts(batch, num_classes, num_samples, threads):
+    """The rows where TensorFlow's categorical kernel starts a shard (its cost estimate)."""
+    cost = int(50 * (num_samples * math.log(num_classes) / math.log(2) + num_classes))
+    return shard_starts(batch, cost, threads)
+
+
 @njit(**_JIT)
-def multinomial(out, logits, kc):
+def multinomial(out, logits, starts, kc):
     """``out`` [batch, num_samples] (int) filled with class indices drawn from the rows of
     ``logits`` (float64): TensorFlow's CPU kernel, a double uniform (two Philox words, the
     first the high part) times the row's running total of exp(logit - max), found in the
-    running totals (non-finite logits add nothing)."""
+    running totals (non-finite logits add nothing). A shard starting at row r
+    (``starts``, ``multinomial_starts``) starts at block r (num_samples + 3) / 4; its rows
+    draw one after the other."""
     nb, nc = logits.shape
     ns = out.shape[1]
     cdf = np.empty(nc)
     blk = np.uint64(0)
     pos = 4
     w = group_block(kc, 0)
+    shard = 0
     for b in range(nb):
+        if shard < starts.size and b == starts[shard]:
+            blk = np.uint64(b * (ns + 3) // 4)
+            pos = 4
+            shard += 1
         mx = -np.inf
         for j in range(nc):
             x = logits[b, j]
@@ -344,12 +396,24 @@ def _fill(buf, kc, blk, normal):
             buf[j] = u32_to_f32(w[j])
 
 
+def truncated_normal_cost(itemsize):
+    """TensorFlow's cost estimate per output of its truncated normal kernel (Eigen's op costs
+    on an AVX build without FMA: sqrt 8 or 28, exp 34 or 51 cycles for float32 or float64)."""
+    sqrt_cost, exp_cost = (28, 51) if itemsize == 8 else (8, 34)
+    uniform = 10 + 3                     # PhiloxRandom::kElementCost + Uniform's
+    init = 2 * 2 + 2 + sqrt_cost + 4 + exp_cost + 1
+    rejection = 2 * uniform + 7 + exp_cost
+    return init + 2 * rejection
+
+
 @njit(**_JIT)
-def parameterized_truncated_normal(out, means, stddevs, minvals, maxvals, consts, kc):
+def parameterized_truncated_normal(out, means, stddevs, minvals, maxvals, consts, starts, kc):
     """``out`` (flat float32/float64, samples x batch) filled as TensorFlow's
-    ``TruncatedNormalFunctorV2`` does in one shard, in the output's precision: per batch member
-    a normal rejection sampler, a uniform one or an exponential one, all drawing from one
-    stream of blocks. ``consts`` holds 0, 0.5, 1.3, 2, 4 in the output's dtype."""
+    ``TruncatedNormalFunctorV2`` does, in the output's precision: per batch member a normal
+    rejection sampler, a uniform one or an exponential one, drawing from one stream of blocks
+    per shard (``starts``: ``shard_starts`` of ``truncated_normal_cost``), which starts at
+    block ceil(2000 start / values per block). ``consts`` holds 0, 0.5, 1.3, 2, 4 in the
+    output's dtype."""
     zero, half, k13, two, four = consts[0], consts[1], consts[2], consts[3], consts[4]
     if out.size == 0:
         return
@@ -360,84 +424,92 @@ def parameterized_truncated_normal(out, means, stddevs, minvals, maxvals, consts
     ubuf = np.empty(4, out.dtype)
     z = np.empty(4, out.dtype)
     g = np.empty(4, out.dtype)
-    blk = np.uint64(0)
-    for bi in range(nb):
-        mean, sd, lo, hi = means[bi], stddevs[bi], minvals[bi], maxvals[bi]
-        if not (sd > zero and lo < hi and (np.isfinite(lo) or np.isfinite(hi))):
-            raise ValueError("Invalid parameters")
-        if (np.isinf(lo) and lo < zero) or hi < mean:
-            lo, hi = hi, lo
-            sd = -sd
-        nmin = (lo - mean) / sd
-        nmax = (hi - mean) / sd
-        root = math.sqrt(nmin * nmin + four)
-        cutoff = two * math.exp(half + (nmin * (nmin - root)) / four) / (nmin + root)
-        diff = nmax - nmin
-        si = 0
-        iters = 0
-        if (nmin < -k13 and nmax >= zero) or (nmax > k13 and nmin <= zero):
-            while si < spb:
-                _fill(buf, kc, blk, True)
-                blk += np.uint64(1)
-                for i in range(size):
-                    if buf[i] >= nmin and buf[i] <= nmax:
-                        out[si * nb + bi] = buf[i] * sd + mean
-                        si += 1
-                        if si >= spb:
-                            break
-                        iters = 0
-                    else:
-                        iters += 1
-                        if iters > 1000:
-                            raise ValueError("TruncatedNormal randn rejection sampler failed "
-                                             "to accept a sample.")
-        elif diff < cutoff:
-            plus = zero if nmin < zero else nmin * nmin
-            while si < spb:
-                _fill(buf, kc, blk, False)
-                blk += np.uint64(1)
-                for i in range(size):
-                    z[i] = buf[i] * diff + nmin
-                    g[i] = (plus - z[i] * z[i]) / two
-                _fill(ubuf, kc, blk, False)
-                blk += np.uint64(1)
-                for i in range(size):
-                    accept = ubuf[i] <= math.exp(g[i])
-                    if accept or iters + 1 >= 1000:
-                        if not accept:
-                            raise ValueError("TruncatedNormal uniform rejection sampler failed "
-                                             "to accept a sample.")
-                        out[si * nb + bi] = z[i] * sd + mean
-                        si += 1
-                        if si >= spb:
-                            break
-                        iters = 0
-                    else:
-                        iters += 1
-        else:
-            alpha = (nmin + math.sqrt(nmin * nmin + four)) / two
-            while si < spb:
-                _fill(buf, kc, blk, False)
-                blk += np.uint64(1)
-                i = 0
-                while i < size:
-                    zz = -math.log(buf[i]) / alpha + nmin
-                    x = alpha - zz if nmin < alpha else nmin - alpha
-                    gg = math.exp(-x * x / two)
-                    u = buf[i + 1]
-                    i += 2
-                    accept = u <= gg and zz < nmax
-                    if accept or iters + 1 >= 1000:
-                        if not accept:
-                            raise ValueError("TruncatedNormal exponential distribution "
-                                             "rejection sampler failed to accept a sample.")
-                        out[si * nb + bi] = zz * sd + mean
-                        si += 1
-                        if si >= spb:
-                            break
-                        iters = 0
-                    else:
-                        iters += 1
+    for k in range(starts.size):
+        start = starts[k]
+        limit = starts[k + 1] if k + 1 < starts.size else out.size
+        blk = np.uint64((start * 2 * 1000 + size - 1) // size)
+        idx = start
+        while idx < limit:
+            bi = idx // spb
+            si = idx - bi * spb
+            mean, sd, lo, hi = means[bi], stddevs[bi], minvals[bi], maxvals[bi]
+            if not (sd > zero and lo < hi and (np.isfinite(lo) or np.isfinite(hi))):
+                raise ValueError("Invalid parameters")
+            if (np.isinf(lo) and lo < zero) or hi < mean:
+                lo, hi = hi, lo
+                sd = -sd
+            nmin = (lo - mean) / sd
+            nmax = (hi - mean) / sd
+            root = math.sqrt(nmin * nmin + four)
+            cutoff = two * math.exp(half + (nmin * (nmin - root)) / four) / (nmin + root)
+            diff = nmax - nmin
+            iters = 0
+            if (nmin < -k13 and nmax >= zero) or (nmax > k13 and nmin <= zero):
+                while si < spb and idx < limit:
+                    _fill(buf, kc, blk, True)
+                    blk += np.uint64(1)
+                    for i in range(size):
+                        if buf[i] >= nmin and buf[i] <= nmax:
+                            out[si * nb + bi] = buf[i] * sd + mean
+                            si += 1
+                            idx += 1
+                            if si >= spb or idx >= limit:
+                                break
+                            iters = 0
+                        else:
+                            iters += 1
+                            if iters > 1000:
+                                raise ValueError("TruncatedNormal randn rejection sampler "
+                                                 "failed to accept a sample.")
+            elif diff < cutoff:
+                plus = zero if nmin < zero else nmin * nmin
+                while si < spb and idx < limit:
+                    _fill(buf, kc, blk, False)
+                    blk += np.uint64(1)
+                    for i in range(size):
+                        z[i] = buf[i] * diff + nmin
+                        g[i] = (plus - z[i] * z[i]) / two
+                    _fill(ubuf, kc, blk, False)
+                    blk += np.uint64(1)
+                    for i in range(size):
+                        accept = ubuf[i] <= math.exp(g[i])
+                        if accept or iters + 1 >= 1000:
+                            if not accept:
+                                raise ValueError("TruncatedNormal uniform rejection sampler "
+                                                 "failed to accept a sample.")
+                            out[si * nb + bi] = z[i] * sd + mean
+                            si += 1
+                            idx += 1
+                            if si >= spb or idx >= limit:
+                                break
+                            iters = 0
+                        else:
+                            iters += 1
+            else:
+                alpha = (nmin + math.sqrt(nmin * nmin + four)) / two
+                while si < spb and idx < limit:
+                    _fill(buf, kc, blk, False)
+                    blk += np.uint64(1)
+                    i = 0
+                    while i < size:
+                        zz = -math.log(buf[i]) / alpha + nmin
+                        x = alpha - zz if nmin < alpha else nmin - alpha
+                        gg = math.exp(-x * x / two)
+                        u = buf[i + 1]
+                        i += 2
+                        accept = u <= gg and zz < nmax
+                        if accept or iters + 1 >= 1000:
+                            if not accept:
+                                raise ValueError("TruncatedNormal exponential distribution "
+                                                 "rejection sampler failed to accept a sample.")
+                            out[si * nb + bi] = zz * sd + mean
+                            si += 1
+                            idx += 1
+                            if si >= spb or idx >= limit:
+                                break
+                            iters = 0
+                        else:
+                            iters += 1
 
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)

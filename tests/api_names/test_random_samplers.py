@@ -1,6 +1,8 @@
 """tf.random's stateless samplers and tf.random_index_shuffle give TensorFlow 2.21's values
 bit for bit (runtime/philox_samplers.py): eagerly, and in one compiled function holding them
 all; gamma's and the truncated normal's implicit gradients are TensorFlow's; errors too."""
+import math
+
 import numpy as np
 import pytest
 
@@ -217,3 +219,47 @@ def test_errors_are_tensorflows():
     assert R.stateless_poisson([0, 2], S, [1., 2.]).shape == [0, 2]     # empty, as TF
     assert R.stateless_categorical([[1., 2.]], 0, S).shape == [1, 0]
     assert tf.random_index_shuffle(3, [1, 2, 3], 10).numpy() == 4       # scalar in, scalar out
+
+
+# TF 2.21's values with its intra-op threads set to 1, 2 and 4: large categorical and truncated
+# normal draws are split between the threads, each part restarting the stream at its own place
+# (row sums / fsum and a few values of each draw)
+SHARDED = {
+    1: ([2334, 2291, 1895, 2146, 2479, 2158, 1757, 2048, 1866, 1745, 1872, 2092],
+        (747.9636387825012, [0.7110151052474976, 0.638953685760498, 0.6164357662200928,
+                             0.7259309887886047, 0.5029119849205017, 0.5391135811805725]),
+        (2329.5691524092354, [0.8926007150989261, 3.1892658118950483, 3.5297992805120684,
+                              0.5257846741394689, 4.026569786916293])),
+    2: ([2334, 2291, 2291, 1979, 2015, 2311, 2369, 2356, 2418, 1853, 1862, 1916],
+        (746.0338343977928, [0.7110151052474976, 0.7397804260253906, 0.7261141538619995,
+                             0.6485390663146973, 0.5110997557640076, 0.6044952869415283]),
+        (2350.6460266212343, [0.8926007150989261, 3.225826001035642, 3.907264403065054,
+                              0.44358166542804645, 3.233116039800392])),
+    4: ([2334, 2291, 1895, 2194, 1955, 2505, 2369, 2356, 2065, 2155, 1832, 2025],
+        (742.5187276601791, [0.7110151052474976, 0.638953685760498, 0.7399286031723022,
+                             0.5003715753555298, 0.6011303663253784, 0.5797512531280518]),
+        (2350.6460266212343, [0.8926007150989261, 3.225826001035642, 3.907264403065054,
+                              0.44358166542804645, 3.233116039800392])),
+}
+
+
+@pytest.mark.usefixtures("numpy_backend")
+@pytest.mark.parametrize("threads", sorted(SHARDED))
+def test_large_draws_are_tensorflows_for_its_thread_count(threads):
+    cat, (sum32, some32), (sum64, some64) = SHARDED[threads]
+    old = tf.config.threading.get_intra_op_parallelism_threads()
+    tf.config.threading.set_intra_op_parallelism_threads(threads)
+    try:
+        logits = tf.reshape(tf.linspace(-2.0, 2.0, 1200), [12, 100])
+        c = R.stateless_categorical(logits, 40, seed=S).numpy()
+        p = R.stateless_parameterized_truncated_normal([1200], S, minvals=0.5, maxvals=0.75).numpy()
+        f64 = lambda x: tf.constant(x, tf.float64)   # noqa: E731
+        q = R.stateless_parameterized_truncated_normal(
+            [600, 2], [3, 4], means=f64(0.), stddevs=f64(2.), minvals=f64([-1., 3.]),
+            maxvals=f64([1., 9.])).numpy().ravel()
+    finally:
+        tf.config.threading.set_intra_op_parallelism_threads(old)
+    assert c.sum(axis=1).tolist() == cat
+    assert math.fsum(p.astype(np.float64)) == sum32
+    assert p[[0, 299, 300, 599, 600, 1199]].tolist() == some32
+    assert math.fsum(q) == sum64 and q[[0, 1, 599, 600, 1199]].tolist() == some64

@@ -277,14 +277,19 @@ def sampler_samples(key, ctr):
     f32 = np.float32
     return [
         Sample("StatelessMultinomial", [np.array([[0.5, 1.0, -1.0], [2.0, 0.0, 1.0]], f32), seed],
-               {"num_samples": 4, "output_dtype": D.int64}),
+               {"num_samples": 4, "output_dtype": D.int64, "threads": 2}),
         Sample("StatelessRandomGammaV3", [key, ctr, np.array([0.5, 2.5])], {"shape": (3, 2)}),
         Sample("StatelessRandomPoisson", [np.array([3, 4], np.int64), np.array([2.0, 30.0], f32)],
                {"shape": (2, 2), "dtype": D.int32}),
         Sample("StatelessRandomBinomial", [seed, np.array([10.0, 80.0]), np.array([0.3, 0.6])],
                {"shape": (3, 2), "dtype": D.float32}),
         Sample("StatelessParameterizedTruncatedNormal",
-               [seed, f32(0.0), f32(1.0), f32(-1.0), f32(3.0)], {"shape": (5,)}),
+               [seed, f32(0.0), f32(1.0), f32(-1.0), f32(3.0)], {"shape": (5,), "threads": 2}),
+        # large enough for TensorFlow to split them between 2 threads (their streams restart)
+        Sample("StatelessMultinomial", [np.linspace(-2.0, 2.0, 1200).reshape(12, 100), seed],
+               {"num_samples": 40, "output_dtype": D.int32, "threads": 2}),
+        Sample("StatelessParameterizedTruncatedNormal",
+               [seed, f32(0.0), f32(1.0), f32(0.5), f32(0.75)], {"shape": (1200,), "threads": 2}),
         Sample("RandomIndexShuffle", [np.arange(4, dtype=np.int32), np.array([7, 5, 9]), np.int32(3)],
                {"rounds": 4}),
     ]

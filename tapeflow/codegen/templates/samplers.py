@@ -1,7 +1,10 @@
 """The stateless samplers compiled: the program calls the same Numba functions the NumPy kernels
 call (runtime/philox_samplers.py, as ``rt.philox_*``), so compiled and eager values are the same
 bits. float16 is not compiled (Numba has no float16): such a program runs on the interpreter."""
+import numpy as np
+
 from ...ir.shapes import num_elements
+from ...runtime import philox_samplers as ps
 from ...runtime.kernels.samplers import highest
 from ..emitter import Unsupported, np_type, shape_lit
 from .registry import stmt_op
@@ -36,16 +39,23 @@ def _result(em, node, buf, dtype):
         em.define(y, f"{cast}.reshape({shape_lit(y.aval.shape)})")
 
 
+def _starts(starts):
+    return f"np.array([{', '.join(str(int(x)) for x in starts)}], dtype=np.int64)"
+
+
 @stmt_op("StatelessMultinomial")
-def _multinomial(em, node, num_samples, output_dtype):
+def _multinomial(em, node, num_samples, output_dtype, threads):
     _no_half(node, node.inputs[0])
     logits, seed = node.inputs
     kc = _seed_kc(em, seed)
     buf = em.fresh("r")
     em.line(f"{buf} = np.zeros(({logits.aval.shape[0]}, {num_samples}), "
             f"dtype={np_type(output_dtype)})")
+    batch, classes = logits.aval.shape
+    starts = _starts(ps.multinomial_starts(batch, classes, num_samples, threads) if batch and
+                     classes and num_samples else [0])
     em.line(f"rt.philox_multinomial({buf}, np.ascontiguousarray({em.ref(logits)})"
-            f".astype(np.float64), {kc})")
+            f".astype(np.float64), {starts}, {kc})")
     em.define(node.outputs[0], buf)
 
 
@@ -91,7 +101,7 @@ def _binomial(em, node, shape, dtype):
 
 
 @stmt_op("StatelessParameterizedTruncatedNormal")
-def _truncated_normal(em, node, shape):
+def _truncated_normal(em, node, shape, threads):
     seed, *params = node.inputs
     _no_half(node, *params)
     t = np_type(params[0].aval.dtype)
@@ -99,8 +109,10 @@ def _truncated_normal(em, node, shape):
     buf = em.fresh("r")
     em.line(f"{buf} = np.empty({num_elements(shape)}, dtype={t})")
     flats = ", ".join(_flat(em, v) for v in params)
+    cost = ps.truncated_normal_cost(np.dtype(params[0].aval.dtype.np).itemsize)
+    starts = _starts(ps.shard_starts(num_elements(shape), cost, threads))
     em.line(f"rt.philox_parameterized_truncated_normal({buf}, {flats}, "
-            f"np.array([0.0, 0.5, 1.3, 2.0, 4.0], dtype={t}), {kc})")
+            f"np.array([0.0, 0.5, 1.3, 2.0, 4.0], dtype={t}), {starts}, {kc})")
     _result(em, node, buf, params[0].aval.dtype)
 
 

@@ -10,7 +10,9 @@ of ``shape``, which ends with the parameters' shape; unlike TensorFlow's ops the
 come already broadcast to one shape (the public functions broadcast them).
 ``RandomIndexShuffle(index, seed, max_index)``: the position of ``index`` in the permutation
 of [0, max_index] that ``seed`` (3 words, or a row of 3 per index) picks.
-Shapes are static attributes, as for the other stateless ops.
+Shapes are static attributes, as for the other stateless ops. ``threads`` (categorical and
+the truncated normal): the intra-op thread count TensorFlow would split the work between,
+which decides where their Philox stream restarts (runtime/philox_samplers.shard_starts).
 """
 from ...errors import InferError
 from .. import dtypes as D
@@ -35,7 +37,7 @@ def _ends_with(shape, params):
                          f"not end with {list(params)}")
 
 
-def _multinomial(avals, num_samples, output_dtype):
+def _multinomial(avals, num_samples, output_dtype, threads):
     logits, seed = avals
     _seed(seed)
     if len(logits.shape) != 2:
@@ -95,7 +97,7 @@ def _binomial(avals, shape, dtype):
     return AVal(tuple(shape), dtype)
 
 
-def _truncated_normal(avals, shape):
+def _truncated_normal(avals, shape, threads):
     seed, *params = avals
     _seed(seed)
     _same_params(params, ["means", "stddevs", "minvals", "maxvals"])
@@ -135,10 +137,10 @@ def _index_shuffle(avals, rounds):
 
 
 defop("StatelessMultinomial", _multinomial, arity=2,
-      attrs={"num_samples": "int", "output_dtype": "dtype"})
+      attrs={"num_samples": "int", "output_dtype": "dtype", "threads": "int"})
 defop("StatelessRandomGammaV3", _gamma, arity=3, attrs={"shape": "ints"})
 defop("StatelessRandomPoisson", _poisson, arity=2, attrs={"shape": "ints", "dtype": "dtype"})
 defop("StatelessRandomBinomial", _binomial, arity=3, attrs={"shape": "ints", "dtype": "dtype"})
 defop("StatelessParameterizedTruncatedNormal", _truncated_normal, arity=5,
-      attrs={"shape": "ints"})
+      attrs={"shape": "ints", "threads": "int"})
 defop("RandomIndexShuffle", _index_shuffle, arity=3, attrs={"rounds": "int"})

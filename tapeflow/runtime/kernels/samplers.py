@@ -23,11 +23,12 @@ def highest(np_dtype):
 
 
 @kernel("StatelessMultinomial")
-def _multinomial(logits, seed, num_samples, output_dtype):
+def _multinomial(logits, seed, num_samples, output_dtype, threads):
     logits = np.asarray(logits)
     out = np.empty((logits.shape[0], num_samples), output_dtype.np)
     if out.size:
-        ps.multinomial(out, logits.astype(np.float64), seed_kc(seed))
+        starts = ps.multinomial_starts(logits.shape[0], logits.shape[1], num_samples, threads)
+        ps.multinomial(out, logits.astype(np.float64), starts, seed_kc(seed))
     return out
 
 
@@ -74,13 +75,14 @@ def truncated_normal_consts(np_dtype):
 
 
 @kernel("StatelessParameterizedTruncatedNormal")
-def _truncated_normal(seed, means, stddevs, minvals, maxvals, shape):
+def _truncated_normal(seed, means, stddevs, minvals, maxvals, shape, threads):
     dt = np.asarray(means).dtype
     out = np.empty(int(np.prod(shape)), dt)
     if out.size:
         params = [np.ascontiguousarray(np.asarray(x)).ravel() for x in
                   (means, stddevs, minvals, maxvals)]
-        ps.parameterized_truncated_normal(out, *params, truncated_normal_consts(dt),
+        starts = ps.shard_starts(out.size, ps.truncated_normal_cost(dt.itemsize), threads)
+        ps.parameterized_truncated_normal(out, *params, truncated_normal_consts(dt), starts,
                                           seed_kc(seed))
     return out.reshape(shape)
 
