@@ -159,7 +159,7 @@ def _compile(gen, path, key, graph):
     kernels = []
     compiled = False
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), cache.entry_lock(path):
             warnings.simplefilter("ignore", nerr.NumbaWarning)
             mod = cache.import_module(path, key, gen.source)
             if not _compiled_here(mod, gen.parts, dict(types)):
@@ -177,10 +177,10 @@ def _compile(gen, path, key, graph):
                 if part.rets:
                     ret = dispatcher.overloads[sig].signature.return_type
                     types.update(zip(part.rets, ret.types, strict=True))
+            if compiled:     # Numba wrote new files: record their hashes (still holding the entry)
+                cache.record_compiled(path)
     except Exception as e:   # noqa: BLE001 - any failure here is a template bug
         raise _codegen_error(e, gen, path, graph) from None
-    if compiled:     # Numba wrote new files: record their hashes
-        cache.record_compiled(path)
     return kernels
 
 
