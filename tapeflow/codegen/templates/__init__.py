@@ -19,3 +19,4 @@ __all__ = ["CODEGEN", "Template", "reduce_op", "scalar_op", "stmt_op"]
 from . import conv  # noqa: F401  (the convolution and pooling family)
 from . import morphology  # noqa: F401  (Dilation2D and its backprops)
 from . import fractional_pool  # noqa: F401  (FractionalMaxPool, FractionalAvgPool, their gradients)
+from . import conv_raw  # noqa: F401  (the generic Conv op of tf.conv)

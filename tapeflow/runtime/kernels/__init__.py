@@ -3,3 +3,4 @@ from . import array, control, custom, debug, io, linalg, indexing, lists, loops,
 from . import conv  # noqa: F401  (the convolution and pooling family)
 from . import morphology  # noqa: F401  (Dilation2D and its backprops)
 from . import fractional_pool  # noqa: F401  (FractionalMaxPool, FractionalAvgPool, their gradients)
+from . import conv_raw  # noqa: F401  (the generic Conv op of tf.conv)
