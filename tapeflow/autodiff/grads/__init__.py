@@ -7,3 +7,4 @@ The If and While rules are built by tracing, so ``tracer.control_grads`` registe
 """
 from . import array, custom, debug, io, linalg, indexing, lists, math, nn, random, reduce, scan, sort, special  # noqa: F401
 from . import conv  # noqa: F401  (the convolution and pooling family)
+from . import indexed_slices  # noqa: F401  (the rules that pass an IndexedSlices on)
