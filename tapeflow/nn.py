@@ -7,3 +7,5 @@ from .ops.composites import (batch_normalization, compute_average_loss, crelu,  
                              weighted_cross_entropy_with_logits, weighted_moments, zero_fraction)
 from .ops.conv import *  # noqa: F401,F403  (convolutions and pooling)
 from .ops.dilated import *  # noqa: F401,F403,E402  (pool, with_space_to_batch)
+from .ops.morphology import *  # noqa: F401,F403,E402  (dilation2d, erosion2d)
+from .ops.fractional_pool import *  # noqa: F401,F403,E402  (fractional_max_pool, fractional_avg_pool)

@@ -13,9 +13,10 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import user_position
-from ..ops import array, creation, math, reduce
+from ..ops import array, creation, reduce
 from ..ops.indexed_slices import IndexedSlices, aggregate, dense
 from ..runtime.recorder import current_trace
+from ..runtime.registry import SLICES_GRADS
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 
 # tensor id -> the user line of the op that made it, while a rebuilt graph is differentiated
@@ -96,15 +97,9 @@ def add_n(grads):
     return aggregate(grads)
 
 
-# op name -> the rule that passes an IndexedSlices on, TensorFlow's (``_IdentityGrad``,
-# ``_CastGrad``, ...): autodiff/grads/indexed_slices.py. Every other rule gets it densified,
-# as TensorFlow's ops convert it when they consume it.
-SLICES_RULES = {}
-
-
 def _call_rule(e, view, out_grads):
     if any(isinstance(g, IndexedSlices) for g in out_grads):
-        sliced = SLICES_RULES.get(e.op)
+        sliced = SLICES_GRADS.get(e.op)     # the few rules that pass one on (registry.py)
         if sliced is not None and len(out_grads) == 1:
             return sliced(view, out_grads[0])
         out_grads = [dense(g) for g in out_grads]

@@ -32,6 +32,15 @@ def _build(name, *args, **kwargs):
     return BUILD[name](*args, **kwargs)
 
 
+def register(name):
+    """A class decorator (sources.py, transforms.py, windows.py): ``BUILD[name]`` makes the
+    dataset of method ``name``."""
+    def deco(obj):
+        BUILD[name] = obj
+        return obj
+    return deco
+
+
 class ElementError:
     """An element whose computation raised an op error (a ``map`` function's
     ``check_numerics``, say). It travels down the pipeline in the element's place, as
@@ -205,8 +214,9 @@ class Dataset:
         return _build("shard", self, num_shards, index)
 
     def prefetch(self, buffer_size, name=None):
-        """The same elements: with everything in memory there is nothing to fetch ahead."""
-        return self
+        """The same elements: with everything in memory there is nothing to fetch ahead (a
+        dataset of its own all the same, as in TF, where it keeps ``map`` and ``batch`` apart)."""
+        return _build("prefetch", self)
 
     def cache(self, filename="", name=None):
         return _build("cache", self, filename)

@@ -15,15 +15,8 @@ from ..tracer.function import TensorSpec
 from ..tracer.function import function as _function
 from . import structure as S
 from ..errors import OpError
-from .base import BUILD, INFINITE, UNKNOWN, Dataset, DatasetSpec, ElementError
+from .base import INFINITE, UNKNOWN, Dataset, DatasetSpec, ElementError, register
 from .sources import ListDataset, _compatible_spec, _seed_sequence
-
-
-def _register(name):
-    def deco(obj):
-        BUILD[name] = obj
-        return obj
-    return deco
 
 
 def _count(value, what):
@@ -74,23 +67,13 @@ class TracedFunction:
                 value = outputs[leaf.index]
                 return TensorSpec(list(value.shape) if value.shape is not None else None, value.dtype)
             return S.spec_of(S.to_array(leaf.value))
-        self.output_spec = S.map_leaves(spec_of, _template_tuples(concrete.out_template))
+        self.output_spec = S.map_leaves(spec_of, _to_structure(concrete.out_template))
 
     def __call__(self, element, *extra):
         leaves = [convert_to_tensor(a) for group in (*extra, element) for a in S.flatten(group)]
         out = _to_structure(self._compiled(leaves))
         return S.map_leaves(lambda t: np.asarray(t.numpy()) if isinstance(t, Tensor) or hasattr(t, "numpy")
                             else S.to_array(t), out)
-
-
-def _template_tuples(template):
-    if isinstance(template, list):
-        return tuple(_template_tuples(t) for t in template)
-    if isinstance(template, dict):
-        return {k: _template_tuples(v) for k, v in template.items()}
-    if isinstance(template, tuple) and not hasattr(type(template), "_fields"):
-        return tuple(_template_tuples(t) for t in template)
-    return template
 
 
 # -- batching -------------------------------------------------------------------------------
@@ -112,12 +95,29 @@ def _chunks(iterator, size, drop_remainder):
         yield chunk
 
 
+def _chunks_until_errors(iterator, size, drop_remainder):
+    """Chunks as ``_chunks``, but an ``ElementError`` comes out in place of the chunk it
+    interrupts, whose elements so far are dropped (tf.data's batch returns the error)."""
+    chunk = []
+    for element in iterator:
+        if isinstance(element, ElementError):
+            chunk = []
+            yield element
+            continue
+        chunk.append(element)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk and not drop_remainder:
+        yield chunk
+
+
 def _stack(elements, template):
     columns = zip(*[S.flatten(e) for e in elements])
     return S.pack(template, [np.stack(c) for c in columns])
 
 
-@_register("batch")
+@register("batch")
 class BatchDataset(Dataset):
     def __init__(self, input_dataset, batch_size, drop_remainder):
         self._input, self._size = input_dataset, _count(batch_size, "batch_size")
@@ -141,12 +141,19 @@ class BatchDataset(Dataset):
                 yield _gather(arrays, chunk)
             return
         template = self._input.element_spec
-        for chunk in _chunks(iter(self._input._elements()), self._size, self._drop):
-            failed = next((e for e in chunk if isinstance(e, ElementError)), None)
-            yield failed if failed is not None else _stack(chunk, template)
+        if isinstance(self._input, MapDataset):
+            # TF fuses map and batch: an element that fails fails its whole batch
+            for chunk in _chunks(iter(self._input._elements()), self._size, self._drop):
+                failed = next((e for e in chunk if isinstance(e, ElementError)), None)
+                yield failed if failed is not None else _stack(chunk, template)
+            return
+        for chunk in _chunks_until_errors(iter(self._input._elements()), self._size, self._drop):
+            yield chunk if isinstance(chunk, ElementError) else _stack(chunk, template)
 
 
 def _pad_to(array, shape, value):
+    if array.ndim == 0:
+        return array                  # a scalar has nothing to pad
     pads = [(0, int(t) - n) for n, t in zip(array.shape, shape)]
     if any(p < 0 for _, p in pads):
         raise ValueError(f"Attempted to pad to a smaller size than the input element: "
@@ -154,7 +161,7 @@ def _pad_to(array, shape, value):
     return np.pad(array, pads, constant_values=value)
 
 
-@_register("padded_batch")
+@register("padded_batch")
 class PaddedBatchDataset(Dataset):
     """Batches whose components are padded (with ``padding_values``, 0 by default) to the
     largest in the batch, or to ``padded_shapes`` where it gives a size."""
@@ -192,7 +199,10 @@ class PaddedBatchDataset(Dataset):
         return n // self._size if self._drop else -(-n // self._size)
 
     def _iterate(self):
-        for chunk in _chunks(iter(self._input._elements()), self._size, self._drop):
+        for chunk in _chunks_until_errors(iter(self._input._elements()), self._size, self._drop):
+            if isinstance(chunk, ElementError):
+                yield chunk
+                continue
             columns = list(zip(*[S.flatten(e) for e in chunk]))
             out = []
             for column, shape, value in zip(columns, self._shapes, self._values):
@@ -211,7 +221,7 @@ def _flatten_like(value, spec):
     return [value]
 
 
-@_register("unbatch")
+@register("unbatch")
 class UnbatchDataset(Dataset):
     def __init__(self, input_dataset):
         self._input = input_dataset
@@ -222,19 +232,22 @@ class UnbatchDataset(Dataset):
 
     def _iterate(self):
         for element in self._input._elements():
+            if isinstance(element, ElementError):
+                yield element
+                continue
             leaves = S.flatten(element)
             for k in range(leaves[0].shape[0]):
                 yield S.pack(element, [a[k] for a in leaves])
 
 
-@_register("rebatch")
+@register("rebatch")
 def _rebatch(input_dataset, batch_size, drop_remainder):
     return BatchDataset(UnbatchDataset(input_dataset), batch_size, drop_remainder)
 
 
 # -- mapping and filtering -----------------------------------------------------------------
 
-@_register("map")
+@register("map")
 class MapDataset(Dataset):
     def __init__(self, input_dataset, map_func):
         self._input = input_dataset
@@ -269,7 +282,7 @@ class _Predicate:
         return bool(self._fn(element))
 
 
-@_register("filter")
+@register("filter")
 class FilterDataset(Dataset):
     def __init__(self, input_dataset, predicate):
         self._input, self._predicate = input_dataset, _Predicate(predicate, input_dataset.element_spec)
@@ -292,7 +305,7 @@ class FilterDataset(Dataset):
                 yield e
 
 
-@_register("take_while")
+@register("take_while")
 class TakeWhileDataset(Dataset):
     def __init__(self, input_dataset, predicate):
         self._input, self._predicate = input_dataset, _Predicate(predicate, input_dataset.element_spec)
@@ -324,7 +337,7 @@ def _dataset_fn(fn, spec, what):
     return out.element_spec
 
 
-@_register("flat_map")
+@register("flat_map")
 class FlatMapDataset(Dataset):
     def __init__(self, input_dataset, map_func):
         self._input, self._fn = input_dataset, map_func
@@ -332,10 +345,13 @@ class FlatMapDataset(Dataset):
 
     def _iterate(self):
         for element in self._input._elements():
+            if isinstance(element, ElementError):
+                yield element
+                continue
             yield from _call_element(self._fn, S.to_tensors(element))._elements()
 
 
-@_register("interleave")
+@register("interleave")
 class InterleaveDataset(Dataset):
     """``cycle_length`` inner datasets open at once, ``block_length`` elements from each in turn."""
 
@@ -383,7 +399,7 @@ def _shuffled(items, buffer_size, rng):
     yield from buffer
 
 
-@_register("shuffle")
+@register("shuffle")
 class ShuffleDataset(Dataset):
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
         self._input, self._buffer = input_dataset, _count(buffer_size, "buffer_size")
@@ -443,7 +459,7 @@ class _IndexTransform(Dataset):
         return self._reorder(self._input._elements)
 
 
-@_register("repeat")
+@register("repeat")
 class RepeatDataset(_IndexTransform):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
@@ -488,7 +504,7 @@ def _counting_values(items, n, keep):
                 return
 
 
-@_register("take")
+@register("take")
 class TakeDataset(_IndexTransform):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
@@ -508,7 +524,7 @@ class TakeDataset(_IndexTransform):
         return _counting_values(items_factory(), self._n, keep=True)
 
 
-@_register("skip")
+@register("skip")
 class SkipDataset(_IndexTransform):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
@@ -526,7 +542,7 @@ class SkipDataset(_IndexTransform):
         return _counting_values(items_factory(), self._n, keep=False)
 
 
-@_register("shard")
+@register("shard")
 class ShardDataset(_IndexTransform):
     def __init__(self, input_dataset, num_shards, index):
         super().__init__(input_dataset)
@@ -546,7 +562,7 @@ class ShardDataset(_IndexTransform):
         return itertools.islice(items_factory(), self._index, None, self._shards)
 
 
-@_register("identity")
+@register("identity")
 class _Identity(_IndexTransform):
     def _cardinality(self):
         return self._input._cardinality()
@@ -555,7 +571,12 @@ class _Identity(_IndexTransform):
         return iter(items_factory())
 
 
-@_register("cache")
+@register("prefetch")
+class PrefetchDataset(_Identity):
+    pass
+
+
+@register("cache")
 class CacheDataset(Dataset):
     """The input's elements, kept in memory after the first complete iteration."""
 
@@ -577,7 +598,7 @@ class CacheDataset(Dataset):
         self._cached = seen
 
 
-@_register("unique")
+@register("unique")
 class UniqueDataset(Dataset):
     def __init__(self, input_dataset):
         spec = input_dataset.element_spec

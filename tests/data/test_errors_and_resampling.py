@@ -9,6 +9,9 @@ import pytest
 import tapeflow as tf
 from tapeflow.data.resampling import acceptance_probs_with_mixing
 
+# semantics, not codegen: traced functions run on the NumPy interpreter (no compile time)
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+
 
 def _reciprocals(values):
     ds = tf.data.Dataset.from_tensor_slices(np.array(values, np.float32))
@@ -27,6 +30,17 @@ CASES = {
     "enumerate": (lambda d: d.enumerate().ignore_errors(),
                   [(0, 1.0), (1, 0.5), (3, 0.25), (4, 0.2), (6, 0.1428571492433548)]),
     "repeat": (lambda d: d.take(3).repeat(2).ignore_errors(), [1.0, 0.5, 0.25, 1.0, 0.5, 0.25]),
+    # batch not right after a map: the error comes out alone, the next batch starts after it
+    "filter-batch": (lambda d: d.filter(lambda x: True).batch(2).ignore_errors(),
+                     [[1.0, 0.5], [0.25, 0.2], [0.1428571492433548]]),
+    "prefetch-batch": (lambda d: d.prefetch(1).batch(2).ignore_errors(), [[1.0, 0.5], [0.25, 0.2], [0.1428571492433548]]),
+    "padded_batch": (lambda d: d.padded_batch(2).ignore_errors(), [[1.0, 0.5], [0.25, 0.2], [0.1428571492433548]]),
+    "scan": (lambda d: d.scan(0., lambda s, x: (s + x, s + x)).ignore_errors(),
+             [1.0, 1.5, 1.75, 1.95, 2.0928571224212646]),
+    "unbatch": (lambda d: d.map(lambda x: tf.stack([x, x])).unbatch().ignore_errors(),
+                [1.0, 1.0, 0.5, 0.5, 0.25, 0.25, 0.2, 0.2, 0.1428571492433548, 0.1428571492433548]),
+    "flat_map": (lambda d: d.flat_map(lambda x: tf.data.Dataset.from_tensors(x).repeat(2)).ignore_errors(),
+                 [1.0, 1.0, 0.5, 0.5, 0.25, 0.25, 0.2, 0.2, 0.1428571492433548, 0.1428571492433548]),
 }
 
 
@@ -66,6 +80,10 @@ def test_a_failing_predicate_and_the_log(caplog):
     assert "Error raised with error message" in caplog.text
     with pytest.raises(tf.errors.InvalidArgumentError):
         list(_reciprocals([0.]).as_numpy_iterator())
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        _reciprocals(SEVEN).reduce(0., lambda s, x: s + x)
+    assert repr(tf.data.Dataset.range(3).prefetch(1)) == \
+        "<_PrefetchDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
 
 
 def test_acceptance_probabilities_are_tfs():

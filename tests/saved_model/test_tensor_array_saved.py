@@ -68,8 +68,7 @@ def test_tensor_array_methods_save_and_load_to_second_order(tmp_path):
             with tf.GradientTape() as t1:
                 t1.watch(x)
                 y = fn(x, n)
-            # eagerly the loop's tf.gather gradients are IndexedSlices (TF's too): densified
-            g = tf.convert_to_tensor(t1.gradient(y, x))
+            g = tf.convert_to_tensor(t1.gradient(y, x))   # eager TF: gather's gradient is IndexedSlices
             s = tf.reduce_sum(g * g)
         results.append([y.numpy(), g.numpy(), tf.convert_to_tensor(t2.gradient(s, x)).numpy()])
     for got in results[1:]:

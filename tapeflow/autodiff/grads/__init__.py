@@ -7,4 +7,5 @@ The If and While rules are built by tracing, so ``tracer.control_grads`` registe
 """
 from . import array, custom, debug, io, linalg, indexing, lists, math, nn, random, reduce, scan, sort, special  # noqa: F401
 from . import conv  # noqa: F401  (the convolution and pooling family)
-from . import indexed_slices  # noqa: F401  (the rules that pass an IndexedSlices on)
+from . import morphology  # noqa: F401  (Dilation2D and its backprops)
+from . import fractional_pool  # noqa: F401  (FractionalMaxPool, FractionalAvgPool, their gradients)

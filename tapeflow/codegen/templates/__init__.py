@@ -17,3 +17,5 @@ from . import shape_tensors  # noqa: F401  (fill CODEGEN: ops taking a shape as 
 
 __all__ = ["CODEGEN", "Template", "reduce_op", "scalar_op", "stmt_op"]
 from . import conv  # noqa: F401  (the convolution and pooling family)
+from . import morphology  # noqa: F401  (Dilation2D and its backprops)
+from . import fractional_pool  # noqa: F401  (FractionalMaxPool, FractionalAvgPool, their gradients)

@@ -2,3 +2,5 @@
 from . import (array, const, control, custom, debug, io, linalg, indexing, lists, loops, math,  # noqa: F401
                nn, random, reduce, scan, sort, special)
 from . import conv  # noqa: F401  (the convolution and pooling family)
+from . import morphology  # noqa: F401  (Dilation2D and its backprops)
+from . import fractional_pool  # noqa: F401  (FractionalMaxPool, FractionalAvgPool, their gradients)

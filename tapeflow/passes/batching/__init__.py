@@ -12,3 +12,5 @@ from . import array, control, debug, elementwise, io, linalg, lists, nn, random,
 
 __all__ = ["BATCHERS", "batching", "shift_axis"]
 from . import conv  # noqa: F401  (the convolution and pooling family)
+from . import morphology  # noqa: F401  (Dilation2D and its backprops)
+from . import fractional_pool  # noqa: F401  (FractionalMaxPool, FractionalAvgPool, their gradients)

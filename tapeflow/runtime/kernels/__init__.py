@@ -1,3 +1,5 @@
 """NumPy kernels by family; importing this package fills ``registry.KERNELS``."""
 from . import array, control, custom, debug, io, linalg, indexing, lists, loops, math, nn, random, reduce, scan, sort, special  # noqa: F401
 from . import conv  # noqa: F401  (the convolution and pooling family)
+from . import morphology  # noqa: F401  (Dilation2D and its backprops)
+from . import fractional_pool  # noqa: F401  (FractionalMaxPool, FractionalAvgPool, their gradients)
