@@ -6,3 +6,5 @@ from .ops.composites import (batch_normalization, compute_average_loss, crelu,  
                              scale_regularization_loss, silu, sufficient_statistics, swish,
                              weighted_cross_entropy_with_logits, weighted_moments, zero_fraction)
 from .ops.conv import *  # noqa: F401,F403  (convolutions and pooling)
+from .ops.approx_top_k import approx_max_k, approx_min_k  # noqa: F401,E402  (tf.nn's too)
+from .ops.normalization import *  # noqa: F401,F403,E402

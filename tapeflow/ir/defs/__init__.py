@@ -2,3 +2,5 @@
 from . import (array, const, control, custom, debug, io, linalg, indexing, lists, loops, math,  # noqa: F401
                nn, random, reduce, scan, sort, special)
 from . import conv  # noqa: F401  (the convolution and pooling family)
+from . import segment  # noqa: F401  (segment max, min and product)
+from . import normalization  # noqa: F401  (LRN and LRNGrad)

@@ -1,3 +1,5 @@
 """NumPy kernels by family; importing this package fills ``registry.KERNELS``."""
 from . import array, control, custom, debug, io, linalg, indexing, lists, loops, math, nn, random, reduce, scan, sort, special  # noqa: F401
 from . import conv  # noqa: F401  (the convolution and pooling family)
+from . import segment  # noqa: F401  (segment max, min and product)
+from . import normalization  # noqa: F401  (LRN and LRNGrad)
