@@ -32,18 +32,20 @@ from .ops.indexing import *  # noqa: F401,F403
 from .ops.sort import argsort, sort  # noqa: F401
 from .dtypes import saturate_cast  # noqa: F401,E402
 from .ops.misc import *  # noqa: F401,F403,E402
-from .ops.checks import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401,E402
+from .ops.debug import (Assert, assert_equal, assert_greater, assert_less,  # noqa: F401,E402
                          assert_rank)
 from .ops.io import print  # noqa: F401,A001
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.py_function import numpy_function, py_function  # noqa: F401
 from .ops.conv import batch_to_space, space_to_batch  # noqa: F401  (tf.batch_to_space, tf.space_to_batch)
+from .ops.dilated import required_space_to_batch_paddings, space_to_batch_nd  # noqa: F401
+from .ops.conv_raw import *  # noqa: F401,F403  (tf.conv, the V2 backprops, volume patches)
 from . import math, nn, linalg  # noqa: E402
 from . import autodiff  # noqa: E402,F401  (tf.autodiff: GradientTape, ForwardAccumulator)
 from .runtime.module import Module  # noqa: E402
 from . import tracer  # noqa: E402
 from .tracer import TensorSpec, function  # noqa: E402
-from .tracer.transforms import grad, value_and_grad  # noqa: E402
+from .tracer.compiled_grad import grad, value_and_grad  # noqa: E402
 from .tracer.control import cond, while_loop  # noqa: E402
 from .tracer.graph_gradients import gradients, hessians  # noqa: E402
 from .tracer.switch_case import case, switch_case  # noqa: E402

@@ -1,11 +1,8 @@
-"""Debugging switches beyond TensorFlow: say why a gradient is None."""
+"""``tf.debugging``: the checks of ``ops/debug.py`` (the Assert/CheckNumerics ops, so a check on
+traced values runs inside compiled programs too), and, beyond TensorFlow, switches that say
+why a gradient is None."""
 from .autodiff.explain import NoneGradientWarning, explain_none_gradients
+from .ops import debug as _debug
+from .ops.debug import *  # noqa: F401,F403
 
-__all__ = ["explain_none_gradients", "NoneGradientWarning"]
-from .ops.checks import *  # noqa: F401,F403,E402
-from .ops import checks as _checks  # noqa: E402
-
-__all__ = __all__ + _checks.__all__
-from .ops.debug import disable_check_numerics, enable_check_numerics  # noqa: E402,F401
-
-__all__ = __all__ + ["enable_check_numerics", "disable_check_numerics"]
+__all__ = ["explain_none_gradients", "NoneGradientWarning"] + _debug.__all__

@@ -23,7 +23,7 @@ MODULES = [
     "tapeflow.runtime.tensor", "tapeflow.runtime.module", "tapeflow.runtime.recorder",
     "tapeflow.runtime.stack", "tapeflow.ir.dtypes",
     "tapeflow.autodiff.tape", "tapeflow.autodiff.custom_gradient", "tapeflow.autodiff.forward",
-    "tapeflow.tracer.function", "tapeflow.tracer.concrete_function", "tapeflow.tracer.transforms",
+    "tapeflow.tracer.function", "tapeflow.tracer.concrete_function", "tapeflow.tracer.compiled_grad",
     "tapeflow.tracer.control", "tapeflow.tracer.vectorized_map", "tapeflow.tracer.engine",
     "tapeflow.keras.layers", "tapeflow.keras.optimizers", "tapeflow.keras.more_optimizers",
     "tapeflow.keras.misc_layers",
@@ -38,6 +38,9 @@ MODULES = [
     "tapeflow.tracer.switch_case", "tapeflow.autodiff.gradient_utils", "tapeflow.ops.grouping",
     "tapeflow.ops.static_values", "tapeflow.ops.scopes", "tapeflow.ops.random",
     "tapeflow.ops.tf_initializers",
+    "tapeflow.keras.recent_optimizers", "tapeflow.keras.optimizer_wrappers", "tapeflow.autodiff.recompute",
+    "tapeflow.keras.reversible_embedding", "tapeflow.keras.spectral_normalization", "tapeflow.keras.stft_initializer",
+    "tapeflow.keras.ctc_loss",
 ]
 
 # Namespaces whose every public callable must have a docstring with an example.

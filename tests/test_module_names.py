@@ -25,15 +25,12 @@ SHARED = {
 
 # Collisions left by the renames of issue 24, to be renamed by code owners; listed so they are
 # seen, not allowed silently. Remove an entry once its modules have distinct names.
-PENDING = {
-    "transforms": "tracer/transforms.py (grad, value_and_grad: function transformations) is "
-                  "not data/transforms.py (a dataset's transformations)",
-}
+PENDING = {}
 
 # The names issue 24 retired: each held two different things.
 RETIRED = ["codegen/symbolic.py", "codegen/dims.py", "codegen/loops.py", "tracer/symbolic.py", "codegen/rt.py", "tracer/rt.py",
            "codegen/concrete.py", "tracer/concrete.py", "tracer/backend.py", "distribute/program.py",
-           "tracer/autodiff.py"]
+           "tracer/autodiff.py", "tracer/transforms.py"]
 
 
 def _in_op_table(path):

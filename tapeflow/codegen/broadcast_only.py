@@ -1,8 +1,7 @@
 """Values generated smaller than traced: a uniform constant or a broadcast that only
 elementwise ops read (``broadcast_only``), so the program does not tie input sizes to the
 traced ones (shape_free.py's ``_shrink`` applies it)."""
-import numpy as np
-
+from ..ir.graph import constant_of
 from ..ir.opdef import OPS
 from ..ir.shapes import broadcast_shapes
 
@@ -41,8 +40,8 @@ def broadcast_only(graph):
         rank = len(v.aval.shape)
         if not rank or v.id in outputs or v.id not in uses or None in v.aval.shape:
             continue
-        if node.op == "Const":
-            value_ = np.asarray(node.attrs["value"])
+        value_ = constant_of(node)
+        if value_ is not None:
             if value_.ndim != rank or not (value_.size == 0 or uniform(value_)):
                 continue
             small = (1,) * rank

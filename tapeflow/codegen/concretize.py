@@ -10,7 +10,7 @@ graph raise what the op raises eagerly: ``InvalidArgumentError`` naming the op, 
 and the user's line.
 """
 from ..errors import InferError
-from ..ir.graph import Graph, Value
+from ..ir.graph import Graph, Value, is_constant
 from ..ir.opdef import OPS, AVal
 from ..runtime.dispatch import op_error
 
@@ -33,7 +33,7 @@ def concretize(graph, shapes, known=True):
         g.inputs.append(nv)
     for node in graph.nodes:
         ins = [env[v.id] for v in node.inputs]
-        if node.op == "Const":
+        if is_constant(node):
             avals = [v.aval for v in node.outputs]
         else:
             opdef = OPS[node.op]

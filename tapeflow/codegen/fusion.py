@@ -20,6 +20,7 @@ reads it or it is a graph output; otherwise it lives in a register inside the lo
 from dataclasses import dataclass, field
 
 from ..ir.defs.reduce import reduction_axes
+from ..ir.graph import is_constant
 from .shape_free import same_shape
 from .templates import CODEGEN
 
@@ -40,11 +41,11 @@ class Group:
 
 
 def is_fusable(node):
-    return node.op != "Const" and CODEGEN[node.op].scalar is not None
+    return not is_constant(node) and CODEGEN[node.op].scalar is not None
 
 
 def is_reduction(node):
-    return node.op != "Const" and CODEGEN[node.op].reduce is not None
+    return not is_constant(node) and CODEGEN[node.op].reduce is not None
 
 
 def _axes(red):
@@ -98,7 +99,7 @@ def plan(graph):
         return target
 
     for node in graph.nodes:
-        if node.op == "Const":
+        if is_constant(node):
             steps.append(node)
             continue
         feeding = []

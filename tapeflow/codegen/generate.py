@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir import dtypes as D
-from ..ir.graph import private_copy
+from ..ir.graph import constant_of, is_constant, private_copy
 from ..ir.opdef import OPS, AVal
 from ..ir.shapes import num_elements
 from .emitter import Emitter, Unsupported, lit, value_names
@@ -135,7 +135,7 @@ def check_supported(graph):
         if v.aval.dtype == D.float16:
             raise Unsupported("float16 values (Numba has no float16 arithmetic on the CPU)")
     for n in graph.nodes:
-        if n.op != "Const" and n.op not in CODEGEN:
+        if not is_constant(n) and n.op not in CODEGEN:
             raise Unsupported(f"no codegen template for op {n.op!r}")
 
 
@@ -204,10 +204,10 @@ def bind_consts(em, graph, add_param):
     to ``add_param(name, aval, array)``, since it must be an argument of the jitted
     function (no array globals)."""
     for node in graph.nodes:
-        if node.op != "Const":
+        value = constant_of(node)
+        if value is None:
             continue
         (v,) = node.outputs
-        value = np.asarray(node.attrs["value"])
         scalar = None
         if value.ndim == 0:
             scalar = value
@@ -267,7 +267,7 @@ def emit_steps(em, graph):
         begin = len(em.lines)
         if isinstance(step, Group):
             emit_group(em, step)
-        elif step.op != "Const":
+        elif not is_constant(step):
             with em.node(step):
                 CODEGEN[step.op].emit(em, step, **step.attrs)
         if len(em.lines) > begin:
@@ -295,9 +295,9 @@ def _array_consts(graph, names):
             uses.setdefault(x.id, []).append(node)
     out = {}
     for node in graph.nodes:
-        if node.op == "Const":
+        value = constant_of(node)
+        if value is not None:
             (v,) = node.outputs
-            value = np.asarray(node.attrs["value"])
             if value.ndim and not _loop_only_uniform(v, value, uses, outputs):
                 out[v.id] = "v" + names[v.id]
     return out

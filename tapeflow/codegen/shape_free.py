@@ -37,7 +37,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..ir.graph import Graph, Value
+from ..ir.graph import Graph, Value, constant_of, is_constant
 from ..ir.opdef import OPS, AVal
 from .broadcast_only import broadcast_only, uniform  # noqa: F401  (uniform: generate.py's)
 from .slices import sliced_shape
@@ -431,7 +431,7 @@ def symbolic(graph, input_names, const_names=None):
         _shrink(graph, scope, saved)
         for node in graph.nodes:
             # an array constant is an argument of the program: its sizes are read from it too
-            if node.op == "Const" and node.outputs[0].id in (const_names or {}) \
+            if is_constant(node) and node.outputs[0].id in (const_names or {}) \
                     and node.outputs[0].id not in scope.shrunk:
                 _read_sizes(node.outputs[0], const_names[node.outputs[0].id], saved)
         _reinfer(graph, scope, saved)
@@ -462,8 +462,8 @@ def _shrink(graph, scope, saved):
         saved.append((v, v.aval))
         v.aval = AVal(small, v.aval.dtype)
         scope.small.add(v.id)
-        if v.node.op == "Const":
-            old = np.asarray(v.node.attrs["value"])
+        old = constant_of(v)
+        if old is not None:
             _set_attr(v.node, "value", (old.flat[:1] if old.size else np.zeros(1, old.dtype)).reshape(small),
                       saved)
             scope.shrunk.add(v.id)

@@ -9,9 +9,7 @@ for a fused group drawn as one node), which Graphviz's SVG keeps, so a page can 
 """
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from .graph import aval_str, line_str, node_line, value_names
+from .graph import aval_str, constant_of, line_str, node_line, value_names
 
 
 def quote(text):
@@ -54,8 +52,8 @@ class Drawn:
 
 def node_label(node, names, lines=False):
     """What a box shows: the op (a Const its value), each output's name and type, the user's line."""
-    if node.op == "Const":
-        val = np.asarray(node.attrs["value"])
+    val = constant_of(node)
+    if val is not None:
         head = f"Const {val.item()!r}" if val.size == 1 else f"Const <{val.size} values>"
     else:
         head = node.op

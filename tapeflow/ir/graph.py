@@ -75,9 +75,10 @@ class Graph:
         return node
 
     def const(self, array):
-        array = np.asarray(array)
-        return self.add("Const", [], {"value": array},
-                        [AVal(array.shape, D.as_dtype(array.dtype))]).outputs[0]
+        """A new ``Const`` node of ``array``, appended; its output."""
+        node = const_node(array)
+        self.nodes.append(node)
+        return node.outputs[0]
 
     def __str__(self):
         return print_graph(self)
@@ -123,12 +124,27 @@ def private_copy(graph):
     return copy(graph), originals
 
 
-def constant_of(value):
-    """The array of ``value`` if a ``Const`` node makes it, else None: how passes, rules and
-    the tracer read a constant (the one place that knows where a constant keeps its array)."""
-    node = value.node
-    if node is None or node.op != "Const":
+# -- constants: the one place that knows a literal is a ``Const`` node keeping its array in
+# ``attrs["value"]`` (tests/test_constants_in_one_place.py keeps it so) -------------------------
+
+def const_node(array):
+    """A new (unattached) ``Const`` node holding ``array``: a literal of the graph."""
+    array = np.asarray(array)
+    return Node("Const", [], {"value": array}, [AVal(array.shape, D.as_dtype(array.dtype))])
+
+
+def is_constant(x):
+    """Whether ``x`` (a Node, a Value, or None) is a literal: a ``Const`` node or its output."""
+    node = x.node if isinstance(x, Value) else x
+    return node is not None and node.op == "Const"
+
+
+def constant_of(x):
+    """The array of ``x`` (a Node, a Value, or None) if it is a literal (``is_constant``), else
+    None: how passes, rules, codegen, the runtime and the tracer read a constant."""
+    if not is_constant(x):
         return None
+    node = x.node if isinstance(x, Value) else x
     return np.asarray(node.attrs["value"])
 
 
@@ -224,10 +240,10 @@ def node_line(node, name, elide_graphs=False, lines=False, arguments=frozenset()
     (``print_graph``'s ``names``; else each nested graph names its own from ``a``).
     """
     outs = " ".join(f"{name(v)}:{aval_str(v.aval)}" for v in node.outputs)
-    if node.op == "Const":
+    val = constant_of(node)
+    if val is not None:
         if node.outputs[0].id in arguments:
             return f"{outs} = Const <argument>"
-        val = np.asarray(node.attrs["value"])
         return f"{outs} = " + (f"Const {val.item()!r}" if val.size == 1 else f"Const <{val.size} values>")
     attrs = " ".join(f"{k}=<Graph>" if elide_graphs and isinstance(v, Graph) else
                      _attr_str(k, v, lines, arguments, namer)

@@ -9,6 +9,8 @@ from . import (activations, backend, callbacks, confusion_metrics, constraints, 
                initializers, layers, losses, metric_classes, metrics, misc_layers, models,
                model_utils, more_callbacks, more_optimizers, normalization, optimizers, regularizers,
                saving, schedules, serialization, settings, utils)
+from . import optimizer_wrappers, recent_optimizers, reversible_embedding, spectral_normalization, stft_initializer
+from . import ctc_loss
 from .models import Input, InputLayer, Model, Sequential
 from . import attention, normalization_layers, recurrent, rnn_cells, wrappers
 from . import conv_layers, pooling_layers
@@ -30,6 +32,15 @@ for _name, _cls in [(c.__name__, c) for c in conv_layers.CLASSES + pooling_layer
     setattr(layers, _name, _cls)
     layers.__all__.append(_name)
 layers.GroupQueryAttention = attention.GroupQueryAttention      # TensorFlow's alias
+# ReversibleEmbedding, SpectralNormalization; the STFT initializer under Keras' three names
+serialization.register_builtin(*reversible_embedding.CLASSES, *spectral_normalization.CLASSES)
+for _cls in reversible_embedding.CLASSES + spectral_normalization.CLASSES:
+    setattr(layers, _cls.__name__, _cls)
+    layers.__all__.append(_cls.__name__)
+for _name in ("STFT", "STFTInitializer", "stft"):
+    setattr(initializers, _name, stft_initializer.STFT)
+    initializers._BY_NAME[_name] = stft_initializer.STFT
+    initializers.__all__.append(_name)
 layers.__all__.append("GroupQueryAttention")
 
 # Keras 3's layers that pass their input's mask on to their output (keras/masking.py)
@@ -53,6 +64,11 @@ metrics.KLD, metrics.MAE, metrics.MAPE, metrics.MSE, metrics.MSLE = (
     losses.mean_squared_error, losses.mean_squared_logarithmic_error)
 metrics.__all__ += ["KLD", "MAE", "MAPE", "MSE", "MSLE"]
 
+# ``keras.losses.CTC``/``ctc``
+losses.CTC, losses.ctc = ctc_loss.CTC, ctc_loss.ctc
+losses.CLASSES["CTC"], losses.FUNCTIONS["ctc"] = ctc_loss.CTC, ctc_loss.ctc
+losses.__all__ += ["CTC", "ctc"]
+
 # ``keras.callbacks`` holds every callback
 for _cls in more_callbacks.CLASSES:
     setattr(callbacks, _cls.__name__, _cls)
@@ -63,7 +79,7 @@ layers.ACTIVATIONS.update(activations.ALL)
 
 # ``keras.optimizers`` holds every optimizer, and ``keras.optimizers.schedules``
 optimizers.schedules = schedules
-for _cls in more_optimizers.CLASSES:
+for _cls in more_optimizers.CLASSES + recent_optimizers.CLASSES + optimizer_wrappers.CLASSES:
     setattr(optimizers, _cls.__name__, _cls)
     optimizers._BY_NAME[_cls.__name__.lower()] = _cls
     optimizers.__all__.append(_cls.__name__)
@@ -77,6 +93,7 @@ Layer, Loss, Metric = layers.Layer, losses.Loss, metrics.Metric
 Optimizer, Initializer, Regularizer = optimizers.Optimizer, initializers.Initializer, regularizers.Regularizer
 InputSpec = layers.InputSpec
 from ..runtime.stack import device, name_scope  # noqa: E402
+from ..autodiff.recompute import recompute_grad as _recompute_grad  # noqa: E402
 
 
 def Variable(initializer, shape=None, dtype=None, trainable=True, autocast=True, aggregation="none",
@@ -104,9 +121,23 @@ def version():
 
 
 def remat(f):
-    """Keras 3's rematerialization hint: the function itself (tapeflow's tapes keep what the
-    gradient reads; recomputing to save memory is not done)."""
-    return f
+    """Keras 3's rematerialization: ``f`` whose intermediate values are not kept for the
+    gradient; the backward pass runs ``f`` again under a tape (``tf.recompute_grad``, as on
+    Keras' TensorFlow backend). Values and gradients are ``f``'s; variables ``f`` reads (a
+    layer's weights) get their gradients too.
+
+    >>> calls = []
+    >>> def f(x):
+    ...     calls.append(1)
+    ...     return tf.sin(x) * x
+    >>> x = tf.constant(1.0)
+    >>> with tf.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = tf.keras.remat(f)(x)
+    >>> round(float(tape.gradient(y, x)), 6), len(calls)       # f ran again for the gradient
+    (1.381773, 2)
+    """
+    return _recompute_grad(f)
 
 
 # ``keras.models.load_model``/``save_model`` and ``keras.saving``, as Keras 3 names them

@@ -277,9 +277,6 @@ class _BaseConvTranspose(_BaseConv):
         return TensorShape([shape[0], self.filters] + out)
 
     def _convolve(self, inputs):
-        if self.output_padding is not None:
-            raise NotImplementedError("tapeflow's transposed convolution layers have no "
-                                      "`output_padding` yet")
         shape = self.compute_output_shape(inputs.shape)
         dims = [None if d is None else int(d) for d in shape]
         if None in dims:

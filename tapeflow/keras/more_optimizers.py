@@ -5,7 +5,7 @@ from ..ir import dtypes as D
 from ..ops import clip, creation, reduce
 from ..ops import array as A
 from ..ops import math as M
-from ..runtime.tensor import STATE_paused, Variable
+from ..runtime.tensor import Variable
 from .optimizers import Adam, Optimizer
 
 
@@ -119,7 +119,7 @@ class Adamax(Optimizer):
     def update_step(self, gradient, variable):
         dtype = variable.dtype
         lr = _c(self._lr_value, dtype)
-        local_step = _c(M.add(self._iterations, 1), dtype)
+        local_step = _c(M.add(self.iterations, 1), dtype)
         beta_1_power = M.pow(_c(self.beta_1, dtype), local_step)
         m, u = self._slot(self._m, variable), self._slot(self._u, variable)
         m.assign_add(M.multiply(M.subtract(gradient, m), 1 - self.beta_1))
@@ -152,23 +152,18 @@ class Nadam(Optimizer):
         self._u_product = Variable(_c(1.0, dtype), name="variable", dtype=dtype, trainable=False)
         self._variables.append(self._u_product)
 
-    def apply_gradients(self, grads_and_vars, name=None):
-        grads_and_vars = list(grads_and_vars)
-        if grads_and_vars:
-            self.build([v for _, v in grads_and_vars])
-        if grads_and_vars:
-            dtype = self._u_product.dtype
-            step = _c(M.add(self._iterations, 1), dtype)
-            with STATE_paused():
-                self._u_product.assign(M.multiply(M.multiply(self._u_product, self.beta_1), M.subtract(
-                    1.0, M.multiply(0.5, M.pow(_c(0.96, dtype), step)))))
-        return super().apply_gradients(grads_and_vars, name)
+    def _update_all(self, grads, variables):
+        dtype = self._u_product.dtype
+        step = _c(M.add(self.iterations, 1), dtype)
+        self._u_product.assign(M.multiply(M.multiply(self._u_product, self.beta_1), M.subtract(
+            1.0, M.multiply(0.5, M.pow(_c(0.96, dtype), step)))))
+        super()._update_all(grads, variables)
 
     def update_step(self, gradient, variable):
         dtype = variable.dtype
         lr = _c(self._lr_value, dtype)
-        local_step = _c(M.add(self._iterations, 1), dtype)
-        next_step = _c(M.add(self._iterations, 2), dtype)
+        local_step = _c(M.add(self.iterations, 1), dtype)
+        next_step = _c(M.add(self.iterations, 2), dtype)
         decay, beta_1, beta_2 = _c(0.96, dtype), _c(self.beta_1, dtype), _c(self.beta_2, dtype)
         u_t = M.multiply(beta_1, M.subtract(1.0, M.multiply(0.5, M.pow(decay, local_step))))
         u_t_1 = M.multiply(beta_1, M.subtract(1.0, M.multiply(0.5, M.pow(decay, next_step))))
@@ -303,7 +298,7 @@ class Lamb(Optimizer):
     def update_step(self, gradient, variable):
         dtype = variable.dtype
         lr = _c(self._lr_value, dtype)
-        local_step = _c(M.add(self._iterations, 1), dtype)
+        local_step = _c(M.add(self.iterations, 1), dtype)
         beta_1_power = M.pow(_c(self.beta_1, dtype), local_step)
         beta_2_power = M.pow(_c(self.beta_2, dtype), local_step)
         m, v = self._slot(self._momentums, variable), self._slot(self._velocities, variable)
@@ -364,7 +359,7 @@ class Adafactor(Optimizer):
         dtype = variable.dtype
         lr = _c(self._lr_value, dtype)
         eps2, one = _c(self.epsilon_2, dtype), _c(1.0, dtype)
-        local_step = _c(M.add(self._iterations, 1), dtype)
+        local_step = _c(M.add(self.iterations, 1), dtype)
         if self._schedule is None and self.relative_step:
             lr = M.minimum(lr, M.divide(one, M.sqrt(local_step)))
         r, c = self._slot(self._r, variable), self._slot(self._c, variable)

@@ -15,6 +15,7 @@ from ..ops import array, clip, creation, reduce
 from ..ops import math as M
 from ..runtime import stack
 from ..runtime.tensor import STATE_paused, Variable
+from ..tracer import control
 from . import constraints, schedules
 
 
@@ -73,8 +74,9 @@ class Optimizer:
             if k not in ("jit_compile", "is_legacy_optimizer"):
                 raise TypeError(f"{k} is not a valid argument, kwargs should be empty for "
                                 f"`optimizer_experimental.Optimizer`.")
-        if gradient_accumulation_steps:
-            raise NotImplementedError("tapeflow optimizers do not accumulate gradients over steps yet")
+        if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
+            raise ValueError(f"`gradient_accumulation_steps` must be an integer >= 2. Received: "
+                             f"gradient_accumulation_steps={gradient_accumulation_steps}")
         if clipnorm is not None and global_clipnorm is not None:
             raise ValueError(f"At most one of `clipnorm` and `global_clipnorm` can be set. Received: "
                              f"clipnorm={clipnorm}, global_clipnorm={global_clipnorm}.")
@@ -102,7 +104,10 @@ class Optimizer:
     # -- state -----------------------------------------------------------------------------
     @property
     def iterations(self):
-        """How many times ``apply_gradients`` has updated variables (an int64 variable)."""
+        """How many times ``apply_gradients`` has updated variables (an int64 variable); with
+        ``gradient_accumulation_steps``, the calls divided by the steps (Keras' "real" steps)."""
+        if self.gradient_accumulation_steps:
+            return M.floordiv(self._iterations, self.gradient_accumulation_steps)
         return self._iterations
 
     @property
@@ -155,6 +160,9 @@ class Optimizer:
         self._built_variables = list(var_list)
         if self.use_ema:
             self._averages = [self.add_variable_from_reference(v, "average") for v in var_list]
+        if self.gradient_accumulation_steps:
+            self._accumulated_gradients = [self.add_variable_from_reference(v, "gradient_accumulator")
+                                           for v in var_list]
         self._build_slots(list(var_list))
         self._built = True
 
@@ -217,17 +225,13 @@ class Optimizer:
             grads = [g for g, _ in grads_and_vars]
             if self.loss_scale_factor is not None:
                 grads = [M.divide(g, M.cast(self.loss_scale_factor, g.dtype)) for g in grads]
-            grads = self._clip(grads)
-            for _, v in grads_and_vars:
+            variables = [v for _, v in grads_and_vars]
+            for v in variables:
                 self._check_known(v)  # a KeyError before any variable changes
-            self._lr_value = self._current_learning_rate()
-            if self.weight_decay:
-                for _, v in grads_and_vars:
-                    if self._use_weight_decay(v):
-                        decay = M.multiply(M.cast(self.weight_decay, v.dtype), M.cast(self._lr_value, v.dtype))
-                        v.assign(M.subtract(v, M.multiply(v, decay)))
-            for g, (_, v) in zip(grads, grads_and_vars, strict=True):
-                self.update_step(g, v)
+            if self.gradient_accumulation_steps:
+                self._accumulate_or_update(grads, variables)
+            else:
+                self._update(grads, variables)
             if self.use_ema:
                 self._update_averages()
             for _, v in grads_and_vars:
@@ -237,15 +241,62 @@ class Optimizer:
             self._iterations.assign_add(1)
         return self._iterations
 
+    def scale_loss(self, loss):
+        """The loss times ``loss_scale_factor`` (``fit`` differentiates this; the update divides
+        the gradients by the factor again)."""
+        if self.loss_scale_factor is not None:
+            return M.multiply(loss, M.cast(self.loss_scale_factor, loss.dtype))
+        return loss
+
+    def _update(self, grads, variables):
+        """Keras' step proper: clip, decay the weights, then each variable's ``update_step``."""
+        grads = self._clip(grads)
+        self._lr_value = self._current_learning_rate()
+        self._apply_weight_decay(variables)
+        self._update_all(grads, variables)
+
+    def _apply_weight_decay(self, variables):
+        if self.weight_decay:
+            for v in variables:
+                if self._use_weight_decay(v):
+                    decay = M.multiply(M.cast(self.weight_decay, v.dtype), M.cast(self._lr_value, v.dtype))
+                    v.assign(M.subtract(v, M.multiply(v, decay)))
+
+    def _update_all(self, grads, variables):
+        """Every variable's ``update_step`` (Keras' ``_backend_update_step``; Nadam adds to it)."""
+        for g, v in zip(grads, variables, strict=True):
+            self.update_step(g, v)
+
+    def _accumulate_or_update(self, grads, variables):
+        """Keras 3's ``gradient_accumulation_steps``: add the gradients to the accumulators, and on
+        every ``steps``-th call update with the mean of the accumulated ones and zero them."""
+        steps = self.gradient_accumulation_steps
+        accumulators = [self._slot(self._accumulated_gradients, v) for v in variables]
+        is_update_step = M.equal(M.floormod(M.add(self._iterations, 1), steps), 0)
+
+        def update():
+            mean = [M.divide(M.add(g, acc), M.cast(steps, g.dtype)) for g, acc in zip(grads, accumulators)]
+            self._update(mean, variables)
+            for acc in self._accumulated_gradients:
+                acc.assign(creation.zeros(acc.shape, acc.dtype))
+            return M.cast(0, D.int32)
+
+        def accumulate():
+            for g, acc in zip(grads, accumulators):
+                acc.assign(M.add(g, acc))
+            return M.cast(0, D.int32)
+
+        control.cond(is_update_step, update, accumulate)
+
     def _update_averages(self):
         """Keras 3's EMA of the trained variables (taken as they are on the first step)."""
-        first = M.cast(M.not_equal(self._iterations, 0), D.float32)
+        first = M.cast(M.not_equal(self.iterations, 0), D.float32)
         for v, average in zip(self._built_variables, self._averages):
             momentum = M.multiply(M.cast(first, v.dtype), M.cast(self.ema_momentum, v.dtype))
             average.assign(M.add(M.multiply(momentum, average), M.multiply(M.subtract(1.0, momentum), v)))
         if self.ema_overwrite_frequency:
             every = self.ema_overwrite_frequency
-            overwrite = M.equal(M.floormod(M.add(self._iterations, 1), every), 0)
+            overwrite = M.equal(M.floormod(M.add(self.iterations, 1), every), 0)
             for v, average in zip(self._built_variables, self._averages):
                 v.assign(M.where(overwrite, average.value(), v.value()))
 
@@ -395,7 +446,7 @@ class Adam(Optimizer):
     def update_step(self, gradient, variable):
         dtype = variable.dtype
         lr = M.cast(self._lr_value, dtype)
-        local_step = M.cast(M.add(self._iterations, 1), dtype)
+        local_step = M.cast(M.add(self.iterations, 1), dtype)
         beta_1_power = M.pow(M.cast(self.beta_1, dtype), local_step)
         beta_2_power = M.pow(M.cast(self.beta_2, dtype), local_step)
         m = self._slot(self._momentums, variable)

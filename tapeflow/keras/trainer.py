@@ -174,10 +174,13 @@ class Trainer:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=True)
+            scaled = loss   # times loss_scale_factor, or LossScaleOptimizer's scale
+            if self.optimizer is not None and hasattr(self.optimizer, "scale_loss"):
+                scaled = self.optimizer.scale_loss(loss)
         self._loss_tracker.update_state(loss, sample_weight=_nest.flatten(x)[0].shape[0])
         trainable = self.trainable_weights
         if trainable:
-            gradients = tape.gradient(loss, trainable)
+            gradients = tape.gradient(scaled, trainable)
             self.optimizer.apply_gradients(zip(gradients, trainable))
         else:
             warnings.warn("The model does not have any trainable weights.", stacklevel=2)

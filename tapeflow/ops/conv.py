@@ -481,25 +481,6 @@ def avg_pool(input, ksize, strides, padding, data_format=None, name=None) -> Ten
     return fn(x, ksize, strides, padding, data_format=data_format or _LAST[rank])
 
 
-def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,
-         dilations=None, name=None) -> Tensor:
-    """max_pool or avg_pool with ``window_shape`` and ``strides`` of the spatial dimensions.
-    Dilated pooling (``dilations`` above 1) is not supported.
-
-    >>> tf.nn.pool(tf.ones([1, 6, 6, 2]), [2, 3], "MAX", strides=[2, 3]).shape
-    TensorShape([1, 3, 2, 2])
-    """
-    x = _tensor(input)
-    n = len(x.shape) - 2
-    if dilations is not None and any(int(d) != 1 for d in np.atleast_1d(dilations)):
-        raise NotImplementedError("tf.nn.pool with dilations > 1 is not supported by tapeflow")
-    if pooling_type not in ("MAX", "AVG"):
-        raise ValueError(f"Invalid pooling_type: {pooling_type!r}")
-    fn = max_pool if pooling_type == "MAX" else avg_pool
-    return fn(x, window_shape, 1 if strides is None else strides, padding,
-              data_format=data_format)
-
-
 def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",
                          output_dtype=D.int64, include_batch_in_index=False,
                          name=None) -> tuple[Tensor, Tensor]:
@@ -630,5 +611,5 @@ __all__ = ["conv1d", "conv2d", "conv3d", "convolution", "conv1d_transpose", "con
            "depthwise_conv2d", "depthwise_conv2d_backprop_input",
            "depthwise_conv2d_backprop_filter", "separable_conv2d", "max_pool", "max_pool1d",
            "max_pool2d", "max_pool3d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d",
-           "pool", "max_pool_with_argmax", "space_to_depth", "depth_to_space", "space_to_batch",
+           "max_pool_with_argmax", "space_to_depth", "depth_to_space", "space_to_batch",
            "batch_to_space"]

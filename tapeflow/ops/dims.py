@@ -11,6 +11,7 @@ holds them; the ops layer then emits the static op or its shape-tensor form
 import numpy as np
 
 from ..ir import dtypes as D
+from ..ir.graph import constant_of
 from ..runtime.dispatch import apply
 from ..runtime.dynamic_shape import DynamicShape
 from ..runtime.tensor import Tensor, Variable, wrap
@@ -79,8 +80,9 @@ def _known_size(t):
     """The size a scalar tensor of the trace holds if the graph says it while tracing: dim k of
     ``tf.shape(x)`` where x's dim k is known (TensorFlow's ``constant_value_as_shape``)."""
     node = _node(t)
-    if node is not None and node.op == "Const" and np.ndim(node.attrs["value"]) == 0:
-        return int(node.attrs["value"])
+    array = constant_of(node)
+    if array is not None and array.ndim == 0:
+        return int(array)
     if node is None or node.op != "StridedSlice":
         return None
     spec, src = node.attrs["spec"], _node(node.inputs[0])

@@ -10,8 +10,8 @@ error appears when the program runs, where it can name the user's line.
 """
 import numpy as np
 
-from ..ir import dtypes as D
-from ..ir.opdef import AVal, OPS
+from ..ir.graph import const_node, is_constant
+from ..ir.opdef import OPS
 from ..ir.shapes import num_elements
 from ..runtime import kernels as _kernels  # noqa: F401  (importing the kernels fills KERNELS)
 from ..runtime.registry import KERNELS
@@ -22,7 +22,7 @@ MAX_ELEMENTS = 100_000
 
 def constant_fold(graph, max_elements=MAX_ELEMENTS):
     def rule(node, inputs, new):
-        if node.op == "Const" or not is_pure(node) or node.op not in KERNELS:
+        if is_constant(node) or not is_pure(node) or node.op not in KERNELS:
             return KEEP
         arrays = [new.const_array(v) for v in inputs]
         if any(a is None for a in arrays):
@@ -33,8 +33,7 @@ def constant_fold(graph, max_elements=MAX_ELEMENTS):
         results = _evaluate(KERNELS[node.op], node, arrays)
         if results is None:
             return KEEP
-        return [new.add("Const", [], {"value": r}, [AVal(r.shape, D.as_dtype(r.dtype))]).outputs[0]
-                for r in results]
+        return [new.append(const_node(r)).outputs[0] for r in results]
 
     return rebuild(graph, rule)
 

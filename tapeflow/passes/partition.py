@@ -31,7 +31,7 @@ Constants are never saved: the backward program has its own copy.
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..ir.graph import Graph, Value, aval_str, value_names
+from ..ir.graph import Graph, Value, aval_str, is_constant, value_names
 from ..ir.opdef import OPS, AVal
 from .rewrite import copy_node, is_pure, nbytes
 
@@ -153,7 +153,7 @@ def partition(joint, num_primal_inputs, num_primal_outputs):
         residuals=[Residual(names[v.id], v.aval, nbytes(v.aval),
                             "input" if v.id in plan.primal_input_ids else "computed")
                    for v in residuals],
-        recomputed=[names[o.id] for n in copied if n in in_forward and n.op != "Const"
+        recomputed=[names[o.id] for n in copied if n in in_forward and not is_constant(n)
                     for o in n.outputs])
     return forward, backward, info
 
@@ -214,7 +214,7 @@ class _Plan:
         import networkx as nx  # lazily: only compiling a gradient needs it
 
         primal_nodes = self._ancestors(list(self.bw_reads.values()))
-        values = list(self.primal_inputs) + [o for n in primal_nodes if n.op != "Const"
+        values = list(self.primal_inputs) + [o for n in primal_nodes if not is_constant(n)
                                              for o in n.outputs]
         if not self.bw_reads:
             return []
@@ -232,14 +232,14 @@ class _Plan:
         for v in self.primal_inputs:
             g.add_edge("source", ("in", v.id))
         for node in primal_nodes:
-            if node.op == "Const":
+            if is_constant(node):
                 continue
             pinned = node in self.fw_nodes and not recomputable(node)
             for o in node.outputs:
                 if pinned:
                     g.add_edge("source", ("in", o.id))
                 for u in node.inputs:
-                    if self.producer.get(u.id) is None or self.producer[u.id].op != "Const":
+                    if not is_constant(self.producer.get(u.id)):
                         g.add_edge(("out", u.id), ("in", o.id))
         _, (source_side, _) = nx.minimum_cut(g, "source", "sink")
         return [v for v in values

@@ -9,9 +9,7 @@ node that a pass returned, since the node may also belong to the caller's graph.
 Graph inputs are always the same Value objects, so callers can map arguments by
 identity across passes; outputs are mapped by position.
 """
-import numpy as np
-
-from ..ir.graph import Graph, Node
+from ..ir.graph import Graph, Node, constant_of
 from ..ir.opdef import OPS
 from ..ir.shapes import num_elements
 
@@ -71,10 +69,7 @@ class NewGraph:
 
     def const_array(self, value):
         """The array of ``value`` if a ``Const`` node of this graph produces it, else None."""
-        node = self.producer(value)
-        if node is not None and node.op == "Const":
-            return np.asarray(node.attrs["value"])
-        return None
+        return constant_of(self.producer(value))
 
 
 def keep(node, inputs):

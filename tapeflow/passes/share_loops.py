@@ -28,7 +28,7 @@ reads a zeroed row, so the zeroes are never seen. The backward then reads the co
 place, where writing it made the program copy the whole ``[n, ...]`` array first (it is
 often a constant argument, the gradient of ``ta.stack()``'s mean).
 """
-from ..ir.graph import Graph, Node, Value, use_counts
+from ..ir.graph import Graph, Node, Value, constant_of, use_counts
 from ..ir.opdef import OPS
 from ..runtime.kernels.loops import counter_index
 from .dce import dce
@@ -167,10 +167,10 @@ def _read_only(node, uses, producer):
         value = 1
         for f in factors:
             if not isinstance(f, int):
-                const = producer.get(node.inputs[first_in + f[1]].id)
-                if const is None or const.op != "Const":
+                array = constant_of(producer.get(node.inputs[first_in + f[1]].id))
+                if array is None:
                     return None
-                f = int(const.attrs["value"])
+                f = int(array)
             value *= f
         return value
 

@@ -5,6 +5,7 @@ A kernel rejecting its data (a gather index out of range, a singular matrix) rai
 ``InvalidArgumentError`` naming the op, as the same op does eagerly."""
 import numpy as np
 
+from ..ir.graph import constant_of
 from ..ir.opdef import OPS
 from .dispatch import DATA_ERRORS, apply, op_error
 from .recorder import current_trace
@@ -68,8 +69,9 @@ def apply_node(node, inputs):
 
     Traced again (symbolic inputs), the new node keeps ``node``'s user line: the line of the
     code that traced the op, not of whoever rebuilds the graph (library code)."""
-    if node.op == "Const":
-        return (wrap(np.array(node.attrs["value"], copy=True)),)
+    value = constant_of(node)
+    if value is not None:
+        return (wrap(np.array(value, copy=True)),)
     trace = current_trace() if node.line is not None else None
     start = len(trace.graph.nodes) if trace is not None else 0
     r = apply(node.op, inputs, node.attrs)

@@ -44,6 +44,14 @@ LAYERS = [
     ("Cropping2D", dict(cropping=((1, 0), (2, 1))), (1, 5, 6, 2)),
     ("Cropping1D", dict(cropping=(2, 1)), (2, 6, 3)),
     ("Cropping3D", dict(cropping=1), (1, 4, 4, 3, 2)),
+    ("Conv2DTranspose", dict(filters=2, kernel_size=3, strides=2, output_padding=1),
+     (1, 4, 3, 5)),
+    ("Conv1DTranspose", dict(filters=2, kernel_size=3, strides=3, padding="same",
+                             output_padding=2), (2, 5, 2)),
+    ("Conv3DTranspose", dict(filters=2, kernel_size=3, strides=2, padding="same",
+                             output_padding=(1, 0, 1)), (1, 2, 3, 2, 3)),
+    ("Conv2DTranspose", dict(filters=3, kernel_size=(3, 2), strides=(3, 2), output_padding=(2, 1),
+                             data_format="channels_first"), (1, 5, 3, 4)),
 ]
 
 

@@ -47,7 +47,8 @@ def test_argument_errors():
         tf.nn.depth_to_space(tf.ones([1, 2, 2, 3]), 2)
 
 
-@pytest.mark.parametrize("name", ["tapeflow.ops.conv", "tapeflow.keras.conv_layers",
+@pytest.mark.parametrize("name", ["tapeflow.ops.conv", "tapeflow.ops.dilated",
+                                  "tapeflow.ops.conv_raw", "tapeflow.keras.conv_layers",
                                   "tapeflow.keras.pooling_layers"])
 def test_docstring_examples_run(name, numpy_backend):
     import doctest
@@ -58,7 +59,7 @@ def test_docstring_examples_run(name, numpy_backend):
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     out = io.StringIO()
     tests = finder.find(module, globs=dict(vars(module)), extraglobs={"tf": tf, "np": np})
-    assert sum(len(t.examples) for t in tests) >= 10
+    assert sum(len(t.examples) for t in tests) >= 4
     for test in tests:
         runner.run(test, out=out.write)
     assert runner.summarize(verbose=False).failed == 0, out.getvalue()

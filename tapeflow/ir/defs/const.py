@@ -2,8 +2,9 @@
 
 A registered op like any other (issue 24: not a pseudo-op every consumer special-cases):
 the verifier, the codec, the interpreter and the vectorizer treat it through its OpDef. What
-is particular to constants stays where it belongs: ``Graph.const`` makes one and
-``constant_of`` (``ir/graph.py``) reads one, constant folding and the min-cut partition
+is particular to constants stays where it belongs: ``Graph.const``/``const_node`` make one
+and ``is_constant``/``constant_of`` (``ir/graph.py``) are the only ways anything outside ``ir/``
+asks whether a value is a literal and reads it; constant folding and the min-cut partition
 never keep one as a residual, and the code generator binds it as a literal or an argument
 (``codegen/generate.bind_consts``) instead of emitting a step.
 """

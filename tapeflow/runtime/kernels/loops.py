@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...ir.defs.loops import history_spans, row_states, stacked_rows  # noqa: F401 (re-exported)
-from ...ir.graph import line_str
+from ...ir.graph import constant_of, line_str
 from ..interpret import run_graph
 from ..registry import kernel
 
@@ -307,9 +307,8 @@ def _adds_one(fwd_graph, i):
     step = fwd_graph.outputs[i].node
     if step is None or step.op != "Add" or step.inputs[0] is not fwd_graph.inputs[i]:
         return False
-    one = step.inputs[1].node
-    return one is not None and one.op == "Const" and one.attrs["value"].shape == () and \
-        one.attrs["value"] == 1 and one in fwd_graph.nodes
+    one = constant_of(step.inputs[1])
+    return one is not None and one.shape == () and one == 1 and step.inputs[1].node in fwd_graph.nodes
 
 
 @dataclass(frozen=True)
@@ -335,10 +334,9 @@ def counter_index(graph, n_vars, v):
         k = inputs.get(x.id)
         if k is not None:
             return ("operand", k) if k >= n_vars else None
-        node = x.node
-        if node is not None and id(node) in nodes and node.op == "Const" and \
-                node.attrs["value"].shape == () and x.aval.dtype.is_integer:
-            return int(node.attrs["value"])
+        array = constant_of(x)
+        if array is not None and id(x.node) in nodes and array.shape == () and x.aval.dtype.is_integer:
+            return int(array)
         return None
 
     def affine(x):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.tracer import transforms
+from tapeflow.tracer import compiled_grad
 
 
 def loss(w, x, b):
@@ -54,5 +54,5 @@ def test_mistakes_are_clear():
 
 
 def test_docstring_examples_run():
-    result = doctest.testmod(transforms)
+    result = doctest.testmod(compiled_grad)
     assert result.attempted == 5 and result.failed == 0

@@ -1,0 +1,115 @@
+"""Dilated pooling and with_space_to_batch, tf.conv, the V2 conv backprops, volume patches
+(ops/dilated.py, ops/conv_raw.py) against TensorFlow 2.21's facts (conv2_facts.py), eagerly
+and compiled, with their gradients; and their argument errors."""
+import numpy as np
+import pytest
+
+import tapeflow as tf
+from tapeflow.testing import check_gradients
+
+from conv import conv2_functions as F
+from conv.conv2_facts import FACTS
+
+
+def _close(got, want, name):
+    tol = dict(rtol=2e-5, atol=1e-4) if name in F.FLOAT32 else dict(rtol=1e-9, atol=1e-9)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if w is None:      # TensorFlow has no gradient (its Conv op): ours is Conv2D's
+            continue
+        np.testing.assert_allclose(g, w, **tol, err_msg=name)
+
+
+@pytest.mark.parametrize("name", sorted(F.FUNCS) + sorted(F.V2_FUNCS))
+def test_matches_tensorflow(name, numpy_backend):
+    fn, x = F.FUNCS[name] if name in F.FUNCS else (F.V2_FUNCS[name][0], F.V2_FUNCS[name][2])
+    _close(F.facts(tf, fn, x), FACTS[name], name)
+
+
+# Compiled == eager, a function and its gradient per program: one in the default run (a
+# program's cold compile is seconds), the rest under -m slow.
+COMPILED = ["pool_max_dilated"]
+COMPILED_SLOW = ["pool_avg_dilated", "space_to_batch_nd", "volume_patches_same",
+                 "conv_raw_batch_dims", "with_s2b_conv_same"]
+
+
+def test_compiled_matches_eager():
+    _compiled_matches_eager(COMPILED)
+
+
+@pytest.mark.slow
+def test_compiled_matches_eager_more():
+    _compiled_matches_eager(COMPILED_SLOW)
+
+
+def _compiled_matches_eager(names):
+    @tf.function
+    def run(*xs):
+        out = []
+        for name, x in zip(names, xs):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = F.FUNCS[name][0](tf, x)
+                loss = tf.reduce_sum(y * y)
+            out += [y, tape.gradient(loss, x)]
+        return out
+
+    xs = [tf.constant(F.FUNCS[name][1]) for name in names]
+    got = run(*xs)
+    for i, name in enumerate(names):
+        x = tf.constant(F.FUNCS[name][1])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = F.FUNCS[name][0](tf, x)
+            loss = tf.reduce_sum(y * y)
+        g = tape.gradient(loss, x)
+        np.testing.assert_allclose(got[2 * i].numpy(), y.numpy(), rtol=1e-12, atol=1e-12,
+                                   err_msg=name)
+        np.testing.assert_allclose(got[2 * i + 1].numpy(), g.numpy(), rtol=1e-12, atol=1e-12,
+                                   err_msg=name)
+
+
+def test_second_order(numpy_backend):
+    """Composites of differentiable ops: their second derivatives are finite differences'."""
+    x4 = F.X4[:1, :5, :4, :2]
+    check_gradients(lambda v: tf.nn.pool(v, [2, 2], "AVG", dilations=[2, 1]) ** 2, x4, order=2)
+    check_gradients(lambda v: tf.extract_volume_patches(v, [1, 2, 1, 2, 1], [1, 1, 1, 2, 1],
+                                                        "SAME") ** 2, F.X5, order=2)
+    check_gradients(lambda v: tf.conv(v, tf.constant(F.W4[:, :, :2]), [1, 1, 1, 1], "SAME")
+                    ** 2, x4, order=2)
+
+
+def test_required_space_to_batch_paddings():
+    # TensorFlow 2.21: ([[1, 0], [2, 3]], [[0, 0], [0, 2]]) and int32; no base: zeros + extra
+    p, c = tf.required_space_to_batch_paddings([5, 4], [2, 3], [[1, 0], [2, 1]])
+    assert p.dtype == tf.int32 and c.dtype == tf.int32
+    assert p.numpy().tolist() == [[1, 0], [2, 3]] and c.numpy().tolist() == [[0, 0], [0, 2]]
+    p, c = tf.required_space_to_batch_paddings(tf.constant([7]), [4])
+    assert p.numpy().tolist() == [[0, 1]] and c.numpy().tolist() == [[0, 1]]
+    p, c = tf.required_space_to_batch_paddings([], np.zeros([0], np.int32))
+    assert p.shape == (0, 2) and c.shape == (0, 2)
+
+
+def test_argument_errors():
+    x = tf.ones([1, 6, 6, 2])
+    with pytest.raises(ValueError, match="'SAME' padding is not implemented for `dilation_rate`"):
+        tf.nn.pool(x, [2, 2], "MAX", padding="SAME", dilations=[2, 2])
+    with pytest.raises(ValueError, match="`strides > 1` not supported in conjunction"):
+        tf.nn.pool(x, [2, 2], "MAX", strides=[2, 2], dilations=[2, 1])
+    with pytest.raises(ValueError, match="`strides` > `window_shape` not supported"):
+        tf.nn.pool(x, [2, 2], "MAX", strides=[3, 1])
+    with pytest.raises(ValueError, match="`len\\(window_shape\\)` must be 1, 2, or 3"):
+        tf.nn.pool(x, [], "MAX")
+    with pytest.raises(ValueError, match="`filter_shape` must be specified"):
+        tf.nn.with_space_to_batch(x, [2, 2], "SAME", lambda v, n, p: v)
+    with pytest.raises(ValueError, match="`spatial_dims` must be a monotonically increasing"):
+        tf.nn.with_space_to_batch(x, [2, 2], "VALID", lambda v, n, p: v, spatial_dims=[2, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="2 or 3 spatial dimensions"):
+        tf.conv(tf.ones([1, 5, 2]), tf.ones([2, 2, 1]), [1, 1, 1], "VALID")
+    with pytest.raises(tf.errors.UnimplementedError, match="Grouped/Depthwise"):
+        tf.conv(tf.ones([1, 5, 5, 4]), tf.ones([2, 2, 2, 2]), [1, 1, 1, 1], "VALID", groups=2)
+    with pytest.raises(tf.errors.UnimplementedError, match="NHWC tensor format"):
+        tf.conv(x, tf.ones([2, 2, 2, 1]), [1, 1, 1, 1], "VALID", data_format="CHANNELS_FIRST")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Only support ksizes across space"):
+        tf.extract_volume_patches(tf.ones([1, 2, 2, 2, 2]), [1, 1, 1, 1, 2], [1, 1, 1, 1, 1],
+                                  "VALID")
