@@ -8,4 +8,4 @@ The If and While rules are built by tracing, so ``tracer.control_grads`` registe
 from . import array, custom, debug, io, linalg, indexing, lists, math, nn, random, reduce, scan, sort, special  # noqa: F401
 from . import conv  # noqa: F401  (the convolution and pooling family)
 from . import segment  # noqa: F401  (segment max, min and product)
-from . import normalization  # noqa: F401  (LRN and LRNGrad)
+from . import lrn  # noqa: F401  (LRN and LRNGrad)

@@ -18,4 +18,4 @@ from . import shape_tensors  # noqa: F401  (fill CODEGEN: ops taking a shape as 
 __all__ = ["CODEGEN", "Template", "reduce_op", "scalar_op", "stmt_op"]
 from . import conv  # noqa: F401  (the convolution and pooling family)
 from . import segment  # noqa: F401  (segment max, min and product)
-from . import normalization  # noqa: F401  (LRN and LRNGrad)
+from . import lrn  # noqa: F401  (LRN and LRNGrad)

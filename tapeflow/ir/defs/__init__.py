@@ -3,4 +3,4 @@ from . import (array, const, control, custom, debug, io, linalg, indexing, lists
                nn, random, reduce, scan, sort, special)
 from . import conv  # noqa: F401  (the convolution and pooling family)
 from . import segment  # noqa: F401  (segment max, min and product)
-from . import normalization  # noqa: F401  (LRN and LRNGrad)
+from . import lrn  # noqa: F401  (LRN and LRNGrad)

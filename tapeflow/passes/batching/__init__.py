@@ -13,4 +13,4 @@ from . import array, control, debug, elementwise, io, linalg, lists, nn, random,
 __all__ = ["BATCHERS", "batching", "shift_axis"]
 from . import conv  # noqa: F401  (the convolution and pooling family)
 from . import segment  # noqa: F401  (segment max, min and product)
-from . import normalization  # noqa: F401  (LRN and LRNGrad)
+from . import lrn  # noqa: F401  (LRN and LRNGrad)

@@ -2,4 +2,4 @@
 from . import array, control, custom, debug, io, linalg, indexing, lists, loops, math, nn, random, reduce, scan, sort, special  # noqa: F401
 from . import conv  # noqa: F401  (the convolution and pooling family)
 from . import segment  # noqa: F401  (segment max, min and product)
-from . import normalization  # noqa: F401  (LRN and LRNGrad)
+from . import lrn  # noqa: F401  (LRN and LRNGrad)

@@ -1,4 +1,4 @@
-"""LRN and LRNGrad (runtime/kernels/normalization.py) as loops over the positions and the depth
+"""LRN and LRNGrad (runtime/kernels/lrn.py) as loops over the positions and the depth
 window, adding in the kernel's order and dtype."""
 from ..emitter import lit, shape_lit
 from .registry import stmt_op

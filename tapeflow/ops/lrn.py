@@ -1,10 +1,8 @@
-"""``tf.nn.local_response_normalization`` (the LRN op) and
-``tf.nn.batch_norm_with_global_normalization`` (TF's composite over batch_normalization)."""
+"""``tf.nn.local_response_normalization`` (``tf.nn.lrn``): the LRN op."""
 from __future__ import annotations
 
 from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor
-from .composites import batch_normalization
 
 
 def _number(v, what):
@@ -31,17 +29,4 @@ def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.
 lrn = local_response_normalization
 
 
-def batch_norm_with_global_normalization(input, mean, variance, beta, gamma, variance_epsilon,
-                                         scale_after_normalization, name=None) -> Tensor:
-    """Batch normalization with given moments; ``gamma`` scales only if
-    ``scale_after_normalization``.
-
-    >>> tf.nn.batch_norm_with_global_normalization(tf.constant([1.0, 3.0]), 2.0, 1.0, 0.5, 2.0,
-    ...                                            0.0, True)
-    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([-1.5,  2.5], dtype=float32)>
-    """
-    return batch_normalization(input, mean, variance, beta,
-                               gamma if scale_after_normalization else None, variance_epsilon)
-
-
-__all__ = ["local_response_normalization", "lrn", "batch_norm_with_global_normalization"]
+__all__ = ["local_response_normalization", "lrn"]
