@@ -10,3 +10,4 @@ from .ops.approx_top_k import approx_max_k, approx_min_k  # noqa: F401,E402  (tf
 from .ops.lrn import *  # noqa: F401,F403,E402
 from .ops.batch_norm_global import *  # noqa: F401,F403,E402
 from .ops.dilated import *  # noqa: F401,F403,E402  (pool, with_space_to_batch)
+from .ops.isotonic import *  # noqa: F401,F403,E402

@@ -1,4 +1,4 @@
-"""local_response_normalization (LRN, LRNGrad) against TensorFlow 2.21 (every literal is TF 2.21's
+"""local_response_normalization (LRN, LRNGrad) and isotonic_regression against TensorFlow 2.21 (every literal is TF 2.21's
 answer to the same call), eagerly and traced."""
 import numpy as np
 import pytest
@@ -99,3 +99,90 @@ def test_lrn_errors_and_aliases():
         tf.nn.lrn(tf.ones([1, 1, 1, 3]), depth_radius=-1)
     with pytest.raises(InvalidArgumentError, match="input has dtype int32"):
         tf.nn.lrn(tf.ones([1, 1, 1, 3], tf.int32))
+
+
+# -- isotonic_regression ---------------------------------------------------------------------
+
+ISO_X = [[1., 3., 2., 4.], [5., 1., 1., 6.], [0.5, 0.25, 0.75, 0.1]]
+# kwargs -> (output, segments, gradient of sum(output * [1, ..., 12])) for float64 ISO_X
+ISO_FACTS = [
+    ({}, [[2.5, 2.5, 2.5, 2.5], [5.0, 2.6666666666666665, 2.6666666666666665, 2.6666666666666665],
+          [0.5, 0.5, 0.5, 0.1]],
+     [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 1, 2]],
+     [[2.5, 2.5, 2.5, 2.5], [5.0, 7.0, 7.0, 7.0], [9.0, 10.5, 10.5, 12.0]]),
+    (dict(decreasing=False),
+     [[1.0, 2.5, 2.5, 4.0], [2.3333333333333335, 2.3333333333333335, 2.3333333333333335, 6.0],
+      [0.375, 0.375, 0.425, 0.425]],
+     [[0, 1, 1, 2], [0, 0, 0, 1], [0, 0, 1, 1]],
+     [[1.0, 2.5, 2.5, 4.0], [6.0, 6.0, 6.0, 8.0], [9.5, 9.5, 11.5, 11.5]]),
+    (dict(axis=0), [[3.0, 3.0, 2.0, 5.0], [3.0, 1.0, 1.0, 5.0], [0.5, 0.25, 0.75, 0.1]],
+     [[0, 0, 0, 0], [0, 1, 1, 0], [1, 2, 2, 1]],
+     [[3.0, 2.0, 3.0, 6.0], [3.0, 6.0, 7.0, 6.0], [9.0, 10.0, 11.0, 12.0]]),
+    (dict(decreasing=False, axis=0),
+     [[1.0, 1.4166666666666667, 1.25, 3.3666666666666667],
+      [2.75, 1.4166666666666667, 1.25, 3.3666666666666667],
+      [2.75, 1.4166666666666667, 1.25, 3.3666666666666667]],
+     [[0, 0, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]],
+     [[1.0, 6.0, 7.0, 8.0], [7.0, 6.0, 7.0, 8.0], [7.0, 6.0, 7.0, 8.0]]),
+]
+
+
+def _iso_all(x):
+    out = []
+    w = tf.reshape(tf.range(1.0, 13.0, dtype=tf.float64), [3, 4])
+    for kwargs, _, _, _ in ISO_FACTS:
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y, s = tf.nn.isotonic_regression(x, **kwargs)
+            loss = tf.reduce_sum(y * w)
+        out += [y, s, t.gradient(loss, x)]
+    return out
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_isotonic_values_segments_and_gradients(traced, numpy_backend):
+    f = tf.function(_iso_all) if traced else _iso_all
+    got = iter(f(tf.constant(ISO_X, tf.float64)))
+    for kwargs, want_y, want_s, want_g in ISO_FACTS:
+        y, s, g = next(got), next(got), next(got)
+        assert s.dtype == tf.int32
+        np.testing.assert_allclose(y, want_y, rtol=1e-15, err_msg=str(kwargs))
+        assert s.numpy().tolist() == want_s, kwargs
+        np.testing.assert_allclose(g, want_g, rtol=1e-15, err_msg=str(kwargs))
+
+
+@pytest.mark.slow
+def test_isotonic_compiled():
+    """One compiled program (the Numba PAV loop) against TF's facts (tests/codegen compiles
+    the op on the gradient cases' inputs in the default run)."""
+    got = tf.function(lambda x: tf.nn.isotonic_regression(x, decreasing=False))(
+        tf.constant(ISO_X, tf.float64))
+    np.testing.assert_allclose(got.output, ISO_FACTS[1][1], rtol=1e-15)
+    assert got.segments.numpy().tolist() == ISO_FACTS[1][2]
+
+
+def test_isotonic_dtypes_nan_and_second_order():
+    for dt, out_dt in [(tf.int32, tf.float64), (tf.int8, tf.float32), (tf.float16, tf.float16),
+                       (tf.int64, tf.float64), (tf.int16, tf.float32)]:
+        y, s = tf.nn.isotonic_regression(tf.constant([1, 3, 2], dt))
+        assert y.dtype == out_dt and y.numpy().tolist() == [2.0, 2.0, 2.0]
+        assert s.numpy().tolist() == [0, 0, 1]
+    y, s = tf.nn.isotonic_regression(tf.constant([1., np.nan, 3., 2.]))
+    assert np.isnan(y[1]) and y.numpy()[[0, 2, 3]].tolist() == [1.0, 3.0, 2.0]
+    assert s.numpy().tolist() == [0, 1, 2, 3]
+    y, s = tf.nn.isotonic_regression(tf.constant([0.1, 0.2, 0.3, 0.7], tf.float32))
+    assert y.numpy().tolist() == [0.32499998807907104] * 4 and s.numpy().tolist() == [0] * 4
+    y, s = tf.nn.isotonic_regression(tf.constant(1.0))
+    assert float(y) == 1.0 and int(s) == 0 and s.shape == ()
+    assert tf.nn.isotonic_regression(tf.zeros([2, 0])).output.shape == (2, 0)
+    x = tf.constant(ISO_X, tf.float64)
+    with tf.GradientTape() as t2:
+        t2.watch(x)
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y, _ = tf.nn.isotonic_regression(x)
+            loss = tf.reduce_sum(y * y)
+        g = t.gradient(loss, x)
+    np.testing.assert_allclose(g, [[5.0, 5.0, 5.0, 5.0], [10.0] + [5.333333333333333] * 3,
+                                   [1.0, 1.0, 1.0, 0.2]], rtol=1e-15)
+    np.testing.assert_allclose(t2.gradient(g, x), np.full((3, 4), 2.0), rtol=1e-15)   # TF 2.21's

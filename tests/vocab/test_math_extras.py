@@ -158,3 +158,84 @@ def test_batch_norm_with_global_normalization_and_matrix_square_root():
     np.testing.assert_allclose(tf.nn.batch_norm_with_global_normalization(*args, False),
                                [[0.5, -0.5006238222122192], [2.4611613750457764, -2.4981284141540527]], rtol=1e-6)
     assert tf.matrix_square_root is tf.linalg.sqrtm
+
+
+def test_bitcast_is_tensorflows():
+    x = tf.constant([1.0, -2.5, 3.0])
+    assert tf.bitcast(x, tf.int32).numpy().tolist() == [1065353216, -1071644672, 1077936128]
+    u8 = tf.bitcast(x, tf.uint8)
+    assert u8.shape == (3, 4) and u8.numpy().tolist() == [[0, 0, 128, 63], [0, 0, 32, 192], [0, 0, 64, 64]]
+    assert tf.bitcast(tf.constant([[1, 2, 3, 4]], tf.uint8), tf.int32).numpy().tolist() == [67305985]
+    got = tf.bitcast(tf.constant([[1, 2], [3, 4]], tf.int16), tf.float32).numpy().tolist()
+    assert got == [1.8367239361444675e-40, 3.673461885273578e-40]
+    assert tf.bitcast(tf.constant([1.5], tf.float64), tf.int64).numpy().tolist() == [4609434218613702656]
+    assert int(tf.bitcast(tf.constant(1.5, tf.float16), tf.int16)) == 15872
+    s = tf.bitcast(tf.constant([1, 0], tf.int32), tf.float64)
+    assert s.shape == () and float(s) == 5e-324
+    for x, t in [(tf.constant([1, 2, 3], tf.uint8), tf.int32), (tf.constant(1, tf.uint8), tf.int32)]:
+        with pytest.raises(InvalidArgumentError, match="Cannot bitcast from 4 to 3"):
+            tf.bitcast(x, t)
+    with pytest.raises(InvalidArgumentError, match="attr 'T' of bool"):
+        tf.bitcast(tf.constant([True]), tf.int8)
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.bitcast(tf.bitcast(x, tf.int32), tf.float32)
+    assert t.gradient(y, x) is None        # TF 2.21: not differentiable
+
+    @tf.function
+    def f(x):
+        shapes.append(tuple(tf.bitcast(x, tf.uint8).shape))
+        return x
+    shapes = []
+    f.get_concrete_function(tf.TensorSpec([None, 2]))
+    assert shapes == [(None, 2, 4)]
+
+
+def test_sobol_sample_is_tensorflows():
+    got = tf.math.sobol_sample(5, 8)
+    assert got.dtype == tf.float32 and got.numpy().tolist() == [     # TF 2.21's
+        [0.5, 0.5, 0.5, 0.5, 0.5], [0.75, 0.25, 0.25, 0.25, 0.75], [0.25, 0.75, 0.75, 0.75, 0.25],
+        [0.375, 0.375, 0.625, 0.875, 0.375], [0.875, 0.875, 0.125, 0.375, 0.875],
+        [0.625, 0.125, 0.875, 0.625, 0.625], [0.125, 0.625, 0.375, 0.125, 0.125],
+        [0.1875, 0.3125, 0.9375, 0.4375, 0.5625]]
+    got = tf.math.sobol_sample(4, 6, skip=2**20 + 3, dtype=tf.float64)
+    assert got.numpy().tolist() == [
+        [0.3750014305114746, 0.09375715255737305, 0.05457258224487305, 0.20844602584838867],
+        [0.8750014305114746, 0.593757152557373, 0.554572582244873, 0.7084460258483887],
+        [0.6250014305114746, 0.34375715255737305, 0.30457258224487305, 0.45844602584838867],
+        [0.1250014305114746, 0.843757152557373, 0.804572582244873, 0.9584460258483887],
+        [0.1875014305114746, 0.15625715255737305, 0.36707258224487305, 0.6459460258483887],
+        [0.6875014305114746, 0.656257152557373, 0.867072582244873, 0.14594602584838867]]
+    assert tf.function(lambda: tf.math.sobol_sample(3, 2, skip=5, dtype=tf.float64))().numpy().tolist() == [
+        [0.625, 0.125, 0.875], [0.125, 0.625, 0.375]]
+    assert tf.math.sobol_sample(21200, 1).shape == (1, 21200)
+    for args, message in [((0, 3), "dim must be at least one"), ((21201, 1), "dim must be at most 21200"),
+                          ((2, -1), "num_results must be at least one"), ((2, 2, -1), "skip must be non-negative"),
+                          ((2, 2, 2**31 - 2), "num_results\\+skip must be less than 2147483647")]:
+        with pytest.raises(InvalidArgumentError, match=message):
+            tf.math.sobol_sample(*args)
+    with pytest.raises(InvalidArgumentError, match="'dtype' of int32"):
+        tf.math.sobol_sample(2, 2, dtype=tf.int32)
+
+
+def test_parallel_stack_is_tensorflows(numpy_backend):
+    a, b = tf.constant([1., 2.]), tf.constant([3., 4.])
+    with pytest.raises(RuntimeError, match="not compatible with eager execution"):
+        tf.parallel_stack([a, b])
+    assert tf.function(lambda: tf.parallel_stack([1, 2]))().numpy().tolist() == [1, 2]
+    got = tf.function(lambda a, b: tf.parallel_stack([a, b]))(a, b)
+    assert got.numpy().tolist() == [[1., 2.], [3., 4.]]
+    with pytest.raises(InvalidArgumentError, match="Dimension 1 in both shapes must be equal, but are 3 and 2"):
+        tf.function(lambda a: tf.parallel_stack([a, tf.constant([1., 2., 3.])]))(a)
+    with pytest.raises(ValueError, match="shape attr must be fully defined"):
+        tf.function(lambda x: tf.parallel_stack([x, x])).get_concrete_function(tf.TensorSpec([None, 2]))
+
+    @tf.function
+    def grad(a, b):
+        with tf.GradientTape() as t:
+            t.watch([a, b])
+            s = tf.reduce_sum(tf.parallel_stack([a, b]))
+        return t.gradient(s, [a, b])
+    with pytest.raises(LookupError, match="no entry for: ParallelConcat"):   # TF 2.21's
+        grad(a, b)

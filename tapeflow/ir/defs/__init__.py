@@ -4,3 +4,6 @@ from . import (array, const, control, custom, debug, io, linalg, indexing, lists
 from . import conv  # noqa: F401  (the convolution and pooling family)
 from . import segment  # noqa: F401  (segment max, min and product)
 from . import lrn  # noqa: F401  (LRN and LRNGrad)
+from . import isotonic  # noqa: F401  (IsotonicRegression)
+from . import bitcast  # noqa: F401  (Bitcast)
+from . import parallel_concat  # noqa: F401  (ParallelConcat)
