@@ -72,10 +72,12 @@ from ._version import __version__  # noqa: E402
 from . import saved_model  # noqa: E402,F401
 from . import train  # noqa: E402,F401
 from .gradient_wrappers import grad_pass_through, recompute_grad  # noqa: E402,F401
+from .ops.indexed_slices import IndexedSlices, IndexedSlicesSpec  # noqa: E402,F401
+from .runtime.type_spec import TypeSpec  # noqa: E402,F401
+from .runtime.conversions import register_tensor_conversion_function  # noqa: E402,F401
 from .ops.data_dependent import *  # noqa: E402,F401,F403
 from .ops.data_dependent import where_indices as _where_indices  # noqa: E402
 from .ops.approx_top_k import approx_top_k  # noqa: E402,F401
-from .ops.clip import clip_by_global_norm  # noqa: E402,F401
 from .ops.strided_slice_masks import strided_slice  # noqa: E402,F401
 from .ops.bitcast import bitcast  # noqa: E402,F401
 from .ops.parallel_stack import parallel_stack  # noqa: E402,F401

@@ -61,7 +61,7 @@ def check_gradients(f, *args, order=2, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
         with tf.GradientTape() as t:
             t.watch(ts)
             s = tf.reduce_sum(f(*ts) * tf.constant(w))
-        return ts, t.gradient(s, ts)
+        return ts, [tf.convert_to_tensor(g) if g is not None else None for g in t.gradient(s, ts)]
 
     _, g1 = first(xs)
     _compare("first order", [None if g is None else g.numpy() for g in g1], _numeric(scalar_np, xs, eps),
@@ -85,7 +85,8 @@ def check_gradients(f, *args, order=2, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
         hv = terms[0] if terms else None
         for t in terms[1:]:
             hv = hv + t
-    g2 = [None] * len(ts) if hv is None else outer.gradient(hv, ts)
+    g2 = [None] * len(ts) if hv is None else [
+        None if gi is None else tf.convert_to_tensor(gi) for gi in outer.gradient(hv, ts)]
     _compare("second order", [None if gi is None else gi.numpy() for gi in g2],
              _numeric(hvp_np, xs, eps * 10), rtol * 10, atol * 10)
 

@@ -40,7 +40,8 @@ MODULES = [
     "tapeflow.ops.tf_initializers",
     "tapeflow.keras.recent_optimizers", "tapeflow.keras.optimizer_wrappers", "tapeflow.autodiff.recompute",
     "tapeflow.keras.reversible_embedding", "tapeflow.keras.spectral_normalization", "tapeflow.keras.stft_initializer",
-    "tapeflow.keras.ctc_loss",
+    "tapeflow.keras.ctc_loss", "tapeflow.keras.model_plot", "tapeflow.data.element_errors",
+    "tapeflow.data.resampling",
 ]
 
 # Namespaces whose every public callable must have a docstring with an example.

@@ -6,6 +6,7 @@ for the others; a target gets ones (or its output gradient) if a recorded op
 produced it or if it is also a source; a source no gradient reached is None.
 Every gradient is computed with tapeflow ops, so an outer tape records it.
 """
+import collections
 import threading
 from contextlib import contextmanager
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from ..errors import user_position
 from ..ops import array, creation, math, reduce
+from ..ops.indexed_slices import IndexedSlices, aggregate, dense
 from ..runtime.recorder import current_trace
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 
@@ -90,10 +92,68 @@ def zeros(aval):
 
 
 def add_n(grads):
-    total = grads[0]
-    for g in grads[1:]:
-        total = math.add(total, g)
-    return total
+    """Several gradients of one tensor as one: TensorFlow's aggregation (``aggregate``)."""
+    return aggregate(grads)
+
+
+def _cast_slices(op, g):
+    src = op.in_avals[0].dtype
+    if src.is_floating and op.out_avals[0].dtype.is_floating:
+        return [IndexedSlices(math.cast(g.values, src), g.indices, g.dense_shape)]
+    return [None]
+
+
+# The rules TensorFlow writes to pass an IndexedSlices on (``_IdentityGrad``, ``_CastGrad``,
+# ``_EnsureShapeGrad``; a variable's read is an Identity here). Every other rule gets it
+# densified, as TensorFlow's ops convert it when they consume it.
+SLICES_RULES = {"Identity": lambda op, g: [g], "EnsureShape": lambda op, g: [g],
+                "Cast": _cast_slices}
+
+
+def _call_rule(e, view, out_grads):
+    if any(isinstance(g, IndexedSlices) for g in out_grads):
+        sliced = SLICES_RULES.get(e.op)
+        if sliced is not None and len(out_grads) == 1:
+            return sliced(view, out_grads[0])
+        out_grads = [dense(g) for g in out_grads]
+    return e.rule.fn(view, *out_grads)
+
+
+def _tf_order(entries, needed, tensor_op, target_ids):
+    """The needed entries in the order TensorFlow's tape runs their gradients (``ComputeGradient``):
+    a queue from the targets' ops, an op joining it once every use of its outputs has run, so
+    gradients arriving at one tensor keep TensorFlow's order (IndexedSlices concatenate in it)."""
+    usage = {}
+    for i in needed:
+        for t in entries[i].input_ids:
+            usage[t] = usage.get(t, 0) + 1
+    missing = {}
+    for t in usage:
+        idx = tensor_op.get(t, -1)
+        if idx in needed:
+            missing[idx] = missing.get(idx, 0) + 1
+    first = []    # TensorFlow starts from the op of the last target
+    for t in reversed(target_ids):
+        idx = tensor_op.get(t, -1)
+        if idx in needed and idx not in missing and idx not in first:
+            first.append(idx)
+    first += [i for i in sorted(needed, reverse=True) if i not in missing and i not in first]
+    queue, order = collections.deque(reversed(first)), []
+    while queue:
+        idx = queue.pop()
+        order.append(entries[idx])
+        for t in entries[idx].input_ids:
+            if t not in usage:
+                continue
+            usage[t] -= 1
+            if usage[t]:
+                continue
+            op = tensor_op.get(t, -1)
+            if op in missing:
+                missing[op] -= 1
+                if not missing[op]:
+                    queue.appendleft(op)
+    return order
 
 
 def unbroadcast(g, shape):
@@ -129,7 +189,7 @@ class Plan:
                 continue
             needed.add(idx)
             stack.extend(i for i in entries[idx].input_ids if i in tensor_op)
-        self.order = [entries[i] for i in sorted(needed, reverse=True)]
+        self.order = _tf_order(entries, needed, tensor_op, target_ids)
         # Untracked tensors that reachable ops consume: TensorFlow deletes gradients that
         # reach them, so an unwatched source gets None even when it is an op input.
         self.consumed_untracked = {i for e in self.order for i in e.input_ids if i not in tensor_op}
@@ -144,11 +204,12 @@ class Plan:
         e = self.entries[idx]
         return e.out_avals[e.output_ids.index(tid)]
 
-    def run(self, sources, seeds, source_targets):
+    def run(self, sources, seeds, source_targets, keep_slices=False):
         """Gradients {source id: Tensor or None}.
 
         ``seeds``: per target, an output gradient or None (ones); ``source_targets``:
-        {id: aval} of sources that are also targets.
+        {id: aval} of sources that are also targets. ``keep_slices``: a source's gradient may
+        be an IndexedSlices (what ``tape.gradient`` returns); else it is densified.
         """
         grads = {}
         for tid, seed in zip(self.target_ids, seeds, strict=True):
@@ -186,8 +247,8 @@ class Plan:
             if not e.rule.accepts_none:
                 out_grads = [zeros(av) if g is None else g for g, av in zip(out_grads, e.out_avals)]
             wants = tuple(i in tensor_op for i in e.input_ids)
-            in_grads = e.rule.fn(OpView(e, wants), *out_grads)
-            if in_grads is None or isinstance(in_grads, Tensor):
+            in_grads = _call_rule(e, OpView(e, wants), out_grads)
+            if in_grads is None or isinstance(in_grads, (Tensor, IndexedSlices)):
                 in_grads = [in_grads]
             if len(in_grads) != len(e.input_ids):
                 raise ValueError(f"gradient of {e.op} returned {len(in_grads)} gradients for "
@@ -195,9 +256,12 @@ class Plan:
             for iid, g, av, want in zip(e.input_ids, in_grads, e.in_avals, wants):
                 if g is None or not want:
                     continue
-                if not isinstance(g, Tensor) and not hasattr(g, "aval"):
-                    g = convert_to_tensor(g, dtype_hint=av.dtype)
-                grads.setdefault(iid, []).append(unbroadcast(g, av.shape))
+                if isinstance(g, IndexedSlices):
+                    grads.setdefault(iid, []).append(g)
+                else:
+                    if not isinstance(g, Tensor) and not hasattr(g, "aval"):
+                        g = convert_to_tensor(g, dtype_hint=av.dtype)
+                    grads.setdefault(iid, []).append(unbroadcast(g, av.shape))
                 if trace is not None and iid in source_ids:
                     source_lines[iid] = lines.get(e.output_ids[0])
             if trace is not None:
@@ -207,6 +271,8 @@ class Plan:
             gl = None if s in self.consumed_untracked else grads.get(s)
             start = len(trace.graph.nodes) if trace is not None else 0
             out[s] = None if not gl else (gl[0] if len(gl) == 1 else add_n(gl))
+            if not keep_slices:
+                out[s] = dense(out[s])
             if trace is not None:
                 _carry_line(trace, start, source_lines.get(s), ambient)
         return out

@@ -22,6 +22,7 @@ from typing import Any
 from .. import _nest
 from ..ops import math, reduce
 from ..ops.creation import zeros_like
+from ..ops.indexed_slices import dense
 from ..runtime.recorder import STATE, Recorder
 from ..runtime.tensor import Variable, convert_to_tensor
 from .backprop import OpView, unbroadcast, zeros
@@ -99,7 +100,7 @@ def _transposed_vjp(tangents, entry):
         total = terms[0]
         for term in terms[1:]:
             total = math.add(total, term)
-    out = iter(dual.gradient(total, floats))
+    out = iter(dense(g) for g in dual.gradient(total, floats))
     return [next(out) if a.dtype.is_floating else None for a in entry.out_avals]
 
 

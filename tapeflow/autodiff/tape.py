@@ -17,6 +17,7 @@ from ..ops import array
 from ..ir.opdef import AVal
 from ..ops.creation import zeros_like
 from ..ops.dims import shape_of
+from ..ops.indexed_slices import IndexedSlices, dense
 from ..runtime.recorder import STATE, Entry, Recorder, current_trace
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 from . import explain as _explain
@@ -346,7 +347,8 @@ class GradientTape:
                 grads = VECTORIZED.compiled_gradient(rec, target_ids, flat_targets, source_ids,
                                                      flat_sources, seeds)
             if grads is None:
-                grads = Plan(rec, target_ids).run(source_ids, seeds, source_targets)
+                grads = Plan(rec, target_ids).run(source_ids, seeds, source_targets,
+                                                 keep_slices=True)
             flat = [grads[s] for s in source_ids]
             if _explain.enabled() and None in flat:
                 _explain.warn_none(rec, target_ids, flat_sources, flat)
@@ -410,7 +412,7 @@ class GradientTape:
         _check_loop_jacobian(self, experimental_use_pfor, "jacobian")
         flat_sources = _nest.flatten(sources)
         source_ids = flat_ids(flat_sources, "sources")
-        target = _target_tensor(target, "jacobian")
+        target = _target_tensor(target, "jacobian", self)
         known = _known_sizes([target] + flat_sources)
         if experimental_use_pfor or not known:
             # sizes known only at run time (a function traced with None dims): one loop over
@@ -470,7 +472,7 @@ class GradientTape:
         if self._rec is None:
             raise RuntimeError(_NON_PERSISTENT)
         _check_loop_jacobian(self, experimental_use_pfor, "batch_jacobian")
-        target = _target_tensor(target, "batch_jacobian")
+        target = _target_tensor(target, "batch_jacobian", self)
         if not isinstance(source, (Tensor, Variable)) and not hasattr(source, "aval"):
             raise TypeError(f"batch_jacobian: source must be a Tensor or Variable, got "
                             f"{type(source).__name__} [at {user_line()}]")
@@ -529,9 +531,13 @@ def _by_creation(variables):
     return tuple(sorted(variables, key=lambda v: v._id))
 
 
-def _target_tensor(target, what):
+def _target_tensor(target, what, tape=None):
     """The target as a tensor; a list or other structure is an error naming the user's line
-    (TensorFlow fails on ``target.shape``: one target per call)."""
+    (TensorFlow fails on ``target.shape``: one target per call). An IndexedSlices is densified
+    on the recording ``tape``, as TensorFlow's reshape of it is."""
+    if isinstance(target, IndexedSlices) and tape is not None:
+        with tape._ensure_recording():
+            return dense(target)
     if isinstance(target, Tensor) or hasattr(target, "aval"):
         return target
     if isinstance(target, (np.ndarray, np.generic, int, float, Variable)):

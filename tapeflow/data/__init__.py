@@ -2,10 +2,11 @@
 readers are out of tapeflow's scope).
 
 base.py holds the public class and iterators; sources.py the datasets that start a pipeline;
-transforms.py and windows.py the transformations, registered into base.BUILD. structure.py
+transforms.py, windows.py, element_errors.py (``ignore_errors``) and resampling.py
+(``rejection_resample``) the transformations, registered into base.BUILD. structure.py
 turns elements between NumPy arrays (inside the pipeline) and tensors (what users see).
 """
-from . import base, sources, transforms, windows  # noqa: F401  (sources/transforms/windows fill base.BUILD)
+from . import base, element_errors, resampling, sources, transforms, windows  # noqa: F401  (they fill base.BUILD)
 from .base import (AUTOTUNE, Dataset, DatasetSpec, IteratorSpec, NumpyIterator, Options,
                    ThreadingOptions)
 from .base import INFINITE as INFINITE_CARDINALITY

@@ -32,6 +32,27 @@ def _build(name, *args, **kwargs):
     return BUILD[name](*args, **kwargs)
 
 
+class ElementError:
+    """An element whose computation raised an op error (a ``map`` function's
+    ``check_numerics``, say). It travels down the pipeline in the element's place, as
+    ``tf.data`` returns an error status for that one element: the iterator that meets it raises
+    the error and can go on to the next element, and ``ignore_errors`` drops it. A batch with
+    one dropped whole (TF fuses ``map`` and ``batch``, which fails the batch), and ``take``/``skip``
+    count only elements that are not errors."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+
+def checked(element):
+    """``element``, or the error it stands for raised."""
+    if isinstance(element, ElementError):
+        raise element.error
+    return element
+
+
 class Dataset:
     """A sequence of elements, each a structure of tensors; made from data by the ``from_*``
     and ``range`` class methods, transformed by the others.
@@ -184,8 +205,9 @@ class Dataset:
         return _build("shard", self, num_shards, index)
 
     def prefetch(self, buffer_size, name=None):
-        """The same elements: with everything in memory there is nothing to fetch ahead."""
-        return self
+        """The same elements: with everything in memory there is nothing to fetch ahead (a
+        dataset of its own all the same, as in TF, where it keeps ``map`` and ``batch`` apart)."""
+        return _build("prefetch", self)
 
     def cache(self, filename="", name=None):
         return _build("cache", self, filename)
@@ -219,6 +241,12 @@ class Dataset:
                       bucket_batch_sizes, padded_shapes, padding_values, pad_to_bucket_boundary,
                       no_padding, drop_remainder)
 
+    def ignore_errors(self, log_warning=False, name=None):
+        return _build("ignore_errors", self, log_warning)
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+        return _build("rejection_resample", self, class_func, target_dist, initial_dist, seed)
+
     def get_single_element(self, name=None):
         it = iter(self._elements())
         first = next(it, None)
@@ -226,7 +254,7 @@ class Dataset:
             raise _invalid_argument("Dataset was empty.")
         if next(it, None) is not None:
             raise _invalid_argument("Dataset had more than one element.")
-        return S.to_tensors(first)
+        return S.to_tensors(checked(first))
 
     def apply(self, transformation_func):
         out = transformation_func(self)
@@ -304,7 +332,7 @@ class OwnedIterator:
         return self
 
     def __next__(self):
-        return S.to_tensors(next(self._it))
+        return S.to_tensors(checked(next(self._it)))
 
     def get_next(self):
         try:
@@ -343,7 +371,7 @@ class NumpyIterator:
         return self
 
     def __next__(self):
-        return S.to_numpy(next(self._it))
+        return S.to_numpy(checked(next(self._it)))
 
     next = __next__
 
@@ -382,5 +410,5 @@ class IteratorSpec:
         return f"IteratorSpec({_spec_repr(self.element_spec)})"
 
 
-__all__ = ["Dataset", "Options", "ThreadingOptions", "OwnedIterator", "Iterator", "NumpyIterator",
+__all__ = ["Dataset", "ElementError", "checked", "Options", "ThreadingOptions", "OwnedIterator", "Iterator", "NumpyIterator",
            "DatasetSpec", "IteratorSpec", "AUTOTUNE", "INFINITE", "UNKNOWN", "BUILD"]

@@ -8,7 +8,7 @@ from .. import random as _random
 from ..ir import dtypes as D
 from ..tracer.function import TensorSpec
 from . import structure as S
-from .base import BUILD, INFINITE, UNKNOWN, Dataset
+from .base import BUILD, INFINITE, UNKNOWN, Dataset, ElementError
 
 
 def _register(name):
@@ -225,7 +225,8 @@ class ZipDataset(Dataset):
 
     def _iterate(self):
         for parts in zip(*[d._elements() for d in self._leaves]):
-            yield S.pack(self._datasets, parts)
+            failed = next((p for p in parts if isinstance(p, ElementError)), None)
+            yield failed if failed is not None else S.pack(self._datasets, parts)
 
 
 def _compatible_spec(a, b, what):

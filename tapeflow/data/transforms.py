@@ -14,7 +14,8 @@ from ..runtime.tensor import Tensor, convert_to_tensor
 from ..tracer.function import TensorSpec
 from ..tracer.function import function as _function
 from . import structure as S
-from .base import BUILD, INFINITE, UNKNOWN, Dataset, DatasetSpec
+from ..errors import OpError
+from .base import BUILD, INFINITE, UNKNOWN, Dataset, DatasetSpec, ElementError
 from .sources import ListDataset, _compatible_spec, _seed_sequence
 
 
@@ -111,6 +112,23 @@ def _chunks(iterator, size, drop_remainder):
         yield chunk
 
 
+def _chunks_until_errors(iterator, size, drop_remainder):
+    """Chunks as ``_chunks``, but an ``ElementError`` comes out in place of the chunk it
+    interrupts, whose elements so far are dropped (tf.data's batch returns the error)."""
+    chunk = []
+    for element in iterator:
+        if isinstance(element, ElementError):
+            chunk = []
+            yield element
+            continue
+        chunk.append(element)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk and not drop_remainder:
+        yield chunk
+
+
 def _stack(elements, template):
     columns = zip(*[S.flatten(e) for e in elements])
     return S.pack(template, [np.stack(c) for c in columns])
@@ -140,11 +158,19 @@ class BatchDataset(Dataset):
                 yield _gather(arrays, chunk)
             return
         template = self._input.element_spec
-        for chunk in _chunks(iter(self._input._elements()), self._size, self._drop):
-            yield _stack(chunk, template)
+        if isinstance(self._input, MapDataset):
+            # TF fuses map and batch: an element that fails fails its whole batch
+            for chunk in _chunks(iter(self._input._elements()), self._size, self._drop):
+                failed = next((e for e in chunk if isinstance(e, ElementError)), None)
+                yield failed if failed is not None else _stack(chunk, template)
+            return
+        for chunk in _chunks_until_errors(iter(self._input._elements()), self._size, self._drop):
+            yield chunk if isinstance(chunk, ElementError) else _stack(chunk, template)
 
 
 def _pad_to(array, shape, value):
+    if array.ndim == 0:
+        return array                  # a scalar has nothing to pad
     pads = [(0, int(t) - n) for n, t in zip(array.shape, shape)]
     if any(p < 0 for _, p in pads):
         raise ValueError(f"Attempted to pad to a smaller size than the input element: "
@@ -190,7 +216,10 @@ class PaddedBatchDataset(Dataset):
         return n // self._size if self._drop else -(-n // self._size)
 
     def _iterate(self):
-        for chunk in _chunks(iter(self._input._elements()), self._size, self._drop):
+        for chunk in _chunks_until_errors(iter(self._input._elements()), self._size, self._drop):
+            if isinstance(chunk, ElementError):
+                yield chunk
+                continue
             columns = list(zip(*[S.flatten(e) for e in chunk]))
             out = []
             for column, shape, value in zip(columns, self._shapes, self._values):
@@ -220,6 +249,9 @@ class UnbatchDataset(Dataset):
 
     def _iterate(self):
         for element in self._input._elements():
+            if isinstance(element, ElementError):
+                yield element
+                continue
             leaves = S.flatten(element)
             for k in range(leaves[0].shape[0]):
                 yield S.pack(element, [a[k] for a in leaves])
@@ -244,7 +276,15 @@ class MapDataset(Dataset):
 
     def _iterate(self):
         fn = self._fn
-        return (fn(e) for e in self._input._elements())
+        for e in self._input._elements():
+            if isinstance(e, ElementError):
+                yield e
+                continue
+            try:
+                out = fn(e)
+            except OpError as error:        # this element fails; the next ones still run
+                out = ElementError(error)
+            yield out
 
 
 class _Predicate:
@@ -269,7 +309,17 @@ class FilterDataset(Dataset):
         return INFINITE if self._input._cardinality() == INFINITE else UNKNOWN
 
     def _iterate(self):
-        return (e for e in self._input._elements() if self._predicate(e))
+        for e in self._input._elements():
+            if isinstance(e, ElementError):
+                yield e
+                continue
+            try:
+                keep = self._predicate(e)
+            except OpError as error:
+                yield ElementError(error)
+                continue
+            if keep:
+                yield e
 
 
 @_register("take_while")
@@ -312,6 +362,9 @@ class FlatMapDataset(Dataset):
 
     def _iterate(self):
         for element in self._input._elements():
+            if isinstance(element, ElementError):
+                yield element
+                continue
             yield from _call_element(self._fn, S.to_tensors(element))._elements()
 
 
@@ -446,6 +499,28 @@ class RepeatDataset(_IndexTransform):
                 return
 
 
+def _counting_values(items, n, keep):
+    """The first ``n`` items (``keep``) or the rest after them, counting only items that are not
+    ``ElementError``s (tf.data's take and skip count elements, not errors, which pass through)."""
+    seen = 0
+    if keep and n == 0:
+        return
+    for item in items:
+        if isinstance(item, ElementError):
+            yield item
+            continue
+        if seen >= n:
+            if not keep:
+                yield item
+                continue
+            return
+        seen += 1
+        if keep:
+            yield item
+            if seen >= n:
+                return
+
+
 @_register("take")
 class TakeDataset(_IndexTransform):
     def __init__(self, input_dataset, count):
@@ -461,7 +536,9 @@ class TakeDataset(_IndexTransform):
         return UNKNOWN if n == UNKNOWN else min(n, self._n)
 
     def _reorder(self, items_factory):
-        return iter(items_factory()) if self._n < 0 else itertools.islice(items_factory(), self._n)
+        if self._n < 0:
+            return iter(items_factory())
+        return _counting_values(items_factory(), self._n, keep=True)
 
 
 @_register("skip")
@@ -479,7 +556,7 @@ class SkipDataset(_IndexTransform):
     def _reorder(self, items_factory):
         if self._n < 0:
             return iter(())
-        return itertools.islice(items_factory(), self._n, None)
+        return _counting_values(items_factory(), self._n, keep=False)
 
 
 @_register("shard")
@@ -509,6 +586,11 @@ class _Identity(_IndexTransform):
 
     def _reorder(self, items_factory):
         return iter(items_factory())
+
+
+@_register("prefetch")
+class PrefetchDataset(_Identity):
+    pass
 
 
 @_register("cache")

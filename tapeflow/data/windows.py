@@ -9,7 +9,7 @@ from ..ops import math as M
 from ..runtime.tensor import convert_to_tensor
 from ..tracer.function import TensorSpec
 from . import structure as S
-from .base import BUILD, UNKNOWN, Dataset, DatasetSpec
+from .base import BUILD, UNKNOWN, Dataset, DatasetSpec, ElementError, checked
 from .sources import ListDataset
 from .transforms import PaddedBatchDataset, TracedFunction, _count, _to_structure
 
@@ -87,7 +87,7 @@ def reduce_dataset(dataset, initial_state, reduce_func):
     state = S.to_arrays(initial_state)
     traced = _fold_function(reduce_func, state, dataset.element_spec)
     for element in dataset._elements():
-        new = traced(element, state)
+        new = traced(checked(element), state)
         _check_state(state, new, "reduce")
         if any(a.shape != b.shape for a, b in zip(S.flatten(state), S.flatten(new))):
             traced = _fold_function(reduce_func, new, dataset.element_spec)
@@ -118,6 +118,9 @@ class ScanDataset(Dataset):
     def _iterate(self):
         state, traced = self._initial, self._traced
         for element in self._input._elements():
+            if isinstance(element, ElementError):       # the state stays; the error goes on
+                yield element
+                continue
             new, output = traced(element, state)
             _check_state(state, new, "scan")
             state = new

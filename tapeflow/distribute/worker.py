@@ -74,7 +74,7 @@ def _python_function(fn, kind):
             tape.watch(params)
             value = fn(params, data)
         grads = tape.gradient(value, params)
-        return value, [tf.zeros_like(p) if g is None else g
+        return value, [tf.zeros_like(p) if g is None else tf.convert_to_tensor(g)
                        for g, p in zip(grads, params, strict=True)]
 
     def gradient(params, data):
@@ -91,7 +91,8 @@ def _python_function(fn, kind):
                      if g is not None]
             dot = tf.add_n(terms) if terms else None
         hv = outer.gradient(dot, params) if dot is not None else [None] * len(params)
-        return [tf.zeros_like(p) if h is None else h for h, p in zip(hv, params, strict=True)]
+        return [tf.zeros_like(p) if h is None else tf.convert_to_tensor(h)
+                for h, p in zip(hv, params, strict=True)]
 
     def jacobian(params, data):
         with tf.GradientTape() as tape:

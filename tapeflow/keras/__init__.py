@@ -10,7 +10,7 @@ from . import (activations, backend, callbacks, confusion_metrics, constraints, 
                model_utils, more_callbacks, more_optimizers, normalization, optimizers, regularizers,
                saving, schedules, serialization, settings, utils)
 from . import optimizer_wrappers, recent_optimizers, reversible_embedding, spectral_normalization, stft_initializer
-from . import ctc_loss
+from . import ctc_loss, model_plot
 from .models import Input, InputLayer, Model, Sequential
 from . import attention, normalization_layers, recurrent, rnn_cells, wrappers
 from . import conv_layers, pooling_layers
@@ -63,6 +63,10 @@ metrics.KLD, metrics.MAE, metrics.MAPE, metrics.MSE, metrics.MSLE = (
     losses.kl_divergence, losses.mean_absolute_error, losses.mean_absolute_percentage_error,
     losses.mean_squared_error, losses.mean_squared_logarithmic_error)
 metrics.__all__ += ["KLD", "MAE", "MAPE", "MSE", "MSLE"]
+
+# ``keras.utils.model_to_dot``/``plot_model``
+utils.model_to_dot, utils.plot_model = model_plot.model_to_dot, model_plot.plot_model
+utils.__all__ += ["model_to_dot", "plot_model"]
 
 # ``keras.losses.CTC``/``ctc``
 losses.CTC, losses.ctc = ctc_loss.CTC, ctc_loss.ctc

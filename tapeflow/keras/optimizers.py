@@ -12,6 +12,7 @@ import warnings
 from ..autodiff.tape import GradientTape
 from ..ir import dtypes as D
 from ..ops import array, clip, creation, reduce
+from ..ops.indexed_slices import IndexedSlices, dense
 from ..ops import math as M
 from ..runtime import stack
 from ..runtime.tensor import STATE_paused, Variable
@@ -250,7 +251,8 @@ class Optimizer:
 
     def _update(self, grads, variables):
         """Keras' step proper: clip, decay the weights, then each variable's ``update_step``."""
-        grads = self._clip(grads)
+        # Keras 3 clips an IndexedSlices by its values; its updates give the dense numbers
+        grads = [dense(g) for g in self._clip(grads)]
         self._lr_value = self._current_learning_rate()
         self._apply_weight_decay(variables)
         self._update_all(grads, variables)
@@ -363,7 +365,8 @@ class Optimizer:
 
 def _clip_by_global_norm(grads, clip_norm):
     """``tf.clip_by_global_norm``'s arithmetic: scale all by clip / max(global norm, clip)."""
-    half_squares = [M.multiply(reduce.reduce_sum(M.square(g)), 0.5) for g in grads]
+    half_squares = [M.multiply(reduce.reduce_sum(M.square(
+        g.values if isinstance(g, IndexedSlices) else g)), 0.5) for g in grads]
     norm = M.sqrt(M.multiply(reduce.reduce_sum(array.stack(half_squares)), 2.0))
     one = M.cast(1.0, norm.dtype)
     scale = M.multiply(clip_norm, M.minimum(M.truediv(1.0, norm), M.truediv(one, clip_norm)))

@@ -1,8 +1,9 @@
 """Clipping, composites exactly as TensorFlow's clip_ops (so gradients match op for op)."""
 from __future__ import annotations
 
-from ..runtime.tensor import Tensor, TensorShape
+from ..runtime.tensor import Tensor, TensorShape, convert_to_tensor
 from . import creation, math, reduce
+from .indexed_slices import IndexedSlices
 from .linalg_extra import global_norm
 
 
@@ -20,6 +21,9 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
     >>> tf.clip_by_value(tf.constant([-2.0, 0.5, 3.0]), -1.0, 1.0)
     <tf.Tensor: shape=(3,), dtype=float32, numpy=array([-1. ,  0.5,  1. ], dtype=float32)>
     """
+    if isinstance(t, IndexedSlices):     # TensorFlow clips the values, keeps the slices
+        return IndexedSlices(clip_by_value(t.values, clip_value_min, clip_value_max),
+                             t.indices, t.dense_shape)
     values = math._tensor(t)
     t_min = math.minimum(values, clip_value_max)
     _assert_same_shape(values, t_min)
@@ -35,7 +39,12 @@ def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
 
     >>> tf.clip_by_norm(tf.constant([3.0, 4.0]), 1.0)
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.6, 0.8], dtype=float32)>
+
+    An IndexedSlices is clipped by the norm of its values (a repeated index counts twice), as
+    TensorFlow does.
     """
+    if isinstance(t, IndexedSlices):
+        return IndexedSlices(clip_by_norm(t.values, clip_norm, axes), t.indices, t.dense_shape)
     values = math._tensor(t)
     l2sum = reduce.reduce_sum(values * values, axes, keepdims=True)
     pred = l2sum > 0
@@ -46,43 +55,32 @@ def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
     return math.identity(intermediate / math.maximum(l2norm, clip_norm))
 
 
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
-    """``t_list`` scaled by ``clip_norm / max(global_norm, clip_norm)``, and the global norm.
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None) -> tuple:
+    """``(clipped, global_norm)``: every tensor of ``t_list`` times ``clip_norm /
+    max(global_norm, clip_norm)`` (None entries stay None; an IndexedSlices keeps its slices);
+    an infinite or NaN norm makes every entry NaN, as TensorFlow.
 
-    TF's composite op for op: None entries stay None, an IndexedSlices keeps its indices, and
-    an infinite or NaN norm makes every clipped value NaN (``+ (use_norm - use_norm)``).
-
-    >>> clipped, norm = tf.clip_by_global_norm([tf.constant([3.0, 4.0]), None], 1.0)
-    >>> clipped[0], clipped[1], norm
-    (<tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.6, 0.8], dtype=float32)>, None, <tf.Tensor: shape=(), dtype=float32, numpy=5.0>)
+    >>> clipped, norm = tf.clip_by_global_norm([tf.constant([3.0, 4.0]), tf.constant(12.0)], 6.5)
+    >>> clipped[0], norm
+    (<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1.5, 2. ], dtype=float32)>, <tf.Tensor: shape=(), dtype=float32, numpy=13.0>)
     """
     if isinstance(t_list, (str, bytes)) or not isinstance(t_list, (list, tuple)):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
     t_list = list(t_list)
-    if use_norm is None:
-        if any(t is not None for t in t_list):
-            use_norm = global_norm(t_list)
-        else:   # TF's norm of nothing: the sum of an empty float32 stack
-            use_norm = math._tensor(0.0)
-    use_norm = math._tensor(use_norm)
+    use_norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
     one = math.constant_like(1.0, use_norm)
-    clip_norm = math._tensor(clip_norm, dtype_hint=use_norm.dtype)
-    scale_for_finite = clip_norm * math.minimum(one / use_norm, one / clip_norm)
-    scale = scale_for_finite + (use_norm - use_norm)    # NaN unless the norm is finite
-    clipped = []
+    clip = math.cast(convert_to_tensor(clip_norm, dtype_hint=use_norm.dtype), use_norm.dtype)
+    scale = math.multiply(clip, math.minimum(math.divide(one, use_norm), math.divide(one, clip)))
+    scale = math.add(scale, math.subtract(use_norm, use_norm))
+    out = []
     for t in t_list:
         if t is None:
-            clipped.append(None)
+            out.append(None)
             continue
-        sliced = _is_indexed_slices(t)
-        v = math._tensor(t.values if sliced else t)
-        c = math.identity(v * math.cast(scale, v.dtype))
-        clipped.append(type(t)(c, t.indices, t.dense_shape) if sliced else c)
-    return clipped, use_norm
+        v = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t)
+        c = math.identity(math.multiply(v, math.cast(scale, v.dtype)))
+        out.append(IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else c)
+    return out, use_norm
 
 
-def _is_indexed_slices(t):
-    return type(t).__name__ == "IndexedSlices" and hasattr(t, "indices")
-
-
-__all__ = ["clip_by_value", "clip_by_norm"]   # clip_by_global_norm: top level only, as in TF
+__all__ = ["clip_by_value", "clip_by_norm", "clip_by_global_norm"]

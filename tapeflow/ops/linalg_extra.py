@@ -9,6 +9,7 @@ from ..errors import InvalidArgumentError
 from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor
 from . import array, creation, math, reduce
+from .indexed_slices import IndexedSlices
 from .linalg import _tensor, diag, diag_part, norm, set_diag, triangular_solve
 from .linalg_decomp import eigh, eigvalsh
 from .nn import l2_loss, l2_normalize
@@ -207,7 +208,8 @@ def global_norm(t_list, name=None) -> Tensor:
     """
     if isinstance(t_list, (str, bytes)) or not isinstance(t_list, (list, tuple)):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
-    values = [_tensor(t) for t in t_list if t is not None]
+    values = [_tensor(t.values if isinstance(t, IndexedSlices) else t)   # TensorFlow's: the values
+              for t in t_list if t is not None]
     half_squared = reduce.reduce_sum(array.stack([l2_loss(v) for v in values]))
     return math.sqrt(half_squared * math.constant_like(2.0, half_squared))
 

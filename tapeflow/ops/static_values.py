@@ -13,6 +13,7 @@ from ..runtime.recorder import current_trace
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor
 from ..runtime.tensor_shape import TensorShape
 from . import array, creation, math
+from .indexed_slices import IndexedSlices
 
 
 def _symbolic(x):
@@ -50,7 +51,7 @@ def is_tensor(x) -> bool:
     >>> tf.is_tensor(tf.constant(1.0)), tf.is_tensor(np.ones(2)), tf.is_tensor(tf.Variable(1.0))
     (True, False, True)
     """
-    return isinstance(x, (Tensor, Variable)) or _symbolic(x)
+    return isinstance(x, (Tensor, Variable, IndexedSlices)) or _symbolic(x)   # a composite too
 
 
 def is_symbolic_tensor(tensor) -> bool:

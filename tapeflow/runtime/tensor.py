@@ -16,6 +16,7 @@ from ..errors import InvalidArgumentError, user_line
 from ..ir import dtypes as D
 from ..ir.opdef import AVal
 from .recorder import STATE, Entry, current_trace
+from . import conversions as _conversions
 from .registry import GRADS
 from .stack import current_name_scope
 from .tensor_shape import TensorShape
@@ -553,6 +554,10 @@ def convert_to_tensor(value, dtype: D.DType | str | None = None,
             raise ValueError(f"Tensor conversion requested dtype {D.as_dtype(dtype).name} for Variable "
                              f"with dtype {value.dtype.name}: {value!r}")
         return value.read()
+    if _conversions._REGISTRY:
+        fns = _conversions.conversion_functions(value)
+        if fns:
+            return _registered(fns, value, dtype, dtype_hint, name)
     if isinstance(value, (np.ndarray, np.generic)):
         if value.dtype.kind not in "fiub":
             raise TypeError(f"Cannot convert a NumPy array of dtype {value.dtype} to a Tensor")
@@ -570,6 +575,35 @@ def convert_to_tensor(value, dtype: D.DType | str | None = None,
         except TypeError:
             pass
     return wrap(_python_array(value, dtype))
+
+
+def _registered(fns, value, dtype, dtype_hint, name):
+    """``value`` converted by the first registered function that does not decline, checked as
+    TensorFlow checks it (a Tensor, of ``dtype``); ``dtype_hint`` is tried first and dropped
+    if the function refuses it."""
+    want = None if dtype is None else D.as_dtype(dtype)
+    hint = None if dtype_hint is None else D.as_dtype(dtype_hint)
+    for fn in fns:
+        ret = None
+        if want is None and hint is not None:
+            try:
+                ret = fn(value, dtype=hint, name=name, as_ref=False)
+            except (TypeError, ValueError):
+                ret = None
+        if ret is None:
+            ret = fn(value, dtype=want, name=name, as_ref=False)
+        if ret is NotImplemented:
+            continue
+        if not isinstance(ret, Tensor) and not hasattr(ret, "aval"):
+            raise RuntimeError(f"Conversion function {fn!r} for type {type(value)} returned "
+                               f"non-Tensor: {ret!r}")
+        if want is not None and ret.dtype != want:
+            raise RuntimeError(f"Conversion function {fn!r} for type {type(value)} returned "
+                               f"incompatible dtype: requested = {want.name}, actual = "
+                               f"{ret.dtype.name}")
+        return ret
+    raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                     f"({type(value)}) to a Tensor.")
 
 
 def constant(value, dtype: D.DType | str | None = None, shape: Sequence[int] | None = None,

@@ -28,6 +28,8 @@ from .. import _nest
 from ..ir import dtypes as D
 from ..errors import user_frame
 from ..ir.opdef import AVal
+from ..ops.indexed_slices import IndexedSlices
+from ..runtime.type_spec import TypeSpec
 from ..runtime.tensor import Tensor, TensorShape, Variable, convert_to_tensor
 from . import compile_log
 from .concrete_function import ConcreteFunction
@@ -37,7 +39,7 @@ from .convert import converted, unconverted_note
 from .fastcall import function_caller, leaf_key, structure_of
 from .inspection import Spec, Unknown, signature_text, spec_leaf
 from .lower import Lowered
-from .outputs import Const, OutRef
+from .outputs import Const, OutRef, SlicesRef
 from .pywhile import undefined_after_loop
 from .symbolic_tensor import SymbolicTensor
 
@@ -48,7 +50,7 @@ class RetracingWarning(UserWarning):
     """A tapeflow.function was traced again, repeatedly; the message says which argument changed."""
 
 
-class TensorSpec:
+class TensorSpec(TypeSpec):
     """Shape (``None`` dims, or ``None`` for any rank) and dtype an argument must have.
 
     Args:
@@ -652,7 +654,16 @@ def _outputs(ctx, result):
             leaf = leaf.read()
         elif isinstance(leaf, (bool, int, float, np.number, np.ndarray)):
             leaf = convert_to_tensor(leaf)  # TensorFlow returns Python numbers as tensors
-        if isinstance(leaf, (SymbolicTensor, Tensor)):
+        if isinstance(leaf, IndexedSlices):     # TensorFlow returns it as it is: three tensors
+            parts = []
+            for part in (leaf.values, leaf.indices, leaf.dense_shape):
+                if part is None:
+                    parts.append(Const(None))
+                else:
+                    parts.append(OutRef(len(out_values)))
+                    out_values.append(ctx.value_of(convert_to_tensor(part)))
+            leaves.append(SlicesRef(parts))
+        elif isinstance(leaf, (SymbolicTensor, Tensor)):
             leaves.append(OutRef(len(out_values)))
             out_values.append(ctx.value_of(leaf))
         else:

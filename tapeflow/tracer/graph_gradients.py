@@ -98,7 +98,8 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", gate_gradients: boo
     rec = _record_graph(trace, tensors, xs, stopped)
     target_ids = [y._id for y in ys]
     source_targets = {x._id: x.aval for x in xs if x._id in set(target_ids)}
-    grads = Plan(rec, target_ids).run([x._id for x in xs], seeds, source_targets)
+    grads = Plan(rec, target_ids).run([x._id for x in xs], seeds, source_targets,
+                                     keep_slices=True)
     return _fill_unconnected([grads[x._id] for x in xs], xs, unconnected)
 
 

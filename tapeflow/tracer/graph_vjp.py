@@ -13,6 +13,7 @@ from ..autodiff.backprop import forward_lines
 from ..autodiff.custom_gradient import GradientCountError
 from ..runtime.interpret import replay
 from ..autodiff.tape import GradientTape
+from ..ops.indexed_slices import dense
 from .context import TraceContext
 
 
@@ -58,6 +59,9 @@ def vjp_graph(graph, wrt_mask=None):
             if isinstance(e.__cause__, GradientCountError):
                 raise e.__cause__ from None
             raise
+        # TensorFlow passes an IndexedSlices out of a function's backward; here it is dense
+        # (one graph output per gradient): docs/omissions.md
+        grads = [dense(gr) for gr in grads]
     g = ctx.graph
     g.outputs = out_values
     grad_inputs = []

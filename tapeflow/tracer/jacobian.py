@@ -38,6 +38,7 @@ from ..ir.graph import Graph, Value, constant_of
 from ..ir.opdef import OPS, AVal
 from ..ir.shapes import num_elements
 from ..ops import array, math, reduce
+from ..ops.indexed_slices import IndexedSlices
 from ..passes.rows import entry_ops, rows_independent
 from ..passes.sink_layout import fold_matmul_transposes, sink_layout
 from ..passes.vectorize import Builder, Identity, vectorize
@@ -492,7 +493,8 @@ def compiled_gradient(rec, target_ids, flat_targets, source_ids, flat_sources, s
         n = _GRAD_HITS[key] = _GRAD_HITS.get(key, 0) + 1
         if n < after:
             return None
-        rg = reverse_graph(rec, target_ids, source_ids, avals, source_targets, plan)
+        rg = reverse_graph(rec, target_ids, source_ids, avals, source_targets, plan,
+                           keep_slices=True)
         if rg.key is None:
             return None
         if len(_GRADS) >= _MAX_PROGRAMS:
@@ -505,8 +507,9 @@ def compiled_gradient(rec, target_ids, flat_targets, source_ids, flat_sources, s
               for s, a in zip(seeds, avals)]
     arrays += [t._value for t in saved_tensors(plan)]
     outs = program(*arrays) if program is not None else ()
-    return {s: None if gi is None else wrap(np.asarray(outs[gi]))
-            for s, gi in zip(source_ids, rg.grad_index)}
+    return {s: None if gi is None else
+            IndexedSlices(*(wrap(np.asarray(outs[i])) for i in gi)) if isinstance(gi, tuple) else
+            wrap(np.asarray(outs[gi])) for s, gi in zip(source_ids, rg.grad_index)}
 
 
 _tape.VECTORIZED.jacobian = jacobian

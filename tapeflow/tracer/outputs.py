@@ -5,6 +5,7 @@ name graph outputs; calling the function rebuilds it around the program's result
 Both the general call (concrete_function.py) and the generated one (fastcall.py) read it.
 """
 from .. import _nest
+from ..ops.indexed_slices import IndexedSlices
 
 
 class OutRef:
@@ -23,8 +24,23 @@ class Const:
         self.value = value
 
 
+class SlicesRef:
+    """An IndexedSlices leaf: its values, indices and dense_shape (``OutRef``s, or a ``Const``
+    None for a missing dense_shape), rebuilt as an IndexedSlices of the program's results."""
+    __slots__ = ("parts",)
+
+    def __init__(self, parts):
+        self.parts = tuple(parts)
+
+    def build(self, outs):
+        return IndexedSlices(*(outs[p.index] if isinstance(p, OutRef) else p.value
+                               for p in self.parts))
+
+
 def builder(template):
     """A function outs -> the output structure, composed once from the template."""
+    if isinstance(template, SlicesRef):
+        return template.build
     if isinstance(template, OutRef):
         i = template.index
         return lambda outs: outs[i]
@@ -45,9 +61,9 @@ def builder(template):
 
 def _unflatten(template, outs):
     """Rebuild the output structure: int leaves index ``outs``; other leaves stay as they are."""
-    leaves = [outs[x.index] if isinstance(x, OutRef) else x.value if isinstance(x, Const) else x
-              for x in _nest.flatten(template)]
+    leaves = [outs[x.index] if isinstance(x, OutRef) else x.value if isinstance(x, Const) else
+              x.build(outs) if isinstance(x, SlicesRef) else x for x in _nest.flatten(template)]
     return _nest.pack_sequence_as(template, leaves)
 
 
-__all__ = ["OutRef", "Const", "builder"]
+__all__ = ["OutRef", "Const", "SlicesRef", "builder"]

@@ -15,7 +15,9 @@ import numpy as np
 
 from ..ir.graph import Graph
 from ..autodiff.backprop import Plan
+from ..ops.indexed_slices import IndexedSlices
 from ..runtime.recorder import Entry
+from ..runtime.tensor import convert_to_tensor
 from .context import TraceContext
 
 
@@ -57,11 +59,17 @@ _GRAPHS = {}     # structure key -> ReverseGraph (graphs without captures only)
 _MAX_GRAPHS = 256
 
 
-def reverse_graph(rec, target_ids, source_ids, seed_avals, source_targets, plan=None):
-    """The ReverseGraph of ``rec`` for seeds (one aval per target) and sources."""
+def reverse_graph(rec, target_ids, source_ids, seed_avals, source_targets, plan=None,
+                  keep_slices=False):
+    """The ReverseGraph of ``rec`` for seeds (one aval per target) and sources. With
+    ``keep_slices`` a gradient that is an IndexedSlices is three outputs (values, indices,
+    dense_shape) and its ``grad_index`` the tuple of their indices, as ``tape.gradient``
+    returns it; else every gradient is dense (jacobians)."""
     plan = plan or Plan(rec, target_ids)
     saved = saved_tensors(plan)
     key = structure_key(plan, target_ids, source_ids, seed_avals, source_targets)
+    if key is not None:
+        key = (key, keep_slices)
     hit = _GRAPHS.get(key) if key is not None else None
     if hit is not None:
         return ReverseGraph(hit.graph, hit.n_seeds, saved, [], hit.grad_index, key)
@@ -76,12 +84,17 @@ def reverse_graph(rec, target_ids, source_ids, seed_avals, source_targets, plan=
                 e.op, e.attrs, e.rule, e.input_ids, e.output_ids,
                 tuple(None if t is None else sym[t._id] for t in e.inputs),
                 tuple(None if t is None else sym[t._id] for t in e.outputs), e.in_avals, e.out_avals)
-        grads = Plan(_View(rec.tensor_op, entries), target_ids).run(source_ids, seeds, source_targets)
+        grads = Plan(_View(rec.tensor_op, entries), target_ids).run(
+            source_ids, seeds, source_targets, keep_slices=keep_slices)
         outputs, grad_index = [], []
         for s in source_ids:
             g = grads[s]
             if g is None:
                 grad_index.append(None)
+            elif isinstance(g, IndexedSlices):
+                grad_index.append(tuple(range(len(outputs), len(outputs) + 3)))
+                outputs += [ctx.value_of(convert_to_tensor(t))
+                            for t in (g.values, g.indices, g.dense_shape)]
             else:
                 grad_index.append(len(outputs))
                 outputs.append(ctx.value_of(g))

@@ -13,6 +13,7 @@ element; ``tracer.jacobian`` runs whichever needs fewer.
 import numpy as np
 
 from ..passes.dce import dce
+from ..ops.indexed_slices import dense
 from ..runtime.interpret import replay
 from ..autodiff.tape import GradientTape
 from ..runtime.tensor import wrap
@@ -49,7 +50,7 @@ def _transpose(graph, gi):
         with GradientTape() as tape:
             tape.watch(seed)
             outs = replay(graph, [seed] + rest)
-        jt = tape.gradient(outs[gi], seed, output_gradients=tangent)
+        jt = dense(tape.gradient(outs[gi], seed, output_gradients=tangent))
         if jt is None:
             jt = wrap(np.zeros(seed_aval.shape, seed_aval.dtype.np))
         out = ctx.value_of(jt)

@@ -8,6 +8,9 @@ import tapeflow as tf
 from tapeflow.keras import backend
 from tests.keras import recent_optimizer_facts as F
 
+# semantics, not codegen: traced functions run on the NumPy interpreter (no compile time)
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+
 O = tf.keras.optimizers
 f32 = np.float32
 
@@ -250,3 +253,32 @@ def test_compiled_fit_matches_keras(case, numpy_backend):
     if case == "lso":
         assert float(opt.dynamic_scale.numpy()) == fact["extra"]["scale"]
         assert int(opt.step_counter.numpy()) == fact["extra"]["counter"]
+
+
+SAVED = {   # the wrappers by default; every new optimizer under -m slow
+    "lso": lambda: O.LossScaleOptimizer(O.Adam(0.01), initial_scale=64.0),
+    "multi": lambda: O.MultiOptimizer(O.OptimizerMap(O.SGD(0.1, momentum=0.9), {"(.*/)?hidden/.*": O.Adam(0.05)})),
+    "muon": pytest.param(lambda: O.Muon(0.01), marks=pytest.mark.slow),
+    "sfadamw": pytest.param(lambda: O.ScheduleFreeAdamW(0.01), marks=pytest.mark.slow),
+    "accum": pytest.param(lambda: O.Adam(0.01, gradient_accumulation_steps=2), marks=pytest.mark.slow),
+}
+
+
+@pytest.mark.parametrize("make", list(SAVED.values()), ids=list(SAVED))
+def test_keras_file_keeps_the_slots_and_training_resumes_the_same(make, tmp_path):
+    x, y = np.array(F.FIT_X, f32), np.array(F.FIT_Y, f32)
+    for k, opt in enumerate([make()]):
+        model = _fit_model()
+        model.compile(optimizer=opt, loss="mse")
+        model.fit(x, y, batch_size=4, epochs=1, verbose=0, shuffle=False)
+        model.save(tmp_path / f"m{k}.keras")
+        loaded = tf.keras.models.load_model(tmp_path / f"m{k}.keras")
+        assert type(loaded.optimizer) is type(opt)
+        saved = [v.numpy() for v in model.optimizer.variables]
+        assert len(saved) == len(loaded.optimizer.variables) > 2
+        for a, b in zip(saved, loaded.optimizer.variables):
+            np.testing.assert_array_equal(a, b.numpy())
+        for m in (model, loaded):
+            m.fit(x, y, batch_size=4, epochs=1, verbose=0, shuffle=False)
+        for a, b in zip(model.get_weights(), loaded.get_weights()):
+            np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -9,6 +9,9 @@ import tapeflow as tf
 from tapeflow.keras import backend
 from tests.keras import weight_layer_facts as F
 
+# semantics, not codegen: traced functions run on the NumPy interpreter (no compile time)
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+
 f32 = np.float32
 L = tf.keras.layers
 

@@ -37,7 +37,9 @@ def _value_and_grad(f, x):
         ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
         s = tf.add_n([tf.reduce_sum(y * tf.reshape(tf.cast(tf.range(tf.size(y)) + 1, tf.float64), y.shape))
                       for y in ys])
-    return ys, t.gradient(s, x)
+    g = t.gradient(s, x)
+    # TF's gradient of embedding_lookup is an IndexedSlices; the facts hold its dense form
+    return ys, tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
 
 
 def _all(x):

@@ -7,6 +7,7 @@ import numpy as np
 from ...ir.shapes import normalize_axis, num_elements
 from ...ops import array as a
 from ...ops import dims
+from ...ops.indexed_slices import gather_gradient
 from ...ops import reduce as r
 from ...runtime.registry import gradient, not_differentiable
 
@@ -93,10 +94,13 @@ def _split(op, *grads):
 
 @gradient("GatherV2", inputs=(1,))
 def _gather(op, g):
-    """Dense version of TF's IndexedSlices: move ``axis`` first, segment-sum, move it back."""
+    """TensorFlow's: along axis 0 (as written, no batch dims) an IndexedSlices of ``g``'s rows;
+    else dense: move ``axis`` first, segment-sum, move it back."""
     shape = op.in_avals[0].shape
-    axis = normalize_axis(op.attrs["axis"], len(shape))
     indices = op.inputs[1]
+    if op.attrs["axis"] == 0 and op.attrs["batch_dims"] == 0:
+        return [gather_gradient(g, indices, op.in_avals[1].shape, shape), None]
+    axis = normalize_axis(op.attrs["axis"], len(shape))
     n = dims.num_elements(op.in_avals[1].shape)
     values = a.reshape(g, dims.pack([dims.dim(shape, k) for k in range(axis)] + [n] +
                                     [dims.dim(shape, k) for k in range(axis + 1, len(shape))]))
