@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from ..ir import dtypes as D
-from ..ir.defs.isotonic import OUTPUT_DTYPE
 from ..runtime.dispatch import apply
 from . import math as m
 from .array import transpose
@@ -26,7 +24,6 @@ def isotonic_regression(inputs, decreasing=True, axis=-1):
     <tf.Tensor: shape=(1, 4), dtype=int32, numpy=array([[0, 0, 0, 0]], dtype=int32)>
     """
     x = m._tensor(inputs)
-    out_dtype = OUTPUT_DTYPE.get(x.dtype, D.float64)
     rank = len(x.shape)
     perm = None
     if rank and int(axis) % rank != rank - 1:
@@ -35,7 +32,7 @@ def isotonic_regression(inputs, decreasing=True, axis=-1):
         x = transpose(x, perm)
     if not decreasing:
         x = m.negative(x)
-    output, segments = apply("IsotonicRegression", [x], {"output_dtype": out_dtype})
+    output, segments = apply("IsotonicRegression", [x], {})
     if not decreasing:
         output = m.negative(output)
     if perm is not None:

@@ -242,7 +242,7 @@ def extra_samples():
         Sample("InTopKV2", [np.array([[0.1, 0.9, 0.5], [0.2, NAN, 0.6], [1.0, 1.0, 1.0]], np.float32),
                             np.array([1, 0, 2], np.int32)], {"k": 1}),
         # Bitcast (issue 29): wider, narrower and same-size types
-        Sample("Bitcast", [f], {"type": D.int64}), Sample("Bitcast", [i32], {"type": D.uint8}),
+        Sample("Bitcast", [f], {"type": D.int32}), Sample("Bitcast", [i32], {"type": D.uint8}),
         Sample("Bitcast", [i8], {"type": D.int32}),
         Sample("ParallelConcat", [i32[:1], i32[2:]], {"shape": (2, 4)}),
     ]

@@ -5,7 +5,7 @@ from .registry import stmt_op
 
 
 @stmt_op("IsotonicRegression")
-def _isotonic(em, node, output_dtype):
+def _isotonic(em, node):
     (x,), (y, s) = node.inputs, node.outputs
     shape = x.aval.shape
     n = shape[-1] if shape else 1

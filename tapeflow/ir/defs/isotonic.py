@@ -9,15 +9,14 @@ OUTPUT_DTYPE = {D.float16: D.float16, D.float32: D.float32, D.float64: D.float64
                 D.int8: D.float32, D.int16: D.float32, D.int32: D.float64, D.int64: D.float64}
 
 
-def _isotonic(avals, output_dtype):
+def _isotonic(avals):
+    """TensorFlow's ``output_dtype`` attribute is decided by the input's dtype (its only
+    kernels), so it is no attribute here."""
     (x,) = avals
     want = OUTPUT_DTYPE.get(x.dtype)
     if want is None:
         names = ", ".join(d.name for d in OUTPUT_DTYPE)
         raise InferError(f"input has dtype {x.dtype.name}, expected one of: {names}")
-    if D.as_dtype(output_dtype) != want:
-        raise InferError(f"output_dtype {D.as_dtype(output_dtype).name} for input {x.dtype.name}: "
-                         f"TensorFlow's kernel gives {want.name}")
     return AVal(x.shape, want), AVal(x.shape, D.int32)
 
 
@@ -26,5 +25,5 @@ def _keeps_rows(attrs, flags, in_avals, out_avals):
     return len(in_avals[0].shape) >= 2
 
 
-defop("IsotonicRegression", _isotonic, attrs={"output_dtype": "dtype"}, multi_output=True,
+defop("IsotonicRegression", _isotonic, multi_output=True,
       keeps_rows=_keeps_rows)

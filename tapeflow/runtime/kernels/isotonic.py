@@ -3,6 +3,8 @@
 mean ``sum / count``; a new pool merges into the previous while its mean is larger."""
 import numpy as np
 
+from ...ir import dtypes as D
+from ...ir.defs.isotonic import OUTPUT_DTYPE
 from ..registry import kernel
 
 
@@ -25,8 +27,9 @@ def pava_row(y, out, seg):
 
 
 @kernel("IsotonicRegression")
-def _isotonic(x, output_dtype):
+def _isotonic(x):
     x = np.asarray(x)
+    output_dtype = OUTPUT_DTYPE[D.as_dtype(x.dtype)]
     rows, n = (int(np.prod(x.shape[:-1], dtype=np.int64)), x.shape[-1]) if x.ndim else (1, 1)
     y = x.astype(output_dtype.np).reshape((rows, n))
     out = np.empty_like(y)
