@@ -21,7 +21,7 @@ _FLOATS = (D.float16, D.float32)
 
 
 def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=True,
-                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None) -> ApproxTopK:
     """The ``k`` largest (``is_max_k``) or smallest entries along ``reduction_dimension`` and
     their int32 indices, sorted.
 
@@ -64,7 +64,7 @@ class ApproxTopK(_TopKV2):
 
 
 def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
-                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None) -> ApproxTopK:
     """The ``k`` largest entries of ``operand`` along ``reduction_dimension`` and their indices.
 
     >>> tf.math.approx_max_k(tf.constant([[4.0, 2.0, 8.0, 0.0]]), 2)[0]
@@ -75,7 +75,7 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
 
 
 def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
-                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None) -> ApproxTopK:
     """The ``k`` smallest entries of ``operand`` along ``reduction_dimension`` and their indices.
 
     >>> tf.math.approx_min_k(tf.constant([[4.0, 2.0, 8.0, 0.0]]), 2)[1]

@@ -11,7 +11,7 @@ from .array import transpose
 IsotonicRegression = namedtuple("IsotonicRegression", ["output", "segments"])
 
 
-def isotonic_regression(inputs, decreasing=True, axis=-1):
+def isotonic_regression(inputs, decreasing=True, axis=-1) -> IsotonicRegression:
     """The closest non-increasing (``decreasing``) or non-decreasing sequence along ``axis`` in
     the squared error, and the int32 ids of its constant segments (from 0 in each row).
 
