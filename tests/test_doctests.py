@@ -33,6 +33,7 @@ MODULES = [
     "tapeflow.tracer.control_grads", "tapeflow.tracer.functional",
     "tapeflow.keras.recurrent", "tapeflow.keras.rnn_cells", "tapeflow.keras.wrappers",
     "tapeflow.keras.attention", "tapeflow.keras.normalization_layers",
+    "tapeflow.keras.core_layers", "tapeflow.keras.normalization",
     "tapeflow.nest",
     "tapeflow.tracer.graph_gradients",
     "tapeflow.tracer.switch_case", "tapeflow.autodiff.gradient_utils", "tapeflow.ops.grouping",

@@ -13,9 +13,10 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import user_position
-from ..ops import array, creation, math, reduce
+from ..ops import array, creation, reduce
 from ..ops.indexed_slices import IndexedSlices, aggregate, dense
 from ..runtime.recorder import current_trace
+from ..runtime.registry import SLICES_GRADS
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
 
 # tensor id -> the user line of the op that made it, while a rebuilt graph is differentiated
@@ -96,23 +97,9 @@ def add_n(grads):
     return aggregate(grads)
 
 
-def _cast_slices(op, g):
-    src = op.in_avals[0].dtype
-    if src.is_floating and op.out_avals[0].dtype.is_floating:
-        return [IndexedSlices(math.cast(g.values, src), g.indices, g.dense_shape)]
-    return [None]
-
-
-# The rules TensorFlow writes to pass an IndexedSlices on (``_IdentityGrad``, ``_CastGrad``,
-# ``_EnsureShapeGrad``; a variable's read is an Identity here). Every other rule gets it
-# densified, as TensorFlow's ops convert it when they consume it.
-SLICES_RULES = {"Identity": lambda op, g: [g], "EnsureShape": lambda op, g: [g],
-                "Cast": _cast_slices}
-
-
 def _call_rule(e, view, out_grads):
     if any(isinstance(g, IndexedSlices) for g in out_grads):
-        sliced = SLICES_RULES.get(e.op)
+        sliced = SLICES_GRADS.get(e.op)     # the few rules that pass one on (registry.py)
         if sliced is not None and len(out_grads) == 1:
             return sliced(view, out_grads[0])
         out_grads = [dense(g) for g in out_grads]

@@ -82,13 +82,21 @@ def worker_pid(folder):
     return pid if pid and _is_worker(pid) else None
 
 
-def _is_worker(pid):
+def _pid_state(pid):
+    """"gone", "foreign" (alive, but not ours to signal) or "alive"."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return False
+        return "gone"
     except PermissionError:
-        return True
+        return "foreign"
+    return "alive"
+
+
+def _is_worker(pid):
+    state = _pid_state(pid)
+    if state != "alive":
+        return state == "foreign"
     try:     # a recycled pid is some other program
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             return MARKER.encode() in f.read()
@@ -275,15 +283,7 @@ def _pid_of(name):
 
 
 def _alive(pid):
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return bool(pid) and _pid_state(pid) != "gone"
 
 
 def _next_job(qdir, linger):

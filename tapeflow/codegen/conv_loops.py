@@ -28,18 +28,36 @@ def _rows_per_block(width):
 
 
 @njit(**_JIT)
+def _row_position(r, o0, o1, o2):
+    """Row ``r`` of the im2col matrix as (batch, output position depth, height, width)."""
+    q2 = r % o2
+    r //= o2
+    q1 = r % o1
+    r //= o1
+    return r // o0, r % o0, q1, q2
+
+
+@njit(**_JIT)
+def _gemm_plan(w_shape, channels, out_shape):
+    """What the three im2col + GEMM loops size by: the filter's (k0, k1, k2, Cg, O), the
+    groups and outputs per group, the output's (o0, o1, o2), the im2col matrix's rows and
+    width, and the rows per block."""
+    k0, k1, k2, cg, O = w_shape
+    groups = channels // cg
+    o0, o1, o2 = out_shape[1], out_shape[2], out_shape[3]
+    rows = out_shape[0] * o0 * o1 * o2
+    width = k0 * k1 * k2 * cg
+    block = min(_rows_per_block(width), max(rows, 1))
+    return k0, k1, k2, cg, O, groups, O // groups, o0, o1, o2, rows, width, block
+
+
+@njit(**_JIT)
 def _fill_cols(x, cols, r0, r1, o0, o1, o2, k0, k1, k2, s0, s1, s2, d0, d1, d2, p0, p1, p2,
                c0, cg):
     D, H, W = x.shape[1], x.shape[2], x.shape[3]
     width = k0 * k1 * k2 * cg
     for r in range(r0, r1):
-        rem = r
-        q2 = rem % o2
-        rem //= o2
-        q1 = rem % o1
-        rem //= o1
-        q0 = rem % o0
-        n = rem // o0
+        n, q0, q1, q2 = _row_position(r, o0, o1, o2)
         row = r - r0
         col = 0
         for i in range(k0):
@@ -64,13 +82,7 @@ def _add_cols(dx, cols, r0, r1, o0, o1, o2, k0, k1, k2, s0, s1, s2, d0, d1, d2, 
     """col2im: dx[window of row r] += cols[r - r0] (positions inside the input only)."""
     D, H, W = dx.shape[1], dx.shape[2], dx.shape[3]
     for r in range(r0, r1):
-        rem = r
-        q2 = rem % o2
-        rem //= o2
-        q1 = rem % o1
-        rem //= o1
-        q0 = rem % o0
-        n = rem // o0
+        n, q0, q1, q2 = _row_position(r, o0, o1, o2)
         row = r - r0
         col = 0
         for i in range(k0):
@@ -88,15 +100,10 @@ def _add_cols(dx, cols, r0, r1, o0, o1, o2, k0, k1, k2, s0, s1, s2, d0, d1, d2, 
 @njit(**_JIT)
 def conv_gemm(x, w, out, s0, s1, s2, d0, d1, d2, p0, p1, p2):
     """out = conv(x, w) by im2col + GEMM; x [N,D,H,W,C], w [k0,k1,k2,Cg,O], out [N,o0,o1,o2,O]."""
-    k0, k1, k2, cg, O = w.shape
-    groups = x.shape[4] // cg
-    og = O // groups
-    o0, o1, o2 = out.shape[1], out.shape[2], out.shape[3]
-    rows = out.shape[0] * o0 * o1 * o2
-    width = k0 * k1 * k2 * cg
+    k0, k1, k2, cg, O, groups, og, o0, o1, o2, rows, width, block = _gemm_plan(
+        w.shape, x.shape[4], out.shape)
     w2 = w.reshape((width, O))
     out2 = out.reshape((rows, O))
-    block = min(_rows_per_block(width), max(rows, 1))
     cols = np.empty((block, width), x.dtype)
     for g in range(groups):
         wg = w2[:, g * og:(g + 1) * og]
@@ -110,16 +117,11 @@ def conv_gemm(x, w, out, s0, s1, s2, d0, d1, d2, p0, p1, p2):
 @njit(**_JIT)
 def conv_input_gemm(w, dy, dx, s0, s1, s2, d0, d1, d2, p0, p1, p2):
     """dx = the input gradient of conv(x, w) given dy: (dy @ w^T) then col2im."""
-    k0, k1, k2, cg, O = w.shape
-    groups = dx.shape[4] // cg
-    og = O // groups
-    o0, o1, o2 = dy.shape[1], dy.shape[2], dy.shape[3]
-    rows = dy.shape[0] * o0 * o1 * o2
-    width = k0 * k1 * k2 * cg
+    k0, k1, k2, cg, O, groups, og, o0, o1, o2, rows, width, block = _gemm_plan(
+        w.shape, dx.shape[4], dy.shape)
     w2 = w.reshape((width, O))
     dy2 = dy.reshape((rows, O))
     dx[...] = 0
-    block = min(_rows_per_block(width), max(rows, 1))
     cols = np.empty((block, width), dx.dtype)
     for g in range(groups):
         wgt = w2[:, g * og:(g + 1) * og].T
@@ -133,16 +135,11 @@ def conv_input_gemm(w, dy, dx, s0, s1, s2, d0, d1, d2, p0, p1, p2):
 @njit(**_JIT)
 def conv_filter_gemm(x, dy, dw, s0, s1, s2, d0, d1, d2, p0, p1, p2):
     """dw = the filter gradient of conv(x, w) given dy: windows^T @ dy, over row blocks."""
-    k0, k1, k2, cg, O = dw.shape
-    groups = x.shape[4] // cg
-    og = O // groups
-    o0, o1, o2 = dy.shape[1], dy.shape[2], dy.shape[3]
-    rows = dy.shape[0] * o0 * o1 * o2
-    width = k0 * k1 * k2 * cg
+    k0, k1, k2, cg, O, groups, og, o0, o1, o2, rows, width, block = _gemm_plan(
+        dw.shape, x.shape[4], dy.shape)
     dw2 = dw.reshape((width, O))
     dy2 = dy.reshape((rows, O))
     dw[...] = 0
-    block = min(_rows_per_block(width), max(rows, 1))
     cols = np.empty((block, width), x.dtype)
     part = np.empty((width, og), x.dtype)
     for g in range(groups):

@@ -50,10 +50,12 @@ def _diag_len(rows, cols, d):
 
 
 @njit(**_JIT)
-def _offset(d, width, rows, cols, left_super, left_sub):
-    if (d >= 0 and left_super) or (d <= 0 and left_sub):
-        return 0
-    return width - _diag_len(rows, cols, d)
+def _diagonal(d, width, rows, cols, left_super, left_sub):
+    """Diagonal ``d`` of a rows x cols matrix: its length, its offset in a packed row of
+    ``width`` (by the alignment), and its first (row, col)."""
+    n = _diag_len(rows, cols, d)
+    off = 0 if (d >= 0 and left_super) or (d <= 0 and left_sub) else width - n
+    return n, off, max(0, -d), max(0, d)
 
 
 @njit(**_JIT)
@@ -63,10 +65,7 @@ def diag_part_into(x, out, lo, hi, pad, left_super, left_sub):
     width = out.shape[2]
     for b in range(nb):
         for j in range(hi - lo + 1):
-            d = hi - j
-            n = _diag_len(rows, cols, d)
-            off = _offset(d, width, rows, cols, left_super, left_sub)
-            r0, c0 = max(0, -d), max(0, d)
+            n, off, r0, c0 = _diagonal(hi - j, width, rows, cols, left_super, left_sub)
             for t in range(width):
                 out[b, j, t] = x[b, r0 + t - off, c0 + t - off] if off <= t < off + n else pad
 
@@ -78,10 +77,7 @@ def diag_into(dg, out, lo, hi, left_super, left_sub):
     width = dg.shape[2]
     for b in range(nb):
         for j in range(hi - lo + 1):
-            d = hi - j
-            n = _diag_len(rows, cols, d)
-            off = _offset(d, width, rows, cols, left_super, left_sub)
-            r0, c0 = max(0, -d), max(0, d)
+            n, off, r0, c0 = _diagonal(hi - j, width, rows, cols, left_super, left_sub)
             for t in range(n):
                 out[b, r0 + t, c0 + t] = dg[b, j, off + t]
 

@@ -211,11 +211,20 @@ def polygamma(n, x):
 
 
 @njit(**_JIT)
-def _igam_series(a, x):
+def _igam_prefactor(a, x):
+    """``x**a * exp(-x) / gamma(a)``, the factor both incomplete-gamma expansions scale by
+    (Cephes' ``igam``/``igamc``); 0 where it underflows."""
     ax = a * math.log(x) - x - math.lgamma(a)
     if ax < -709.78:
         return 0.0
-    ax = math.exp(ax)
+    return math.exp(ax)
+
+
+@njit(**_JIT)
+def _igam_series(a, x):
+    ax = _igam_prefactor(a, x)
+    if ax == 0.0:
+        return 0.0
     r = a
     c = 1.0
     ans = 1.0
@@ -230,10 +239,9 @@ def _igam_series(a, x):
 
 @njit(**_JIT)
 def _igamc_fraction(a, x):
-    ax = a * math.log(x) - x - math.lgamma(a)
-    if ax < -709.78:
+    ax = _igam_prefactor(a, x)
+    if ax == 0.0:
         return 0.0
-    ax = math.exp(ax)
     big, biginv = 4.503599627370496e15, 2.22044604925031308085e-16
     y = 1.0 - a
     z = x + y + 1.0
@@ -312,6 +320,19 @@ def igamma_grad_a(a, x):
 
 
 @njit(**_JIT)
+def _lentz(aa, c, d, tiny):
+    """One modified-Lentz step of a continued fraction with coefficient ``aa``: the new (c, d),
+    each kept away from zero by ``tiny``."""
+    d = 1.0 + aa * d
+    if abs(d) < tiny:
+        d = tiny
+    c = 1.0 + aa / c
+    if abs(c) < tiny:
+        c = tiny
+    return c, 1.0 / d
+
+
+@njit(**_JIT)
 def _betacf(a, b, x):
     tiny = 1e-300
     qab, qap, qam = a + b, a + 1.0, a - 1.0
@@ -323,23 +344,9 @@ def _betacf(a, b, x):
     h = d
     for m in range(1, 10000):
         m2 = 2.0 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        if abs(d) < tiny:
-            d = tiny
-        c = 1.0 + aa / c
-        if abs(c) < tiny:
-            c = tiny
-        d = 1.0 / d
+        c, d = _lentz(m * (b - m) * x / ((qam + m2) * (a + m2)), c, d, tiny)
         h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        if abs(d) < tiny:
-            d = tiny
-        c = 1.0 + aa / c
-        if abs(c) < tiny:
-            c = tiny
-        d = 1.0 / d
+        c, d = _lentz(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), c, d, tiny)
         delta = d * c
         h *= delta
         if abs(delta - 1.0) <= MACHEP:

@@ -32,6 +32,15 @@ def _build(name, *args, **kwargs):
     return BUILD[name](*args, **kwargs)
 
 
+def register(name):
+    """A class decorator (sources.py, transforms.py, windows.py): ``BUILD[name]`` makes the
+    dataset of method ``name``."""
+    def deco(obj):
+        BUILD[name] = obj
+        return obj
+    return deco
+
+
 class ElementError:
     """An element whose computation raised an op error (a ``map`` function's
     ``check_numerics``, say). It travels down the pipeline in the element's place, as

@@ -8,17 +8,10 @@ from .. import random as _random
 from ..ir import dtypes as D
 from ..tracer.function import TensorSpec
 from . import structure as S
-from .base import BUILD, INFINITE, UNKNOWN, Dataset, ElementError
+from .base import INFINITE, UNKNOWN, Dataset, ElementError, register
 
 
-def _register(name):
-    def deco(obj):
-        BUILD[name] = obj
-        return obj
-    return deco
-
-
-@_register("from_tensor_slices")
+@register("from_tensor_slices")
 class TensorSliceDataset(Dataset):
     """Row ``i`` of every array: views of the arrays, never copies."""
 
@@ -48,7 +41,7 @@ class TensorSliceDataset(Dataset):
         return self._arrays, lambda: iter(range(self._n))
 
 
-@_register("from_tensors")
+@register("from_tensors")
 class TensorDataset(Dataset):
     """One element: the tensors themselves."""
 
@@ -77,7 +70,7 @@ class ListDataset(Dataset):
         return iter(self._list)
 
 
-@_register("range")
+@register("range")
 class RangeDataset(Dataset):
     """``range(start, stop, step)`` as int64 scalars (or ``output_type``)."""
 
@@ -97,7 +90,7 @@ class RangeDataset(Dataset):
         return (np.asarray(i, np_dtype) for i in self._range)
 
 
-@_register("counter")
+@register("counter")
 class CounterDataset(Dataset):
     def __init__(self, start, step, dtype):
         self._start, self._step, self._dtype = int(start), int(step), D.as_dtype(dtype)
@@ -131,7 +124,7 @@ def _flatten_shapes(shapes, types):
     return [shapes]
 
 
-@_register("from_generator")
+@register("from_generator")
 class GeneratorDataset(Dataset):
     """Elements from calling ``generator(*args)`` afresh per iteration, checked against the spec."""
 
@@ -178,7 +171,7 @@ def _seed_sequence(seed):
     return [int(seed) if seed is not None else 0, global_seed if global_seed is not None else 87654321]
 
 
-@_register("random")
+@register("random")
 class RandomDataset(Dataset):
     """Infinite uniformly random int64 scalars in [0, 2**32), as TensorFlow's are."""
 
@@ -199,7 +192,7 @@ class RandomDataset(Dataset):
             yield np.asarray(rng.integers(0, 2 ** 32, dtype=np.int64))
 
 
-@_register("zip")
+@register("zip")
 class ZipDataset(Dataset):
     """Elements of several datasets side by side, until the shortest ends."""
 
@@ -236,7 +229,7 @@ def _compatible_spec(a, b, what):
     return S.pack(a, [S.relax(x, y) for x, y in zip(sa, sb)])
 
 
-@_register("concatenate")
+@register("concatenate")
 class ConcatenateDataset(Dataset):
     def __init__(self, first, second):
         self._first, self._second = first, second
@@ -253,7 +246,7 @@ class ConcatenateDataset(Dataset):
         yield from self._second._elements()
 
 
-@_register("choose_from_datasets")
+@register("choose_from_datasets")
 class ChooseDataset(Dataset):
     """Element from ``datasets[choice]`` for each choice in ``choice_dataset`` (int64)."""
 
@@ -289,7 +282,7 @@ class ChooseDataset(Dataset):
             yield item
 
 
-@_register("sample_from_datasets")
+@register("sample_from_datasets")
 class SampleDataset(Dataset):
     """An element from a dataset drawn at random with ``weights`` (uniform by default)."""
 

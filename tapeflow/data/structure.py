@@ -18,14 +18,21 @@ def _is_structure(x):
     return isinstance(x, (tuple, dict))
 
 
+def _like(template, parts):
+    """A dict (``parts`` a dict) or tuple (``parts`` a list) of ``template``'s own type: a dict
+    subclass or namedtuple stays one."""
+    kind = type(template)
+    if isinstance(template, dict):
+        return parts if kind is dict else kind(parts)
+    return kind(*parts) if hasattr(kind, "_fields") else tuple(parts)
+
+
 def map_leaves(fn, element):
     """``fn`` on each leaf; lists are leaves (tensors), tuples and dicts are structure."""
     if isinstance(element, dict):
-        out = {k: map_leaves(fn, element[k]) for k in element}
-        return out if type(element) is dict else type(element)(out)
+        return _like(element, {k: map_leaves(fn, element[k]) for k in element})
     if isinstance(element, tuple):
-        parts = [map_leaves(fn, x) for x in element]
-        return type(element)(*parts) if hasattr(type(element), "_fields") else tuple(parts)
+        return _like(element, [map_leaves(fn, x) for x in element])
     return fn(element)
 
 
@@ -46,11 +53,9 @@ def pack(template, leaves):
 def _pack(s, it):
     if isinstance(s, dict):
         vals = {k: _pack(s[k], it) for k in sorted(s, key=_nest._sort_key)}
-        out = {k: vals[k] for k in s}
-        return out if type(s) is dict else type(s)(out)
+        return _like(s, {k: vals[k] for k in s})
     if isinstance(s, tuple):
-        parts = [_pack(x, it) for x in s]
-        return type(s)(*parts) if hasattr(type(s), "_fields") else tuple(parts)
+        return _like(s, [_pack(x, it) for x in s])
     return next(it)
 
 

@@ -15,15 +15,8 @@ from ..tracer.function import TensorSpec
 from ..tracer.function import function as _function
 from . import structure as S
 from ..errors import OpError
-from .base import BUILD, INFINITE, UNKNOWN, Dataset, DatasetSpec, ElementError
+from .base import INFINITE, UNKNOWN, Dataset, DatasetSpec, ElementError, register
 from .sources import ListDataset, _compatible_spec, _seed_sequence
-
-
-def _register(name):
-    def deco(obj):
-        BUILD[name] = obj
-        return obj
-    return deco
 
 
 def _count(value, what):
@@ -74,23 +67,13 @@ class TracedFunction:
                 value = outputs[leaf.index]
                 return TensorSpec(list(value.shape) if value.shape is not None else None, value.dtype)
             return S.spec_of(S.to_array(leaf.value))
-        self.output_spec = S.map_leaves(spec_of, _template_tuples(concrete.out_template))
+        self.output_spec = S.map_leaves(spec_of, _to_structure(concrete.out_template))
 
     def __call__(self, element, *extra):
         leaves = [convert_to_tensor(a) for group in (*extra, element) for a in S.flatten(group)]
         out = _to_structure(self._compiled(leaves))
         return S.map_leaves(lambda t: np.asarray(t.numpy()) if isinstance(t, Tensor) or hasattr(t, "numpy")
                             else S.to_array(t), out)
-
-
-def _template_tuples(template):
-    if isinstance(template, list):
-        return tuple(_template_tuples(t) for t in template)
-    if isinstance(template, dict):
-        return {k: _template_tuples(v) for k, v in template.items()}
-    if isinstance(template, tuple) and not hasattr(type(template), "_fields"):
-        return tuple(_template_tuples(t) for t in template)
-    return template
 
 
 # -- batching -------------------------------------------------------------------------------
@@ -134,7 +117,7 @@ def _stack(elements, template):
     return S.pack(template, [np.stack(c) for c in columns])
 
 
-@_register("batch")
+@register("batch")
 class BatchDataset(Dataset):
     def __init__(self, input_dataset, batch_size, drop_remainder):
         self._input, self._size = input_dataset, _count(batch_size, "batch_size")
@@ -178,7 +161,7 @@ def _pad_to(array, shape, value):
     return np.pad(array, pads, constant_values=value)
 
 
-@_register("padded_batch")
+@register("padded_batch")
 class PaddedBatchDataset(Dataset):
     """Batches whose components are padded (with ``padding_values``, 0 by default) to the
     largest in the batch, or to ``padded_shapes`` where it gives a size."""
@@ -238,7 +221,7 @@ def _flatten_like(value, spec):
     return [value]
 
 
-@_register("unbatch")
+@register("unbatch")
 class UnbatchDataset(Dataset):
     def __init__(self, input_dataset):
         self._input = input_dataset
@@ -257,14 +240,14 @@ class UnbatchDataset(Dataset):
                 yield S.pack(element, [a[k] for a in leaves])
 
 
-@_register("rebatch")
+@register("rebatch")
 def _rebatch(input_dataset, batch_size, drop_remainder):
     return BatchDataset(UnbatchDataset(input_dataset), batch_size, drop_remainder)
 
 
 # -- mapping and filtering -----------------------------------------------------------------
 
-@_register("map")
+@register("map")
 class MapDataset(Dataset):
     def __init__(self, input_dataset, map_func):
         self._input = input_dataset
@@ -299,7 +282,7 @@ class _Predicate:
         return bool(self._fn(element))
 
 
-@_register("filter")
+@register("filter")
 class FilterDataset(Dataset):
     def __init__(self, input_dataset, predicate):
         self._input, self._predicate = input_dataset, _Predicate(predicate, input_dataset.element_spec)
@@ -322,7 +305,7 @@ class FilterDataset(Dataset):
                 yield e
 
 
-@_register("take_while")
+@register("take_while")
 class TakeWhileDataset(Dataset):
     def __init__(self, input_dataset, predicate):
         self._input, self._predicate = input_dataset, _Predicate(predicate, input_dataset.element_spec)
@@ -354,7 +337,7 @@ def _dataset_fn(fn, spec, what):
     return out.element_spec
 
 
-@_register("flat_map")
+@register("flat_map")
 class FlatMapDataset(Dataset):
     def __init__(self, input_dataset, map_func):
         self._input, self._fn = input_dataset, map_func
@@ -368,7 +351,7 @@ class FlatMapDataset(Dataset):
             yield from _call_element(self._fn, S.to_tensors(element))._elements()
 
 
-@_register("interleave")
+@register("interleave")
 class InterleaveDataset(Dataset):
     """``cycle_length`` inner datasets open at once, ``block_length`` elements from each in turn."""
 
@@ -416,7 +399,7 @@ def _shuffled(items, buffer_size, rng):
     yield from buffer
 
 
-@_register("shuffle")
+@register("shuffle")
 class ShuffleDataset(Dataset):
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
         self._input, self._buffer = input_dataset, _count(buffer_size, "buffer_size")
@@ -476,7 +459,7 @@ class _IndexTransform(Dataset):
         return self._reorder(self._input._elements)
 
 
-@_register("repeat")
+@register("repeat")
 class RepeatDataset(_IndexTransform):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
@@ -521,7 +504,7 @@ def _counting_values(items, n, keep):
                 return
 
 
-@_register("take")
+@register("take")
 class TakeDataset(_IndexTransform):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
@@ -541,7 +524,7 @@ class TakeDataset(_IndexTransform):
         return _counting_values(items_factory(), self._n, keep=True)
 
 
-@_register("skip")
+@register("skip")
 class SkipDataset(_IndexTransform):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
@@ -559,7 +542,7 @@ class SkipDataset(_IndexTransform):
         return _counting_values(items_factory(), self._n, keep=False)
 
 
-@_register("shard")
+@register("shard")
 class ShardDataset(_IndexTransform):
     def __init__(self, input_dataset, num_shards, index):
         super().__init__(input_dataset)
@@ -579,7 +562,7 @@ class ShardDataset(_IndexTransform):
         return itertools.islice(items_factory(), self._index, None, self._shards)
 
 
-@_register("identity")
+@register("identity")
 class _Identity(_IndexTransform):
     def _cardinality(self):
         return self._input._cardinality()
@@ -588,12 +571,12 @@ class _Identity(_IndexTransform):
         return iter(items_factory())
 
 
-@_register("prefetch")
+@register("prefetch")
 class PrefetchDataset(_Identity):
     pass
 
 
-@_register("cache")
+@register("cache")
 class CacheDataset(Dataset):
     """The input's elements, kept in memory after the first complete iteration."""
 
@@ -615,7 +598,7 @@ class CacheDataset(Dataset):
         self._cached = seen
 
 
-@_register("unique")
+@register("unique")
 class UniqueDataset(Dataset):
     def __init__(self, input_dataset):
         spec = input_dataset.element_spec

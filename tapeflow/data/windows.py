@@ -1,7 +1,5 @@
 """Transformations that see many elements at once: windows, groups by key, and folds
 (``reduce``, ``scan``) whose state runs through a function traced once."""
-import itertools
-
 import numpy as np
 
 from ..ir import dtypes as D
@@ -9,16 +7,9 @@ from ..ops import math as M
 from ..runtime.tensor import convert_to_tensor
 from ..tracer.function import TensorSpec
 from . import structure as S
-from .base import BUILD, UNKNOWN, Dataset, DatasetSpec, ElementError, checked
+from .base import BUILD, UNKNOWN, Dataset, DatasetSpec, ElementError, checked, register
 from .sources import ListDataset
-from .transforms import PaddedBatchDataset, TracedFunction, _count, _to_structure
-
-
-def _register(name):
-    def deco(obj):
-        BUILD[name] = obj
-        return obj
-    return deco
+from .transforms import PaddedBatchDataset, TracedFunction, _count
 
 
 def _slices(elements, spec):
@@ -27,7 +18,7 @@ def _slices(elements, spec):
     return S.pack(spec, [ListDataset(c, s) for c, s in zip(columns, S.flatten(spec))])
 
 
-@_register("window")
+@register("window")
 class WindowDataset(Dataset):
     """Windows of ``size`` elements (every ``stride``-th), starting every ``shift``; each is a
     structure of datasets, one per component."""
@@ -98,7 +89,7 @@ def reduce_dataset(dataset, initial_state, reduce_func):
 BUILD["reduce"] = reduce_dataset
 
 
-@_register("scan")
+@register("scan")
 class ScanDataset(Dataset):
     """``(state, output) = scan_func(state, element)`` per element; the outputs are the elements."""
 
@@ -127,7 +118,7 @@ class ScanDataset(Dataset):
             yield output
 
 
-@_register("group_by_window")
+@register("group_by_window")
 class GroupByWindowDataset(Dataset):
     """Elements grouped by ``key_func``; a group of ``window_size`` (or at the end, any left in
     the order their keys first appeared) goes through ``reduce_func(key, window_dataset)``."""
@@ -177,7 +168,7 @@ def _as_dataset(elements, spec):
     return ListDataset(elements, spec)
 
 
-@_register("bucket_by_sequence_length")
+@register("bucket_by_sequence_length")
 def bucket_by_sequence_length(dataset, element_length_func, bucket_boundaries, bucket_batch_sizes,
                               padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
                               drop_remainder):

@@ -9,6 +9,7 @@ from ..ops import math as M
 from ..ops import nn as N
 from ..ops import reduce as R
 from ..runtime.tensor import convert_to_tensor
+from .config_dicts import get_by_identifier
 
 
 def _t(x):
@@ -245,13 +246,7 @@ def deserialize(config, custom_objects=None):
 
 def get(identifier):
     """The activation function an identifier names (None is ``linear``)."""
-    if identifier is None:
-        return linear
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret activation function identifier: {identifier}")
+    return get_by_identifier(identifier, deserialize, "activation function", none=linear)
 
 
 __all__ = sorted(ALL) + ["serialize", "deserialize", "get"]

@@ -28,7 +28,7 @@ from . import constraints as constraints_module
 from . import initializers, masking
 from . import regularizers as regularizers_module
 from .core_layers import Dropout
-from .layers import Layer, get_activation, serialize_activation
+from .layers import Layer, get_activation, serialize_activation, weight_settings_config
 from .random_bits import SeedGenerator
 
 _DPA_NEGATIVE = -0.7 * 3.38953e38      # Keras' dot_product_attention fill (float32)
@@ -183,13 +183,7 @@ class EinsumDense(Layer):
     def get_config(self):
         return {**super().get_config(), "output_shape": list(self.partial_output_shape),
                 "equation": self.equation, "activation": serialize_activation(self.activation),
-                "bias_axes": self.bias_axes,
-                "kernel_initializer": initializers.serialize(self.kernel_initializer),
-                "bias_initializer": initializers.serialize(self.bias_initializer),
-                "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
-                "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
-                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
-                "bias_constraint": constraints_module.serialize(self.bias_constraint)}
+                "bias_axes": self.bias_axes, **weight_settings_config(self)}
 
 
 # -- MultiHeadAttention --------------------------------------------------------------------
@@ -340,6 +334,15 @@ class MultiHeadAttention(Layer):
             layer.build(TensorShape(shape))
         layer.built = True
 
+    def _head_projection(self, shape, dim, name, activation=None):
+        """A built EinsumDense from inputs of ``shape`` to ``num_heads`` heads of ``dim``,
+        and the rank of its output plus one (``_proj_equation``'s)."""
+        eq, bias, rank = _proj_equation(len(shape) - 1, 1, 2)
+        layer = self._dense(eq, _output_shape(rank - 1, [self._num_heads, dim]), bias, name,
+                            activation=activation)
+        self._build_sub(layer, shape)
+        return layer, rank
+
     def build(self, query_shape, value_shape, key_shape=None):
         query_shape, value_shape = tuple(query_shape), tuple(value_shape)
         key_shape = value_shape if key_shape is None else tuple(key_shape)
@@ -347,27 +350,12 @@ class MultiHeadAttention(Layer):
             raise ValueError(f"All dimensions of `value` and `key`, except the last one, must "
                              f"be equal. Received: value_shape={value_shape} and "
                              f"key_shape={key_shape}")
-        eq, bias, rank = _proj_equation(len(query_shape) - 1, 1, 2)
-        self._query_dense = self._dense(eq, _output_shape(rank - 1, [self._num_heads,
-                                                                     self._key_dim]),
-                                        bias, "query")
-        self._build_sub(self._query_dense, query_shape)
-        eq, bias, rank = _proj_equation(len(key_shape) - 1, 1, 2)
-        self._key_dense = self._dense(eq, _output_shape(rank - 1, [self._num_heads,
-                                                                   self._key_dim]),
-                                      bias, "key")
-        self._build_sub(self._key_dense, key_shape)
+        self._query_dense, _ = self._head_projection(query_shape, self._key_dim, "query")
+        self._key_dense, _ = self._head_projection(key_shape, self._key_dim, "key")
         if self._use_gate:
-            eq, bias, qrank = _proj_equation(len(query_shape) - 1, 1, 2)
-            self._gate_dense = self._dense(eq, _output_shape(qrank - 1, [self._num_heads,
-                                                                         self._value_dim]),
-                                           bias, "gate", activation="sigmoid")
-            self._build_sub(self._gate_dense, query_shape)
-        eq, bias, rank = _proj_equation(len(value_shape) - 1, 1, 2)
-        self._value_dense = self._dense(eq, _output_shape(rank - 1, [self._num_heads,
-                                                                     self._value_dim]),
-                                        bias, "value")
-        self._build_sub(self._value_dense, value_shape)
+            self._gate_dense, _ = self._head_projection(query_shape, self._value_dim, "gate",
+                                                        activation="sigmoid")
+        self._value_dense, rank = self._head_projection(value_shape, self._value_dim, "value")
         self._build_attention(rank)
         out_shape = self._output_shape or [query_shape[-1]]
         eq, bias, orank = _proj_equation(len(query_shape) - 1, 2, len(out_shape))
@@ -459,18 +447,13 @@ class MultiHeadAttention(Layer):
                                                                                auto)
         return attention_mask
 
-    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
-             attention_mask=None, return_attention_scores=False, training=None,
-             use_causal_mask=False):
-        if key is None:
-            key = value
+    def _attend(self, query, value, key, query_mask, value_mask, key_mask, attention_mask,
+                training, return_attention_scores, use_causal_mask):
+        """(output, scores) once the inputs' masks are known: the projections, the attention
+        and the output projection (``call`` here and in GroupedQueryAttention)."""
         if not self.built:
             with STATE_paused():
                 self.build(query.shape, value.shape, key.shape)
-        query_mask = masking.get_mask(query)       # Keras 3 reads the query's own mask
-        value_mask = value_mask if value_mask is not None else masking.get_mask(value)
-        key_mask = key_mask if key_mask is not None else (
-            masking.get_mask(key) if key is not value else None)
         causal_only = (use_causal_mask and query_mask is None and value_mask is None
                        and key_mask is None and attention_mask is None
                        and self._sliding_window is None)
@@ -483,12 +466,24 @@ class MultiHeadAttention(Layer):
         q = self._query_dense(query)
         k = self._key_dense(key)
         v = self._value_dense(value)
-        output, scores = self._compute_attention(
-            q, k, v, attention_mask, training, return_attention_scores,
-            use_causal_mask=causal_only)
+        output, scores = self._compute_attention(q, k, v, attention_mask, training,
+                                                 return_attention_scores, causal_only)
         if gate is not None:
             output = M.multiply(output, gate)
-        output = self._output_dense(output)
+        return self._output_dense(output), scores
+
+    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
+             attention_mask=None, return_attention_scores=False, training=None,
+             use_causal_mask=False):
+        if key is None:
+            key = value
+        query_mask = masking.get_mask(query)       # Keras 3 reads the query's own mask
+        value_mask = value_mask if value_mask is not None else masking.get_mask(value)
+        key_mask = key_mask if key_mask is not None else (
+            masking.get_mask(key) if key is not value else None)
+        output, scores = self._attend(query, value, key, query_mask, value_mask, key_mask,
+                                      attention_mask, training, return_attention_scores,
+                                      use_causal_mask)
         if query_mask is not None:
             masking.set_mask(output, query_mask)
         if return_attention_scores:
@@ -509,14 +504,7 @@ class MultiHeadAttention(Layer):
                 "output_shape": self._output_shape,
                 "attention_axes": list(axes) if isinstance(axes, tuple) else axes,
                 "sliding_window": self._sliding_window,
-                "kernel_initializer": initializers.serialize(self._kernel_initializer),
-                "bias_initializer": initializers.serialize(self._bias_initializer),
-                "kernel_regularizer": regularizers_module.serialize(self._kernel_regularizer),
-                "bias_regularizer": regularizers_module.serialize(self._bias_regularizer),
-                "activity_regularizer": regularizers_module.serialize(self.activity_regularizer),
-                "kernel_constraint": constraints_module.serialize(self._kernel_constraint),
-                "bias_constraint": constraints_module.serialize(self._bias_constraint),
-                "seed": self.seed}
+                **weight_settings_config(self, "_", activity=True), "seed": self.seed}
 
 
 class GroupedQueryAttention(MultiHeadAttention):
@@ -607,31 +595,14 @@ class GroupedQueryAttention(MultiHeadAttention):
             key, key_given = value, False
         else:
             key_given = True
-        if not self.built:
-            with STATE_paused():
-                self.build(query.shape, value.shape, key.shape)
         # Keras 3's Layer.__call__ fills each `<input>_mask` argument from that input's mask
         query_mask = query_mask if query_mask is not None else masking.get_mask(query)
         value_mask = value_mask if value_mask is not None else masking.get_mask(value)
         if key_mask is None and key_given:
             key_mask = masking.get_mask(key)
-        causal_only = (use_causal_mask and query_mask is None and value_mask is None
-                       and key_mask is None and attention_mask is None
-                       and self._sliding_window is None)
-        if causal_only:
-            attention_mask = None
-        else:
-            attention_mask = self._attention_mask(query, value, query_mask, value_mask,
-                                                  key_mask, attention_mask, use_causal_mask)
-        gate = self._gate_dense(query) if self._use_gate else None
-        q = self._query_dense(query)
-        k = self._key_dense(key)
-        v = self._value_dense(value)
-        output, scores = self._compute_attention(q, k, v, attention_mask, training,
-                                                 return_attention_scores, causal_only)
-        if gate is not None:
-            output = M.multiply(output, gate)
-        output = self._output_dense(output)
+        output, scores = self._attend(query, value, key, query_mask, value_mask, key_mask,
+                                      attention_mask, training, return_attention_scores,
+                                      use_causal_mask)
         if return_attention_scores:
             return output, scores
         return output
@@ -642,14 +613,7 @@ class GroupedQueryAttention(MultiHeadAttention):
                 "num_key_value_heads": self.num_key_value_heads, "use_bias": self._use_bias,
                 "use_gate": self._use_gate, "sliding_window": self._sliding_window,
                 "dropout": self._dropout,
-                "kernel_initializer": initializers.serialize(self._kernel_initializer),
-                "bias_initializer": initializers.serialize(self._bias_initializer),
-                "kernel_regularizer": regularizers_module.serialize(self._kernel_regularizer),
-                "bias_regularizer": regularizers_module.serialize(self._bias_regularizer),
-                "activity_regularizer": regularizers_module.serialize(self.activity_regularizer),
-                "kernel_constraint": constraints_module.serialize(self._kernel_constraint),
-                "bias_constraint": constraints_module.serialize(self._bias_constraint),
-                "seed": self.seed}
+                **weight_settings_config(self, "_", activity=True), "seed": self.seed}
 
 
 # -- Attention, AdditiveAttention ----------------------------------------------------------

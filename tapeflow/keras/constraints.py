@@ -5,6 +5,7 @@ from ..ops import math as M
 from ..ops import reduce as R
 from ..runtime.tensor import convert_to_tensor
 from . import settings
+from .config_dicts import class_config, from_class_config, get_by_identifier
 
 
 class Constraint:
@@ -105,8 +106,7 @@ def of(variable):
 def serialize(constraint):
     if constraint is None:
         return None
-    return {"module": "keras.constraints", "class_name": type(constraint).__name__,
-            "config": constraint.get_config(), "registered_name": None}
+    return class_config(constraint, "keras.constraints")
 
 
 def deserialize(config, custom_objects=None):
@@ -115,17 +115,11 @@ def deserialize(config, custom_objects=None):
     cls = objects.get(name) or CLASSES.get(name) or _NAMES.get(name)
     if cls is None:
         raise ValueError(f"Could not interpret constraint identifier: {config}")
-    return cls() if isinstance(config, str) else cls.from_config(dict(config.get("config") or {}))
+    return cls() if isinstance(config, str) else from_class_config(config, cls)
 
 
 def get(identifier):
-    if identifier is None:
-        return None
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret constraint identifier: {identifier}")
+    return get_by_identifier(identifier, deserialize, "constraint")
 
 
 __all__ = ["Constraint", "MaxNorm", "NonNeg", "UnitNorm", "MinMaxNorm", "max_norm", "non_neg",

@@ -12,6 +12,7 @@ from .. import random as _random
 from ..ir import dtypes as D
 from ..ops import creation
 from ..runtime.tensor import constant as _tensor_constant
+from .config_dicts import class_config
 
 
 def _dtype(dtype):
@@ -226,8 +227,7 @@ def serialize(initializer):
     if not isinstance(initializer, Initializer) or type(initializer).__name__ not in _BY_NAME:
         raise NotImplementedError(f"cannot serialize initializer {initializer!r}: only Keras' named "
                                   f"initializers can be saved")
-    return {"module": "keras.initializers", "class_name": type(initializer).__name__,
-            "config": initializer.get_config(), "registered_name": None}
+    return class_config(initializer, "keras.initializers")
 
 
 def deserialize(config):

@@ -150,6 +150,23 @@ def get_activation(identifier):
     raise TypeError(f"Could not interpret activation function identifier: {identifier!r}")
 
 
+def weight_settings_config(layer, prefix="", activity=False):
+    """The get_config entries of a layer's kernel and bias settings (initializers,
+    regularizers, constraints; the activity regularizer too if ``activity``), in Keras' order,
+    read from ``layer``'s attributes named ``prefix + "kernel_initializer"`` and so on."""
+    def get(name):
+        return getattr(layer, prefix + name)
+    out = {"kernel_initializer": initializers.serialize(get("kernel_initializer")),
+           "bias_initializer": initializers.serialize(get("bias_initializer")),
+           "kernel_regularizer": regularizers_module.serialize(get("kernel_regularizer")),
+           "bias_regularizer": regularizers_module.serialize(get("bias_regularizer"))}
+    if activity:
+        out["activity_regularizer"] = regularizers_module.serialize(layer.activity_regularizer)
+    out["kernel_constraint"] = constraints_module.serialize(get("kernel_constraint"))
+    out["bias_constraint"] = constraints_module.serialize(get("bias_constraint"))
+    return out
+
+
 def serialize_activation(identifier):
     """The name ``get_activation`` takes back: a Keras name as given, else the function's name."""
     if identifier is None:
@@ -685,12 +702,7 @@ class Dense(Layer):
     def get_config(self):
         return {**super().get_config(), "units": self.units,
                 "activation": serialize_activation(self.activation), "use_bias": self.use_bias,
-                "kernel_initializer": initializers.serialize(self.kernel_initializer),
-                "bias_initializer": initializers.serialize(self.bias_initializer),
-                "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
-                "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
-                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
-                "bias_constraint": constraints_module.serialize(self.bias_constraint)}
+                **weight_settings_config(self)}
 
 
 OWN_INITS.update({Layer.__init__, Dense.__init__})

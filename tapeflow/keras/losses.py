@@ -24,6 +24,7 @@ from ..runtime.tensor import convert_to_tensor
 from . import loss_functions as F
 from .layers import to_snake_case
 from .loss_functions import squeeze_or_expand_to_same_rank
+from .config_dicts import class_config_or_name, from_class_config
 
 EPSILON = 1e-7  # keras.backend.epsilon()
 
@@ -380,13 +381,7 @@ CLASSES = {c.__name__: c for c in (
 
 def serialize(loss):
     """Keras 3's config dict of a ``Loss``, or the name of a loss function."""
-    if isinstance(loss, Loss):
-        return {"module": "keras.losses", "class_name": type(loss).__name__,
-                "config": loss.get_config(), "registered_name": None}
-    name = getattr(loss, "__name__", None)
-    if name in FUNCTIONS and FUNCTIONS[name] is loss:
-        return name
-    raise ValueError(f"Cannot serialize {loss!r}")
+    return class_config_or_name(loss, Loss, FUNCTIONS, "keras.losses")
 
 
 def deserialize(name, custom_objects=None):
@@ -400,7 +395,7 @@ def deserialize(name, custom_objects=None):
     if isinstance(name, dict) and isinstance(name.get("class_name"), str):
         cls = objects.get(name["class_name"]) or CLASSES.get(name["class_name"])
         if cls is not None:
-            return cls.from_config(dict(name.get("config") or {}))
+            return from_class_config(name, cls)
     raise ValueError(f"Could not interpret loss identifier: {name}")
 
 

@@ -16,6 +16,7 @@ from ..runtime.tensor import STATE_paused, Variable
 from . import initializers
 from . import losses as _losses
 from .layers import to_snake_case
+from .config_dicts import class_config_or_name, from_class_config
 
 
 class Metric:
@@ -245,13 +246,7 @@ def register(classes, functions=()):
 
 def serialize(metric):
     """Keras 3's config dict of a metric (or the name of a metric function)."""
-    if isinstance(metric, Metric):
-        return {"module": "keras.metrics", "class_name": type(metric).__name__,
-                "config": metric.get_config(), "registered_name": None}
-    name = getattr(metric, "__name__", None)
-    if name in FUNCTIONS and FUNCTIONS[name] is metric:
-        return name
-    raise ValueError(f"Cannot serialize {metric!r}")
+    return class_config_or_name(metric, Metric, FUNCTIONS, "keras.metrics")
 
 
 def deserialize(config, custom_objects=None):
@@ -261,7 +256,7 @@ def deserialize(config, custom_objects=None):
     if isinstance(config, dict) and isinstance(config.get("class_name"), str):
         cls = objects.get(config["class_name"]) or CLASSES.get(config["class_name"])
         if cls is not None:
-            return cls.from_config(dict(config.get("config") or {}))
+            return from_class_config(config, cls)
     raise ValueError(f"Could not interpret metric identifier: {config}")
 
 

@@ -7,6 +7,7 @@ from ..ops import math as M
 from ..ops import reduce as R
 from ..runtime.tensor import convert_to_tensor
 from . import settings
+from .config_dicts import class_config, from_class_config, get_by_identifier
 
 
 def validate_float_arg(value, name):
@@ -116,8 +117,7 @@ _NAMES = {"l1": L1, "l2": L2, "l1_l2": L1L2, "l1l2": L1L2, "orthogonal_regulariz
 def serialize(regularizer):
     if regularizer is None:
         return None
-    return {"module": "keras.regularizers", "class_name": type(regularizer).__name__,
-            "config": regularizer.get_config(), "registered_name": None}
+    return class_config(regularizer, "keras.regularizers")
 
 
 def deserialize(config, custom_objects=None):
@@ -131,18 +131,12 @@ def deserialize(config, custom_objects=None):
     cls = objects.get(name) or CLASSES.get(name) or _NAMES.get(name)
     if cls is None:
         raise ValueError(f"Could not interpret regularizer identifier: {config}")
-    return cls.from_config(dict(config.get("config") or {}))
+    return from_class_config(config, cls)
 
 
 def get(identifier):
     """A regularizer from None, a name ('l2'), a config dict, or a callable."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
+    return get_by_identifier(identifier, deserialize, "regularizer")
 
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "OrthogonalRegularizer", "l1", "l2", "l1_l2",

@@ -21,6 +21,7 @@ from . import initializers, serialization
 from . import regularizers as regularizers_module
 from .layers import Layer, get_activation, serialize_activation
 from .random_bits import SeedGenerator
+from .config_dicts import class_config
 
 
 # -- initializers Keras' recurrent layers name ----------------------------------------------
@@ -64,8 +65,7 @@ def get_initializer(identifier):
 
 def serialize_initializer(init):
     if type(init) is Orthogonal:
-        return {"module": "keras.initializers", "class_name": "Orthogonal",
-                "config": init.get_config(), "registered_name": None}
+        return class_config(init, "keras.initializers")
     return initializers.serialize(init)
 
 
@@ -142,6 +142,15 @@ class _Cell(Layer, DropoutRNNCell):
         _untracked(self, "seed_generator", SeedGenerator(seed))
         _untracked(self, "_dropout_mask", None)
         _untracked(self, "_recurrent_dropout_mask", None)
+
+    def _gated(self, recurrent_activation):
+        """The gates' activation (LSTM, GRU); recurrent dropout needs implementation 1, which
+        draws one dropout mask per gate."""
+        self.recurrent_activation = get_activation(recurrent_activation)
+        if self.recurrent_dropout != 0.0:
+            self.implementation = 1
+        if self.implementation == 1:
+            self.dropout_mask_count = self.GATES
 
     @property
     def state_size(self):
@@ -266,12 +275,8 @@ class LSTMCell(_Cell):
                          kernel_initializer=kernel_initializer,
                          recurrent_initializer=recurrent_initializer,
                          bias_initializer=bias_initializer, **kwargs)
-        self.recurrent_activation = get_activation(recurrent_activation)
         self.unit_forget_bias = unit_forget_bias
-        if self.recurrent_dropout != 0.0:
-            self.implementation = 1
-        if self.implementation == 1:
-            self.dropout_mask_count = 4
+        self._gated(recurrent_activation)
 
     @property
     def state_size(self):
@@ -358,12 +363,8 @@ class GRUCell(_Cell):
                          kernel_initializer=kernel_initializer,
                          recurrent_initializer=recurrent_initializer,
                          bias_initializer=bias_initializer, **kwargs)
-        self.recurrent_activation = get_activation(recurrent_activation)
         self.reset_after = reset_after
-        if self.recurrent_dropout != 0.0:
-            self.implementation = 1
-        if self.implementation == 1:
-            self.dropout_mask_count = 3
+        self._gated(recurrent_activation)
 
     def _bias_shape(self):
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)

@@ -47,6 +47,7 @@ from .auto_config import plain
 from .node import creation_limit
 from . import models as models_module
 from .models import Model
+from .config_dicts import class_config
 
 FORMAT = "tapeflow-keras"
 VERSION = 1
@@ -95,8 +96,7 @@ def _compile_config(model):
         return None
     optimizer = model.optimizer
     try:
-        data = {"optimizer": {"module": "keras.optimizers", "class_name": type(optimizer).__name__,
-                              "config": optimizer.get_config(), "registered_name": None},
+        data = {"optimizer": class_config(optimizer, "keras.optimizers"),
                 "loss": _serialize_named(config["loss"], losses_module),
                 "loss_weights": config["loss_weights"],
                 "metrics": _serialize_named(config["metrics"], metrics_module),
@@ -117,8 +117,7 @@ def _serialize_named(value, module):
     if isinstance(value, dict):
         return {k: _serialize_named(v, module) for k, v in value.items()}
     if type(value).__name__ in module.CLASSES and module.CLASSES[type(value).__name__] is type(value):
-        return {"module": f"keras.{module.__name__.rsplit('.', 1)[-1]}",
-                "class_name": type(value).__name__, "config": value.get_config(), "registered_name": None}
+        return class_config(value, f"keras.{module.__name__.rsplit('.', 1)[-1]}")
     name = getattr(value, "__name__", None)
     if name in module.FUNCTIONS and module.FUNCTIONS[name] is value:
         return name

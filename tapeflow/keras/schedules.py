@@ -9,6 +9,7 @@ import math
 from ..ir import dtypes as D
 from ..ops import math as M
 from ..runtime.tensor import convert_to_tensor
+from .config_dicts import class_config, from_class_config
 
 
 def _f32(x):
@@ -40,24 +41,34 @@ def _check_steps(name, value):
         raise ValueError(f"Argument `{name}` must be > 0. Received: {name}={value}")
 
 
-class ExponentialDecay(LearningRateSchedule):
-    """``initial * decay_rate ** (step / decay_steps)`` (the exponent floored with ``staircase``)."""
+class _RateDecay(LearningRateSchedule):
+    """What ExponentialDecay and InverseTimeDecay share: their arguments, their progress
+    ``step / decay_steps`` (floored with ``staircase``) and their config."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
-                 name="ExponentialDecay"):
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase, name):
         _check_steps("decay_steps", decay_steps)
         self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
         self.decay_rate, self.staircase, self.name = decay_rate, staircase, name
 
-    def __call__(self, step):
+    def _progress(self, step):
         p = M.divide(_f32(step), _f32(self.decay_steps))
-        if self.staircase:
-            p = M.floor(p)
-        return M.multiply(_f32(self.initial_learning_rate), M.pow(_f32(self.decay_rate), p))
+        return M.floor(p) if self.staircase else p
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
                 "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_RateDecay):
+    """``initial * decay_rate ** (step / decay_steps)`` (the exponent floored with ``staircase``)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name="ExponentialDecay"):
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
+
+    def __call__(self, step):
+        p = self._progress(step)
+        return M.multiply(_f32(self.initial_learning_rate), M.pow(_f32(self.decay_rate), p))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -111,24 +122,16 @@ class PolynomialDecay(LearningRateSchedule):
                 "name": self.name}
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_RateDecay):
     """``initial / (1 + decay_rate * step / decay_steps)`` (floored with ``staircase``)."""
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
                  name="InverseTimeDecay"):
-        _check_steps("decay_steps", decay_steps)
-        self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
-        self.decay_rate, self.staircase, self.name = decay_rate, staircase, name
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step):
-        p = M.divide(_f32(step), _f32(self.decay_steps))
-        if self.staircase:
-            p = M.floor(p)
+        p = self._progress(step)
         return M.divide(_f32(self.initial_learning_rate), M.add(_f32(1.0), M.multiply(_f32(self.decay_rate), p)))
-
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
-                "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
 
 
 class CosineDecay(LearningRateSchedule):
@@ -200,8 +203,7 @@ CLASSES = {c.__name__: c for c in (LearningRateSchedule, ExponentialDecay, Piece
 
 
 def serialize(learning_rate_schedule):
-    return {"module": "keras.optimizers.schedules", "class_name": type(learning_rate_schedule).__name__,
-            "config": learning_rate_schedule.get_config(), "registered_name": None}
+    return class_config(learning_rate_schedule, "keras.optimizers.schedules")
 
 
 def deserialize(config, custom_objects=None):
@@ -211,7 +213,7 @@ def deserialize(config, custom_objects=None):
     if cls is None:
         raise ValueError(f"Unknown decay: '{name}'. Please ensure you are using a "
                          f"`keras.utils.custom_object_scope` and that this object is included in the scope.")
-    return cls.from_config(dict(config.get("config") or {}))
+    return from_class_config(config, cls)
 
 
 __all__ = list(CLASSES) + ["serialize", "deserialize"]

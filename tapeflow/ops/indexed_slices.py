@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import dtypes as D
+from ..ir.graph import constant_of
 from ..runtime.conversions import register_tensor_conversion_function
 from ..runtime.tensor import Tensor, convert_to_tensor, wrap
 from ..runtime.tensor_shape import TensorShape
@@ -142,9 +143,9 @@ def _static_dense_shape(dense_shape):
     if isinstance(dense_shape, Tensor):
         return TensorShape([int(d) for d in np.asarray(dense_shape._value)])
     if hasattr(dense_shape, "aval"):      # a traced tensor: the sizes the graph says
-        node = getattr(getattr(dense_shape, "value", None), "node", None)
-        if node is not None and node.op == "Const":
-            return TensorShape([int(d) for d in np.asarray(node.attrs["value"])])
+        known = constant_of(getattr(getattr(dense_shape, "value", None), "node", None))
+        if known is not None:
+            return TensorShape([int(d) for d in known])
         return TensorShape(list(_dims.known_sizes(dense_shape)))
     return TensorShape([int(d) for d in np.asarray(dense_shape)])
 

@@ -1,132 +1,20 @@
-"""Top-level ``tf.*`` helpers that are Python over other ops: tensor predicates, static
-values, ``shape_n``/``identity_n``, broadcast shapes, ``repeat``, ``sequence_mask``,
-``unravel_index`` and the fixed-width histograms (TF's composites, op for op where they
-compute)."""
+"""Top-level ``tf.*`` composites of other ops: ``repeat``, ``sequence_mask``,
+``unravel_index`` and the fixed-width histograms (TF's, op for op where they compute).
+Tensor predicates, static values and broadcast shapes are ``static_values.py``'s;
+``shape_n``/``identity_n`` are ``grouping.py``'s; name scopes and the logger ``scopes.py``'s."""
 from __future__ import annotations
-
-import logging
 
 import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..ir import dtypes as D
-from ..ir.shapes import broadcast_shapes
-from ..runtime.recorder import executing_eagerly
-from ..runtime.stack import current_name_scope
-from ..runtime.tensor import Tensor, TensorShape, Variable, convert_to_tensor
+from ..runtime.tensor import Tensor
 from . import math as m
-from .array import expand_dims, gather, reshape, shape, stack
+from .array import expand_dims, gather, reshape, stack
 from .clip import clip_by_value
 from .creation import range as _range
 from .dims import is_symbolic
 from .reduce import reduce_max, unsorted_segment_sum
-
-
-def is_tensor(x) -> bool:
-    """Whether ``x`` is a tensor (eager or traced) or a Variable.
-
-    >>> tf.is_tensor(tf.constant(1.0)), tf.is_tensor(1.0)
-    (True, False)
-    """
-    return isinstance(x, (Tensor, Variable)) or is_symbolic(x)
-
-
-def is_symbolic_tensor(tensor) -> bool:
-    """Whether ``tensor`` is a traced tensor (its value exists only when the program runs).
-
-    >>> tf.is_symbolic_tensor(tf.constant(1.0))
-    False
-    """
-    return is_symbolic(tensor)
-
-
-def inside_function() -> bool:
-    """Whether the caller is being traced into a function.
-
-    >>> tf.inside_function()
-    False
-    """
-    return not executing_eagerly()
-
-
-def get_static_value(tensor, partial=False) -> object:
-    """The value of ``tensor`` as a NumPy array when it is known now, else None (a traced
-    tensor's value exists only when the program runs); non-tensors come back as they are.
-
-    >>> tf.get_static_value(tf.constant([1, 2]))
-    array([1, 2], dtype=int32)
-    """
-    if isinstance(tensor, (Tensor, Variable)):
-        return np.asarray(tensor.numpy())
-    if is_symbolic(tensor):
-        return None
-    return tensor
-
-
-def get_current_name_scope() -> str:
-    """The current name scope, without the trailing slash ("" at the top level).
-
-    >>> with tf.name_scope("outer"):
-    ...     tf.get_current_name_scope()
-    'outer'
-    """
-    return current_name_scope().rstrip("/")
-
-
-def get_logger() -> logging.Logger:
-    """The logger tapeflow's messages go to (``tf.get_logger().setLevel(...)`` works).
-
-    >>> tf.get_logger().name
-    'tapeflow'
-    """
-    return logging.getLogger("tapeflow")
-
-
-def shape_n(input, out_type=D.int32, name=None) -> list:
-    """``[tf.shape(x) for x in input]``.
-
-    >>> [s.numpy().tolist() for s in tf.shape_n([tf.zeros([2, 3]), tf.zeros([4])])]
-    [[2, 3], [4]]
-    """
-    return [shape(x, out_type=out_type) for x in input]
-
-
-def identity_n(input, name=None) -> list:
-    """``[tf.identity(x) for x in input]``.
-
-    >>> tf.identity_n([tf.constant(1), tf.constant(2.0)])[1]
-    <tf.Tensor: shape=(), dtype=float32, numpy=2.0>
-    """
-    return [m.identity(x) for x in input]
-
-
-def broadcast_static_shape(shape_x, shape_y) -> TensorShape:
-    """The broadcast of two static shapes; ValueError if they are incompatible.
-
-    >>> tf.broadcast_static_shape(tf.TensorShape([2, 1]), tf.TensorShape([3]))
-    TensorShape([2, 3])
-    """
-    try:
-        return TensorShape(broadcast_shapes(tuple(TensorShape(shape_x).as_list()),
-                                            tuple(TensorShape(shape_y).as_list())))
-    except Exception as e:
-        raise ValueError(f"Incompatible shapes for broadcasting: {shape_x} and {shape_y}") from e
-
-
-def broadcast_dynamic_shape(shape_x, shape_y) -> Tensor:
-    """The broadcast of two shapes given as int vectors, as an int vector.
-
-    >>> tf.broadcast_dynamic_shape([2, 1], [3])
-    <tf.Tensor: shape=(2,), dtype=int32, numpy=array([2, 3], dtype=int32)>
-    """
-    x = convert_to_tensor(shape_x)
-    y = convert_to_tensor(shape_y, dtype=x.dtype)
-    try:
-        out = broadcast_shapes(tuple(int(v) for v in np.asarray(x)), tuple(int(v) for v in np.asarray(y)))
-    except Exception as e:
-        raise InvalidArgumentError(f"Incompatible shapes: {np.asarray(x).tolist()} vs. "
-                                   f"{np.asarray(y).tolist()}") from e
-    return convert_to_tensor(np.array(out, dtype=x.dtype.np))
 
 
 def _concrete(value, what):
@@ -227,7 +115,5 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=D.int32, name=No
     return m.cast(unsorted_segment_sum(ones, bins, int(nbins)), dtype)
 
 
-__all__ = ["is_tensor", "is_symbolic_tensor", "inside_function", "get_static_value",
-           "get_current_name_scope", "get_logger", "shape_n", "identity_n",
-           "broadcast_static_shape", "broadcast_dynamic_shape", "repeat", "sequence_mask",
-           "unravel_index", "histogram_fixed_width_bins", "histogram_fixed_width"]
+__all__ = ["repeat", "sequence_mask", "unravel_index", "histogram_fixed_width_bins",
+           "histogram_fixed_width"]

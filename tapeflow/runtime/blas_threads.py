@@ -83,13 +83,17 @@ def one_thread(work):
         _set(prev)
 
 
+def _thread_count(n, what):
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"{what} parallelism must be >= 0, got {n}")
+    return n
+
+
 def set_intra_op_threads(n):
     """The most threads one op may use (0: the machine's default): OpenBLAS's and Numba's pools."""
     global _intra_op
-    n = int(n)
-    if n < 0:
-        raise ValueError(f"intra-op parallelism must be >= 0, got {n}")
-    _intra_op = n
+    n = _intra_op = _thread_count(n, "intra-op")
     count = n or os.cpu_count() or 1
     if _set is not None:
         _set(count)
@@ -112,10 +116,7 @@ def intra_op_threads():
 def set_inter_op_threads(n):
     """Recorded for ``get_inter_op_parallelism_threads``: tapeflow runs one op at a time."""
     global _inter_op
-    n = int(n)
-    if n < 0:
-        raise ValueError(f"inter-op parallelism must be >= 0, got {n}")
-    _inter_op = n
+    _inter_op = _thread_count(n, "inter-op")
 
 
 def inter_op_threads():

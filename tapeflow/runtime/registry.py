@@ -13,6 +13,10 @@ GRADS: dict[str, "GradRule"] = {}
 # Gradients registered by name with tf.RegisterGradient (autodiff/custom_gradient.py), for
 # gradient_override_map: dispatch records an overridden op with one of these rules.
 USER_GRADS: dict[str, "GradRule"] = {}
+# The rules that pass an IndexedSlices gradient on instead of densifying it (TensorFlow's
+# ``_IdentityGrad``, ``_CastGrad``, ``_EnsureShapeGrad``): {name: fn(op, slices) -> [input
+# grad]}. Every other rule gets an IndexedSlices densified, as TensorFlow's ops convert it.
+SLICES_GRADS: dict[str, Callable] = {}
 # Ops taking a shape as a tensor (DynamicReshape, ...): {name: fn(*inputs, **attrs)} giving
 # their outputs through the static form of the op, used by dispatch when the shape input is
 # known while tracing (a constant). Registered by the ops layer (ops/dims.py), which builds
@@ -54,6 +58,16 @@ def gradient(name, inputs=(), outputs=()):
         if name in GRADS:
             raise KeyError(f"gradient for {name!r} registered twice")
         GRADS[name] = GradRule(fn, inputs, outputs)
+        return fn
+    return deco
+
+
+def slices_gradient(name):
+    """Register op ``name``'s rule for an IndexedSlices gradient (see SLICES_GRADS)."""
+    def deco(fn):
+        if name in SLICES_GRADS:
+            raise KeyError(f"IndexedSlices gradient for {name!r} registered twice")
+        SLICES_GRADS[name] = fn
         return fn
     return deco
 

@@ -66,14 +66,19 @@ def _flat_out(value, structure, what):
     return [as_tensor(v) for v in _nest.flatten(value)]
 
 
-def _fold(fn, elems, initializer, reverse, what):
-    flat, n = _rows(elems, what)
+def _first_accumulator(elems, flat, n, initializer, reverse):
+    """(the accumulator's structure, its flat tensors, the first row left to fold): the
+    ``initializer``, or without one the first row (the last when ``reverse``)."""
     if initializer is None:
         acc, start = _nest.pack_sequence_as(elems, _row(flat, _index(0, n, reverse))), 1
     else:
         acc, start = initializer, 0
-    structure = acc
-    acc_flat = [as_tensor(a) for a in _nest.flatten(acc)]
+    return acc, [as_tensor(a) for a in _nest.flatten(acc)], start
+
+
+def _fold(fn, elems, initializer, reverse, what):
+    flat, n = _rows(elems, what)
+    structure, acc_flat, start = _first_accumulator(elems, flat, n, initializer, reverse)
 
     def body(i, *state):
         x = _nest.pack_sequence_as(elems, _row(flat, _index(i, n, reverse)))
@@ -129,12 +134,7 @@ def scan(fn: Callable, elems, initializer=None, parallel_iterations=10, back_pro
     <tf.Tensor: shape=(4,), dtype=int32, numpy=array([ 1,  3,  6, 10], dtype=int32)>
     """
     flat, n = _rows(elems, "scan")
-    if initializer is None:
-        acc, start = _nest.pack_sequence_as(elems, _row(flat, _index(0, n, reverse))), 1
-    else:
-        acc, start = initializer, 0
-    structure = acc
-    acc_flat = [as_tensor(a) for a in _nest.flatten(acc)]
+    structure, acc_flat, start = _first_accumulator(elems, flat, n, initializer, reverse)
     lists = _lists([a.dtype for a in acc_flat], n,
                    [TensorShape(a.shape) for a in acc_flat] if infer_shape else None)
     if start:

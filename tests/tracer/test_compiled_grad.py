@@ -1,11 +1,8 @@
 """tapeflow.grad / value_and_grad (API.md, "Beyond TF"): compiled, equal to the eager tape."""
-import doctest
-
 import numpy as np
 import pytest
 
 import tapeflow as tf
-from tapeflow.tracer import compiled_grad
 
 
 def loss(w, x, b):
@@ -51,8 +48,3 @@ def test_mistakes_are_clear():
         tf.grad(lambda x: x, argnums="0")
     with pytest.raises(IndexError, match="argnums 3 is out of range for 1"):
         tf.grad(lambda x: x, argnums=3)(tf.constant(1.0))
-
-
-def test_docstring_examples_run():
-    result = doctest.testmod(compiled_grad)
-    assert result.attempted == 5 and result.failed == 0

@@ -9,7 +9,7 @@ from ...ops import array as a
 from ...ops import dims
 from ...ops.indexed_slices import gather_gradient
 from ...ops import reduce as r
-from ...runtime.registry import gradient, not_differentiable
+from ...runtime.registry import gradient, not_differentiable, slices_gradient
 
 not_differentiable("Shape", "Size", "OneHot", "Const")   # (Const: no inputs)
 
@@ -30,6 +30,12 @@ for _name in ("Reshape", "ExpandDims", "Squeeze", "DynamicReshape"):
 def _ensure_shape(op, g):
     """TensorFlow's is ``grad``; here a shape is a type, so ``g`` gets the input's back."""
     return [a.ensure_shape(g, op.in_avals[0].shape)]
+
+
+@slices_gradient("EnsureShape")
+def _ensure_shape_slices(op, g):
+    """An IndexedSlices passes on as it is (TensorFlow's ``_EnsureShapeGrad``)."""
+    return [g]
 
 
 @gradient("DynamicBroadcastTo")

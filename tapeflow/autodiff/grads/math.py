@@ -11,7 +11,8 @@ import numpy as np
 
 from ...ops import creation
 from ...ops import math as m
-from ...runtime.registry import gradient, not_differentiable
+from ...ops.indexed_slices import IndexedSlices
+from ...runtime.registry import gradient, not_differentiable, slices_gradient
 
 not_differentiable("StopGradient", "FloorDiv", "Floor", "Round",
                    "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
@@ -29,6 +30,12 @@ def _identity(op, g):
     return [g]
 
 
+@slices_gradient("Identity")
+def _identity_slices(op, g):
+    """An IndexedSlices passes on as it is (a variable's read is an Identity here)."""
+    return [g]
+
+
 @gradient("CheckTripCount")
 def _check_trip_count(op, g):
     """The checked value passes unchanged (the check ran in the forward); the count is an int."""
@@ -40,6 +47,15 @@ def _cast(op, g):
     src = op.in_avals[0].dtype
     if src.is_floating and op.out_avals[0].dtype.is_floating:
         return [m.cast(g, src)]
+    return [None]
+
+
+@slices_gradient("Cast")
+def _cast_slices(op, g):
+    """TensorFlow's ``_CastGrad`` of an IndexedSlices: its values cast back."""
+    src = op.in_avals[0].dtype
+    if src.is_floating and op.out_avals[0].dtype.is_floating:
+        return [IndexedSlices(m.cast(g.values, src), g.indices, g.dense_shape)]
     return [None]
 
 
