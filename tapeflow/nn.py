@@ -11,3 +11,5 @@ from .ops.lrn import *  # noqa: F401,F403,E402
 from .ops.batch_norm_global import *  # noqa: F401,F403,E402
 from .ops.dilated import *  # noqa: F401,F403,E402  (pool, with_space_to_batch)
 from .ops.isotonic import *  # noqa: F401,F403,E402
+from .ops.morphology import *  # noqa: F401,F403,E402  (dilation2d, erosion2d)
+from .ops.fractional_pool import *  # noqa: F401,F403,E402  (fractional_max_pool, fractional_avg_pool)

@@ -110,7 +110,8 @@ def helpers_digest():
         from .blas import NUMPY_GEMM   # noqa: PLC0415 - Numba's import cost: not for the directory's users
         h = hashlib.sha256()
         for fname in ("jit_helpers.py", "fastmath.py", "blas.py", "special_math.py", "scan_helpers.py",
-                      "index_helpers.py", "conv_loops.py", os.path.join("..", "runtime", "philox.py")):
+                      "index_helpers.py", "conv_loops.py", os.path.join("..", "runtime", "philox.py"),
+                      os.path.join("..", "runtime", "kernels", "fractional_pool.py")):
             with open(os.path.join(_HERE, fname), "rb") as f:
                 h.update(f.read())
         # which GEMM the code links to is part of it

@@ -210,5 +210,6 @@ from ..runtime.philox import from_words as philox_from_words, uniform as philox_
 from ..runtime.philox import key_counter as philox_key_counter  # noqa: E402,F401
 from ..runtime.philox import truncated_normal as philox_truncated_normal  # noqa: E402,F401
 from ..runtime.philox import uniform_int as philox_uniform_int  # noqa: E402,F401
+from ..runtime.kernels.fractional_pool import pooling_sequence as fractional_sequence  # noqa: E402,F401
 from .conv_loops import (conv_direct, conv_filter_gemm, conv_gemm, conv_input_gemm,  # noqa: E402,F401
                          pool_avg, pool_max, pool_max_grad)  # (generated code calls rt.conv_*, rt.pool_*)

@@ -171,6 +171,7 @@ ATTR_KINDS = {
     "dtype": lambda x: isinstance(x, D.DType),
     "str": lambda x: type(x) is str,
     "ints": _ints,
+    "floats": lambda x: isinstance(x, tuple) and all(type(v) is float for v in x),
     "int_or_ints": lambda x: _is_int(x) or _ints(x),
     "shape": lambda x: _seq(x) and all(i is None or _is_int(i) for i in x),
     "pairs": lambda x: _seq(x) and all(_ints(p) and len(p) == 2 for p in x),

@@ -14,6 +14,7 @@ from . import ctc_loss, model_plot
 from .models import Input, InputLayer, Model, Sequential
 from . import attention, normalization_layers, recurrent, rnn_cells, wrappers
 from . import conv_layers, pooling_layers
+from . import adaptive_pooling, conv_lstm
 
 serialization.register_builtin(*rnn_cells.CELLS, *recurrent.CLASSES, *wrappers.CLASSES,
                                *attention.CLASSES, *normalization_layers.CLASSES)
@@ -26,8 +27,10 @@ for _cls in (normalization.CLASSES + core_layers.CLASSES + rnn_cells.CELLS + rec
     layers.__all__.append(_cls.__name__)
 layers.serialize, layers.deserialize = serialization.serialize, serialization.deserialize
 # the convolution, pooling and spatial layers, and Keras' aliases of them (Conv2D's Convolution2D)
-serialization.register_builtin(*conv_layers.CLASSES, *pooling_layers.CLASSES)
-for _name, _cls in [(c.__name__, c) for c in conv_layers.CLASSES + pooling_layers.CLASSES] + \
+serialization.register_builtin(*conv_layers.CLASSES, *pooling_layers.CLASSES,
+                               *adaptive_pooling.CLASSES, *conv_lstm.CLASSES)
+for _name, _cls in [(c.__name__, c) for c in conv_layers.CLASSES + pooling_layers.CLASSES
+                    + adaptive_pooling.CLASSES + conv_lstm.CLASSES] + \
         list(conv_layers.ALIASES.items()) + list(pooling_layers.ALIASES.items()):
     setattr(layers, _name, _cls)
     layers.__all__.append(_name)

@@ -45,14 +45,16 @@ def rnn_loop(step, inputs, initial_states, go_backwards=False, mask=None, unroll
     batch = _batch(x[0]) if x.shape[1] is None else x.shape[1]
     flat_init = _nest.flatten(initial_states)
     n_states = len(flat_init)
-    zeros = creation.zeros((batch, output_size), inputs.dtype)   # (folded away if unused)
+    # a cell's output of one size (units), or of a shape (a convolutional cell's)
+    out_shape = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,)
+    zeros = creation.zeros((batch,) + out_shape, inputs.dtype)   # (folded away if unused)
 
     def one(t, prev, flat):
         xt = A.gather(x, t)
         out, new = step(xt, _nest.pack_sequence_as(initial_states, list(flat)))
         new = _nest.flatten(new)
         if mask is not None:
-            keep = A.expand_dims(A.gather(mask, t), -1)
+            keep = A.reshape(A.gather(mask, t), [-1] + [1] * len(out_shape))
             out = M.where(keep, out, zeros if zero_output_for_mask else prev)
             new = [M.where(keep, a, b) for a, b in zip(new, flat)]
         return out, new
@@ -68,7 +70,7 @@ def rnn_loop(step, inputs, initial_states, go_backwards=False, mask=None, unroll
         return prev, outputs, _nest.pack_sequence_as(initial_states, list(flat))
 
     n = steps if steps is not None else A.shape(x)[0]
-    ta = TensorArray(inputs.dtype, size=n, element_shape=TensorShape([x.shape[1], output_size]))
+    ta = TensorArray(inputs.dtype, size=n, element_shape=TensorShape([x.shape[1], *out_shape]))
 
     # A cell whose output is its first state (Keras' own cells), without a mask: the last
     # output is the final first state, and the loop need not carry it a second time
@@ -89,7 +91,7 @@ def rnn_loop(step, inputs, initial_states, go_backwards=False, mask=None, unroll
     states = _nest.pack_sequence_as(initial_states, flat)
     outputs = None
     if return_all_outputs:
-        outputs = A.transpose(out[-1].stack(), [1, 0, 2])
+        outputs = A.transpose(out[-1].stack(), [1, 0] + list(range(2, 2 + len(out_shape))))
     return (out[1] if carry else flat[0]), outputs, states
 
 

@@ -76,6 +76,29 @@ MORPH_FUNCS = {
         tf.constant(D_IN), x, [1, 1, 1, 1], "SAME", "NHWC", [1, 1, 1, 1]), D_FILTER),
 }
 
+F_IN = _x(2, 10, 9, 3)
+
+
+def _global_seeded(tf, x):
+    tf.random.set_seed(5)
+    try:
+        return tf.nn.fractional_max_pool(x, [1.0, 1.6, 1.3, 1.0], seed=11)[0]
+    finally:
+        tf.random.set_seed(None)
+
+
+FRACTIONAL_FUNCS = {
+    "fractional_max_random": (lambda tf, x: tf.nn.fractional_max_pool(
+        x, [1.0, 1.44, 1.73, 1.0], seed=7)[0], F_IN),
+    "fractional_max_pseudo_overlapping": (lambda tf, x: tf.nn.fractional_max_pool(
+        x, 1.5, pseudo_random=True, overlapping=True, seed=3)[0], F_IN),
+    "fractional_avg_random_overlapping": (lambda tf, x: tf.nn.fractional_avg_pool(
+        x, [1.0, 2.0, 1.3, 1.0], overlapping=True, seed=12345)[0], F_IN),
+    "fractional_avg_pseudo": (lambda tf, x: tf.nn.fractional_avg_pool(
+        x, [1.0, 1.44, 1.73, 1.0], pseudo_random=True, seed=1)[0], F_IN),
+    "fractional_max_global_seed": (_global_seeded, F_IN),
+}
+
 FLOAT32 = {"pool_avg_3d_dilated"}      # TensorFlow's CPU AvgPool3D has no float64 kernel
 
 # TensorFlow 2.21's CPU build has no kernel for the V2 backprops (NotFoundError): their facts

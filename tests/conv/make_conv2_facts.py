@@ -16,7 +16,7 @@ def _fmt(v):
 
 
 out = {k: [_fmt(v) for v in F.facts(tf, fn, x)]
-       for k, (fn, x) in {**F.FUNCS, **F.MORPH_FUNCS}.items()}
+       for k, (fn, x) in {**F.FUNCS, **F.MORPH_FUNCS, **F.FRACTIONAL_FUNCS}.items()}
 out.update({k: [_fmt(v) for v in F.facts(tf, v1, x)] for k, (_, v1, x) in F.V2_FUNCS.items()})
 with open(os.path.join(os.path.dirname(__file__), "conv2_facts.py"), "w") as f:
     f.write(f'"""TensorFlow {tf.__version__}\'s facts for tests/conv/conv2_functions.py (written by '

@@ -8,6 +8,7 @@ import pytest
 
 import tapeflow as tf
 from tapeflow.keras import backend
+from tapeflow.testing import check_gradients
 
 from conv import keras_table
 from conv.keras_facts import FACTS
@@ -55,6 +56,57 @@ def test_configs_round_trip_and_aliases():
                        ("Convolution3DTranspose", "Conv3DTranspose")]:
         assert getattr(K.layers, alias) is getattr(K.layers, cls)
     assert tf.keras.layers.Conv2D(2, 3)(tf.ones([1, 4, 4, 1])).shape == (1, 2, 2, 2)
+
+
+def test_adaptive_pooling_configs_and_errors(tmp_path):
+    # Keras 3.15.1's config and errors
+    config = K.layers.AdaptiveAveragePooling2D(3).get_config()
+    assert config["output_size"] == (3, 3) and config["data_format"] == "channels_last"
+    assert K.layers.AdaptiveMaxPooling1D(4).get_config()["output_size"] == (4,)
+    with pytest.raises(TypeError, match="must be an integer or \\(height, width\\) tuple"):
+        K.layers.AdaptiveMaxPooling2D((1, 2, 3))
+    with pytest.raises(ValueError, match="For 1D input, `output_size` tuple must have length 1"):
+        K.layers.AdaptiveMaxPooling1D((1, 2))
+    with pytest.raises(ValueError, match="Invalid data_format: x"):
+        K.layers.AdaptiveMaxPooling3D(2, data_format="x")
+    model = K.Sequential([K.Input((7, 6, 2)), K.layers.AdaptiveMaxPooling2D((2, 3)),
+                          K.layers.Flatten(), K.layers.Dense(2)])
+    x = np.sin(np.arange(2 * 7 * 6 * 2) * 0.3).reshape(2, 7, 6, 2).astype("float32")
+    model.save(str(tmp_path / "adaptive.keras"))
+    loaded = K.models.load_model(str(tmp_path / "adaptive.keras"))
+    np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy(), rtol=1e-6)
+    assert type(loaded.layers[0]).__name__ == "AdaptiveMaxPooling2D"
+
+
+def test_conv_lstm_config_states_saving_and_gradients(tmp_path):
+    layer = K.layers.ConvLSTM2D(2, 3, return_state=True)
+    config = layer.get_config()
+    # Keras 3.15.1's keys and values
+    assert sorted(config) == sorted([
+        "activation", "activity_regularizer", "bias_constraint", "bias_initializer",
+        "bias_regularizer", "data_format", "dilation_rate", "dropout", "dtype", "filters",
+        "go_backwards", "kernel_constraint", "kernel_initializer", "kernel_regularizer",
+        "kernel_size", "name", "padding", "recurrent_activation", "recurrent_constraint",
+        "recurrent_dropout", "recurrent_initializer", "recurrent_regularizer",
+        "return_sequences", "return_state", "seed", "stateful", "strides", "trainable",
+        "unit_forget_bias", "unroll", "use_bias", "zero_output_for_mask"])
+    assert config["kernel_size"] == (3, 3) and config["strides"] == (1, 1)
+    assert config["recurrent_initializer"]["class_name"] == "Orthogonal"
+    out = layer(np.ones([1, 3, 5, 5, 1], "float32"))
+    assert [tuple(o.shape) for o in out] == [(1, 3, 3, 2)] * 3
+    assert [w.shape for w in layer.get_weights()] == [(3, 3, 1, 8), (3, 3, 2, 8), (8,)]
+    assert layer.get_weights()[2].tolist() == [0, 0, 1, 1, 0, 0, 0, 0]   # unit_forget_bias
+    with pytest.raises(ValueError, match="`strides > 1` is not compatible with `dilation_rate"):
+        K.layers.ConvLSTM2D(2, 3, strides=2, dilation_rate=2)
+    model = K.Sequential([K.Input((3, 5, 4, 2)), K.layers.ConvLSTM2D(2, 2, padding="same"),
+                          K.layers.Flatten(), K.layers.Dense(1)])
+    x = np.sin(np.arange(2 * 3 * 5 * 4 * 2) * 0.3).reshape(2, 3, 5, 4, 2).astype("float32")
+    model.save(str(tmp_path / "convlstm.keras"))
+    loaded = K.models.load_model(str(tmp_path / "convlstm.keras"))
+    np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy(), rtol=1e-6)
+    cell = K.layers.ConvLSTM1D(2, 2, dtype="float64")
+    cell(np.zeros([1, 2, 4, 1]))
+    check_gradients(lambda v: cell(v) ** 2, np.sin(np.arange(8.0)).reshape(1, 2, 4, 1), order=1)
 
 
 def test_spatial_dropout_drops_whole_channels():

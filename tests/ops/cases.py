@@ -26,7 +26,8 @@ def all_cases():
     import importlib
     cases, nondiff = {}, set()
     for fam in ("math", "reduce", "array", "linalg", "nn", "custom", "control", "io", "lists",
-                "special", "scan", "indexing", "sort", "conv", "debug", "random", "segment", "lrn", "isotonic", "bitcast", "parallel_concat"):
+                "special", "scan", "indexing", "sort", "conv", "debug", "random", "morphology",
+                "fractional_pool", "segment", "lrn", "isotonic", "bitcast", "parallel_concat"):
         try:
             mod = importlib.import_module(f"ops.cases_{fam}")
         except ModuleNotFoundError:
