@@ -2,9 +2,21 @@ import os
 import sys
 
 import numpy as np
+import platformdirs
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+
+# The suite checks what the generated programs compute, not how fast they run: Numba compiles
+# them at LLVM -O1 (a tenth to a fifth less compile time, which dominates the suite; at -O0
+# Numba cannot cache a function that calls another, so -O1 is the floor), and
+# keeps them and its own helpers' machine code in caches of the suite's own, never the user's
+# (the program key includes the level, so such code could not serve a user anyway).
+# `NUMBA_OPT=3 python -m pytest` checks the code users get; the benchmarks run at Numba's default.
+os.environ.setdefault("NUMBA_OPT", "1")
+_TEST_CACHE = os.path.join(platformdirs.user_cache_dir(), "tapeflow-tests", f"O{os.environ['NUMBA_OPT']}")
+os.environ.setdefault("TAPEFLOW_CACHE_DIR", os.path.join(_TEST_CACHE, "programs"))
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_TEST_CACHE, "numba"))
 
 # Calls wait for the compiled program, so tests that assert compiled behaviour run it
 # (tiered execution would answer the first calls from the interpreter). Set before tapeflow

@@ -3,14 +3,16 @@
 Each program's source is written once to the cache directory (``$TAPEFLOW_CACHE_DIR``, else
 ``platformdirs.user_cache_dir()/tapeflow``, which respects ``XDG_CACHE_HOME``) as
 ``<name>_<hash>.py``; its functions are ``@njit(cache=True)``, so Numba keeps the machine code
-in ``__pycache__`` beside it (``<name>_<hash>.<function>-<line>.pyXY.nbi`` index, ``.N.nbc``
-data, both pickles) and a later process that generates the same source loads it instead of
+in ``__pycache__`` beside it, or under ``$NUMBA_CACHE_DIR`` when that is set
+(``<name>_<hash>.<function>-<line>.pyXY.nbi`` index, ``.N.nbc`` data, both pickles) and a later process that generates the same source loads it instead of
 compiling.
 
 The hash covers the full source (the graph's structure, shapes, dtypes and inlined scalar
 constants all show in it; array constants are arguments, so graphs that differ only in
-weights share one compiled program), tapeflow's and numba's versions, and the source of the
-helper modules the program calls (Numba's cache only checks the program file's own stamp).
+weights share one compiled program), tapeflow's and numba's versions, Numba's LLVM
+optimization level (``NUMBA_OPT``: the test suite compiles at 1, and such code must never
+serve a user) and the source of the helper modules the program calls (Numba's cache only
+checks the program file's own stamp).
 
 **Nothing on disk is trusted.** The source on disk must equal, byte for byte, the source
 this process generated, and the module is executed from the generated text, not from the
@@ -23,11 +25,13 @@ is deleted and compiled again, with one ``CacheWarning``; never a crash, never a
 group or others, not a directory, or not writable is refused with one warning and this
 process uses a fresh private temporary directory instead. Files are written atomically
 (a temporary name, then ``os.replace``) and the source never rewritten unless it was
-corrupt (rewriting would change the stamp Numba's index checks), so processes compiling
-the same program at once write identical files. The hash list's modification time is
-the entry's last use: past ``TAPEFLOW_CACHE_MAX_MB`` the least recently used entries are
-evicted. ``tapeflow cache info`` / ``tapeflow cache clear`` show and empty it.
+corrupt (rewriting would change the stamp Numba's index checks). Processes compiling the
+same program at once take turns (``entry_lock``): the second loads what the first wrote.
+The hash list's modification time is the entry's last use: past ``TAPEFLOW_CACHE_MAX_MB``
+the least recently used entries are evicted. ``tapeflow cache info`` / ``tapeflow cache clear`` show and empty it.
 """
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -103,16 +107,27 @@ def cache_dir(override=None):
 
 # -- keys ----------------------------------------------------------------------------------
 
+def _helper_files():
+    """The source files of the compiled helpers generated code reaches (``rt.*`` and ``fm.*``):
+    found from the modules themselves, so a new helper module is covered without a list."""
+    from . import fastmath, jit_helpers   # noqa: PLC0415 - Numba's import cost: not for the directory's users
+    names = {jit_helpers.__name__, fastmath.__name__}
+    for mod in (jit_helpers, fastmath):
+        for v in vars(mod).values():
+            name = getattr(getattr(v, "py_func", v), "__module__", None) or ""
+            if name.startswith("tapeflow."):
+                names.add(name)
+    return sorted(sys.modules[n].__file__ for n in names)
+
+
 def helpers_digest():
     """Hash of the helper modules generated code calls (their changes must invalidate)."""
     global _helper_digest
     if _helper_digest is None:
         from .blas import NUMPY_GEMM   # noqa: PLC0415 - Numba's import cost: not for the directory's users
         h = hashlib.sha256()
-        for fname in ("jit_helpers.py", "fastmath.py", "blas.py", "special_math.py", "scan_helpers.py",
-                      "index_helpers.py", "conv_loops.py", os.path.join("..", "runtime", "philox.py"),
-                      os.path.join("..", "runtime", "kernels", "fractional_pool.py")):
-            with open(os.path.join(_HERE, fname), "rb") as f:
+        for path in _helper_files():
+            with open(path, "rb") as f:
                 h.update(f.read())
         # which GEMM the code links to is part of it
         h.update(repr(sorted(t.__name__ for t in NUMPY_GEMM)).encode())
@@ -123,7 +138,7 @@ def helpers_digest():
 def program_key(source):
     import numba   # noqa: PLC0415 - Numba's import cost: only where a key is made
     h = hashlib.sha256()
-    for part in (source, TAPEFLOW_VERSION, numba.__version__, helpers_digest()):
+    for part in (source, TAPEFLOW_VERSION, numba.__version__, f"O{numba.config.OPT}", helpers_digest()):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:24]
@@ -209,10 +224,22 @@ def forget_module(key):
     sys.modules.pop(f"_tapeflow_program_{key}", None)
 
 
+def numba_folder(folder):
+    """Where Numba keeps the machine code of the modules in ``folder``: its ``__pycache__``, or
+    with ``$NUMBA_CACHE_DIR`` set the subdirectory Numba's ``UserProvidedCacheLocator`` names
+    (the folder's name and the SHA-1 of its absolute path; the cache must find the files
+    Numba will load, to check them first)."""
+    root = os.environ.get("NUMBA_CACHE_DIR")
+    if not root:
+        return os.path.join(folder, "__pycache__")
+    folder = os.path.abspath(folder)
+    return os.path.join(root, f"{os.path.basename(folder)}_{hashlib.sha1(folder.encode()).hexdigest()}")
+
+
 def _compiled_files(path):
     """Numba's files for the module at ``path``: {file name: full path}."""
     stem = os.path.basename(path)[:-3]
-    folder = os.path.join(os.path.dirname(path), "__pycache__")
+    folder = numba_folder(os.path.dirname(path))
     try:
         names = os.listdir(folder)
     except OSError:
@@ -230,6 +257,24 @@ def purge_compiled(path):
     for p in _compiled_files(path).values():
         _unlink(p)
     _unlink(_hash_list(path))
+
+
+@contextlib.contextmanager
+def entry_lock(path):
+    """Hold the entry of ``path`` (an exclusive ``flock`` on its source) while checking, compiling
+    and recording it: a process that generates a program another is compiling waits, then loads
+    what the other wrote, instead of compiling it too or taking its half-recorded files for
+    corrupt. The kernel drops the lock of a process that dies."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:     # no source to hold (it was just removed): compile unlocked
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def verify_compiled(path):
@@ -294,7 +339,7 @@ def touch(path):
 def entries(folder):
     """{stem: {"files": [paths], "bytes": n, "used": mtime}} of the entries in ``folder``."""
     out = {}
-    for sub in (folder, os.path.join(folder, "__pycache__")):
+    for sub in (folder, numba_folder(folder)):
         try:
             names = os.listdir(sub)
         except OSError:

@@ -43,6 +43,7 @@ from .loop_nest import emit_group
 from .nested import GraphKeys, call, emit_function, header_text
 from .nested import render as render_function
 from .sizeclass import SizeClasses, choose
+from .subprograms import Shared, self_contained, step_regions
 from .shape_free import (SizeUnknown, current, display, plain_aval, quiet, symbolic,
                        uniform)
 from .templates import CODEGEN
@@ -63,6 +64,11 @@ __tapeflow_generated__ = True   # errors.user_frame: these frames are not the us
 # Generated lines per jitted function before a program is cut into parts (see above), the
 # bytes a cut may keep alive past their last use, and the length past which any cut will do.
 MAX_LINES = 160
+# A program longer than this runs as one part per step, the parts of equal text one function
+# (subprograms.py): compile time follows the distinct steps, but W15's steady state measured
+# about 2x slower step by step than in 7 long parts (under load; cause not yet found), so
+# only a program past what one part may hold goes step by step.
+STEP_LINES = 4 * MAX_LINES
 CUT_BYTES = 256 * 1024
 HARD_LIMIT_FACTOR = 4
 
@@ -170,7 +176,7 @@ def _free_names(lines, defined):
     for _, text, _ in lines:
         m = _DEF.match(text)
         if m:
-            defined.add(m.group(1))
+            defined.update(m.group(1).split(", "))
     out = []
     for _, text, _ in lines:
         for n in _names_in(text):
@@ -345,8 +351,13 @@ def _generate(graph, name, scope):
         text, own = render_function(em, fn, len(lines) + 1, _decorator(fn.lines))
         lines.extend(text)
         owners.update(own)
-    with quiet():       # where to cut changes speed, not results: no guard (sizeclass.py)
-        regions = partition(spans, MAX_LINES, _crossing_bytes(em, graph, spans, params, outs))
+    stepwise = len(em.lines) > STEP_LINES
+    if stepwise:        # a long program: one part per step, one function per distinct text
+        regions, shared_parts = step_regions(em.lines, spans, MAX_LINES), Shared(func)
+        stepwise = self_contained(em.lines, regions, func)
+    if not stepwise:
+        with quiet():   # where to cut changes speed, not results: no guard (sizeclass.py)
+            regions = partition(spans, MAX_LINES, _crossing_bytes(em, graph, spans, params, outs))
     checks = _entry_check(scope.guards, em)
     later = [_names(em, b, e) for b, e in regions] + [set(_names_in(" ".join(outs)))]
     for k, (b, e) in enumerate(regions):
@@ -358,6 +369,20 @@ def _generate(graph, name, scope):
         if len(regions) == 1:
             args = list(params)     # the whole program's signature, even for unused inputs
         rets = None if len(regions) == 1 else [n for n in defined if n in set().union(*later[k + 1:])]
+        made = shared_parts.function(em.lines[b:e], args, rets) if stepwise and k else None
+        if made is not None:        # (the first part holds the entry check: its own)
+            pname, args, emit = made
+            parts.append(Part(pname, args, rets))
+            if emit is not None:
+                fparams, fbody, fouts = emit
+                lines.append(_decorator(fbody))
+                lines.append(f"def {pname}({', '.join(fparams)}):")
+                body, own = em.render(len(lines) + 1, lines=fbody)
+                lines.extend(body)
+                owners.update(own)
+                lines.append(f"    return {_tuple(fouts)}")
+                lines.extend(["", ""])
+            continue
         parts.append(Part(pname, args, rets))
         lines.append(_decorator(em.lines[b:e]))
         lines.append(f"def {pname}({', '.join(args)}):")
@@ -467,7 +492,7 @@ def _all_values(graph):
 
 _NAME = re.compile(r"(?<![\w.])v[a-z]+\b")
 _STRING = re.compile(r'"[^"]*"')
-_DEF = re.compile(r"^(v[a-z]+) = ")
+_DEF = re.compile(r"^((?:v[a-z]+, )*v[a-z]+),? = ")   # (a call of an outlined loop: a tuple)
 
 
 def _names_in(text):
@@ -492,8 +517,9 @@ def _defs(em, b, e):
     out = []
     for k in range(b, e):
         m = _DEF.match(em.lines[k][1])
-        if m and m.group(1) not in out:
-            out.append(m.group(1))
+        for n in m.group(1).split(", ") if m else ():
+            if n not in out:
+                out.append(n)
     return out
 
 
@@ -531,8 +557,11 @@ def _caller(graph, params, parts, outs, shared):
     for k, v in enumerate(graph.outputs):
         if not v.aval.shape:
             conv[k] = f"c{k}"
+    callees = [p.name for p in parts]
+    if len(set(callees)) < len(callees):    # a function called by several parts: one per use
+        callees = [f"{p.name}_use{j + 1}" for j, p in enumerate(parts)]
     lines = ["def make_call(kernels, consts, normalize, convert, failed):",
-             f"    {''.join(p.name + ', ' for p in parts)}= kernels"]
+             f"    {''.join(c + ', ' for c in callees)}= kernels"]
     if cs:
         lines.append(f"    {''.join(c + ', ' for c in cs)}= consts")
     if conv:
@@ -545,7 +574,7 @@ def _caller(graph, params, parts, outs, shared):
     last = {n: j for j, p in enumerate(parts) for n in p.args}
     for j, p in enumerate(parts):
         target = "r" if p.rets is None else "".join(r + ", " for r in p.rets) or "_"
-        seq.append(f"{target} = {p.name}({', '.join(p.args)})")
+        seq.append(f"{target} = {callees[j]}({', '.join(p.args)})")
         dead = [n for n in p.args if last[n] == j and n not in kept and n not in params]
         if dead:
             seq.append(f"del {', '.join(dead)}")

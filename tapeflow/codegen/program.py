@@ -25,6 +25,7 @@ import logging
 import re
 import threading
 import warnings
+from collections import Counter
 
 import numba
 import numba.core.errors as nerr
@@ -122,18 +123,18 @@ def compile_graph(graph, name="program", cache_dir=None):
     with _LOCK:       # threads may compile the same program at once: one writes and imports it
         path = cache.write_source(gen.source, gen.func_name, key, cache_dir)
         try:
-            kernels = _compile(gen, path, key, graph)
+            kernels, calls = _compile(gen, path, key, graph)
         except CodegenError:
             # Numba's files may have changed under us (another process deleting a corrupt
             # entry): compile once more from nothing; a second failure is the template's
             cache.forget_module(key)
             cache.purge_compiled(path)
             path = cache.write_source(gen.source, gen.func_name, key, cache_dir)
-            kernels = _compile(gen, path, key, graph)
+            kernels, calls = _compile(gen, path, key, graph)
         mod = cache.import_module(path, key, gen.source)
     convert = [scalar_converter(a) for a in gen.out_avals if not a.shape]
     failed = failure_handler(graph, name)
-    call = mod.make_call(kernels, gen.consts, _normalizer(gen, graph), convert, failed)
+    call = mod.make_call(calls, gen.consts, _normalizer(gen, graph), convert, failed)
     prog = Program(graph, name, gen.source, path, kernels, call)
     prog._failed = failed
     prog.size_classes = gen.size_classes
@@ -154,12 +155,17 @@ def _interpreted(graph, name, reason):
 
 
 def _compile(gen, path, key, graph):
-    """Compile each part for exactly its argument types; later parts take earlier results' types."""
+    """Compile each part for exactly its argument types; later parts take earlier results' types.
+    Returns (the distinct dispatchers, what the caller calls for each part in order)."""
     types = dict(zip(gen.params, _numba_types(gen.param_avals), strict=True))
     kernels = []
+    # a part of one text used with other types (an input, read-only, where another use passes
+    # an intermediate) has an overload per use: each use calls its own, never a choice
+    # between them at the call (writable arrays fit both: Numba calls that ambiguous)
+    calls, shared = [], Counter(p.name for p in gen.parts)
     compiled = False
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), cache.entry_lock(path):
             warnings.simplefilter("ignore", nerr.NumbaWarning)
             mod = cache.import_module(path, key, gen.source)
             if not _compiled_here(mod, gen.parts, dict(types)):
@@ -172,16 +178,20 @@ def _compile(gen, path, key, graph):
                     misses = sum(dispatcher.stats.cache_misses.values())
                     dispatcher.compile(sig)
                     compiled |= sum(dispatcher.stats.cache_misses.values()) > misses
-                    dispatcher.disable_compile()
-                kernels.append(dispatcher)
+                if dispatcher not in kernels:   # (parts of equal text share one: generate.py)
+                    kernels.append(dispatcher)
+                calls.append(dispatcher.overloads[sig].entry_point if shared[part.name] > 1
+                             else dispatcher)
                 if part.rets:
                     ret = dispatcher.overloads[sig].signature.return_type
                     types.update(zip(part.rets, ret.types, strict=True))
+            for dispatcher in kernels:  # every part's types are known: no compile at a call
+                dispatcher.disable_compile()
+            if compiled:     # Numba wrote new files: record their hashes (still holding the entry)
+                cache.record_compiled(path)
     except Exception as e:   # noqa: BLE001 - any failure here is a template bug
         raise _codegen_error(e, gen, path, graph) from None
-    if compiled:     # Numba wrote new files: record their hashes
-        cache.record_compiled(path)
-    return kernels
+    return kernels, calls
 
 
 def _compiled_here(mod, parts, types):

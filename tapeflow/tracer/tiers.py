@@ -224,7 +224,7 @@ def _on_disk(graph, name, key=None):
     stem = "_".join(key)
     folder = cache.cache_dir(_cache_dir())
     try:
-        index = os.listdir(os.path.join(folder, "__pycache__"))
+        index = os.listdir(cache.numba_folder(folder))
     except OSError:
         return False
     return os.path.exists(os.path.join(folder, stem + ".py")) and any(

@@ -40,8 +40,9 @@ PROBE = textwrap.dedent("""
 def _probe(tmp_path, folder, env=None):
     script = tmp_path / "probe.py"
     script.write_text(PROBE.format(tests=os.path.join(ROOT, "tests")))
-    e = dict(os.environ, PYTHONPATH=ROOT, **(env or {}))
+    e = dict(os.environ, PYTHONPATH=ROOT)
     e.pop("NUMBA_CACHE_DIR", None)
+    e.update(env or {})
     out = subprocess.run([sys.executable, str(script), str(folder)], env=e, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
@@ -171,7 +172,31 @@ def test_a_new_directory_is_private(tmp_path):
     assert prog.cache_path.startswith(str(tmp_path / "new" / "cache"))
 
 
-def test_four_processes_compiling_one_program_at_once_agree(tmp_path):
+def test_with_numba_cache_dir_set_the_files_are_found_there_checked_and_loaded(tmp_path):
+    """$NUMBA_CACHE_DIR moves Numba's files out of the cache's ``__pycache__``: the cache finds
+    them where Numba put them, so they are hashed, checked and loaded as before."""
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    first = _probe(tmp_path, tmp_path / "cache", env)
+    assert first["cache_misses"] > 0 and not first["warnings"]
+    assert not (tmp_path / "cache" / "__pycache__").exists()
+    again = _probe(tmp_path, tmp_path / "cache", env)
+    assert again["cache_misses"] == 0 and again["cache_hits"] > 0 and not again["warnings"]
+    stem = os.path.basename(first["path"])[:-3]     # (the package's helpers cache there too)
+    nbc = [os.path.join(d, n) for d, _, names in os.walk(tmp_path / "numba") for n in names
+           if n.startswith(stem) and n.endswith(".nbc")]
+    with open(nbc[0], "r+b") as f:
+        data = bytearray(f.read())
+        data[len(data) // 2] ^= 0x5A
+        f.seek(0)
+        f.write(data)
+    r = _probe(tmp_path, tmp_path / "cache", env)
+    assert r["value"] == first["value"] and r["cache_misses"] > 0
+    assert len(r["warnings"]) == 1 and "corrupt" in r["warnings"][0]
+
+
+def test_four_processes_compiling_one_program_at_once_take_turns(tmp_path):
+    """One compiles; the others wait for it and load what it wrote (none compiles it again or
+    takes its half-recorded files for corrupt)."""
     script = tmp_path / "probe.py"
     script.write_text(PROBE.format(tests=os.path.join(ROOT, "tests")))
     e = dict(os.environ, PYTHONPATH=ROOT)
@@ -185,6 +210,8 @@ def test_four_processes_compiling_one_program_at_once_agree(tmp_path):
         assert p.returncode == 0, err[-3000:]
         results.append(json.loads(out.strip().split("\n")[-1]))
     assert all(r["value"] == results[0]["value"] for r in results)
+    assert [r["cache_misses"] > 0 for r in results].count(True) == 1
+    assert not any(r["warnings"] for r in results)
     after = _probe(tmp_path, folder)     # what they left is a valid, verified entry
     assert after["value"] == results[0]["value"] and after["cache_misses"] == 0 and not after["warnings"]
 

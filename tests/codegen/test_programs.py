@@ -214,7 +214,7 @@ def test_large_programs_are_cut_into_parts():
     gen = generate(g, "parts")
     assert len(gen.parts) > 1
     prog = compile_graph(g, "parts")
-    assert len(prog.kernels) == len(gen.parts)
+    assert len(prog.kernels) == len({p.name for p in gen.parts})    # (equal parts share one)
     _assert_same(prog(*args), run_graph(g, *args), D.float64)
     # compiled again in this process (another graph of the same source: a size class, a
     # specialisation): its parts are found compiled, as the first part's return types say
