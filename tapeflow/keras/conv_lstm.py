@@ -213,6 +213,12 @@ class _ConvLSTM(_CellLayer):
                     TensorShape((shape[0],) + state)]
         return TensorShape(output)
 
+    def compute_mask(self, inputs, mask=None):
+        """Keras': the sequences' mask with ``return_sequences``, None for the two states."""
+        mask = mask[0] if isinstance(mask, (list, tuple)) else mask
+        out = mask if self.return_sequences else None
+        return [out, None, None] if self.return_state else out
+
     def get_config(self):
         config = {**super().get_config(), "activity_regularizer":
                   regularizers_module.serialize(getattr(self, "activity_regularizer", None))}

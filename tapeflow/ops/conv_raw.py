@@ -2,9 +2,9 @@
 Conv op), ``tf.conv2d_backprop_filter_v2``/``input_v2`` (the backprops taking the tensor
 whose shape they rebuild) and ``tf.extract_volume_patches``, on the ops of ir/defs/conv.py.
 
-``tf.conv`` is Conv2D or Conv3D with its leading ``batch_dims`` folded into one (what
-TensorFlow's CPU kernel does); TensorFlow registers no gradient for its Conv op, while here
-the gradient is Conv2D's. The V2 backprops are the backprop ops with that tensor as their
+``tf.conv`` is the generic Conv op (ir/defs/conv_raw.py: Conv2D or Conv3D with the leading
+``batch_dims`` folded into one, as TensorFlow's CPU kernel does), without a gradient as in
+TensorFlow. The V2 backprops are the backprop ops with that tensor as their
 ``like`` input (TensorFlow 2.21's CPU build has no kernel for them: it raises NotFoundError,
 the values here are those of the op's definition). Volume patches are strided slices of
 the padded input, one per window offset, side by side in the depth.
@@ -56,25 +56,13 @@ def conv(input, filter, strides, padding, explicit_paddings=[], data_format="CHA
         raise UnimplementedError("Grouped/Depthwise Convolutions are not supported yet.")
     s = _ints(strides, "strides", n + 2)
     d = _ints(dilations, "dilations", n + 2) if len(dilations) else [1] * (n + 2)
-    if padding == "EXPLICIT":
-        ex = _ints(explicit_paddings, "explicit_paddings")
-        if len(ex) != 2 * (n + 2):
-            raise InvalidArgumentError(f"explicit_paddings attribute must contain {2 * (n + 2)} "
-                                       f"values, but got: {len(ex)}")
-        if n == 3:
-            raise InvalidArgumentError("Conv3D has no explicit padding (TensorFlow's CPU "
-                                       "kernel aborts on it)")
-        pad = [ex[2 * i:2 * i + 2] for i in range(n + 2)]
-    else:
-        if len(explicit_paddings):
-            raise InvalidArgumentError("explicit_paddings attribute must be empty if the "
-                                       "padding attribute is not EXPLICIT")
-        pad = padding
-    lead = list(x.shape[:b])
-    folded = array.reshape(x, [-1] + list(x.shape[b:])) if b != 1 else x
-    y = apply("Conv2D" if n == 2 else "Conv3D", [folded, filter],
-              _conv_attrs(n, s, pad, d, False, explicit=n == 2))
-    return array.reshape(y, lead + list(y.shape[1:])) if b != 1 else y
+    ex = _ints(explicit_paddings, "explicit_paddings")
+    if padding == "EXPLICIT" and len(ex) != 2 * (n + 2):
+        raise InvalidArgumentError(f"explicit_paddings attribute must contain {2 * (n + 2)} "
+                                   f"values, but got: {len(ex)}")
+    attrs = {"strides": tuple(s), "padding": padding, "explicit_paddings": tuple(ex),
+             "dilations": tuple(d), "batch_dims": b}
+    return apply("Conv", [x, _tensor(filter)], attrs)
 
 
 def _backprop_v2(op, what, input, filter, out_backprop, strides, padding, explicit_paddings,

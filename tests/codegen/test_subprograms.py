@@ -90,7 +90,8 @@ def test_a_short_program_stays_one_function():
 
 
 @pytest.mark.slow
-def test_a_second_order_networks_steps_are_shared_and_match_eager():
+def test_a_second_order_networks_steps_are_shared_and_match_eager(monkeypatch):
+    monkeypatch.setattr(gen_module, "STEP_LINES", 160)
     src = _compiled_matches_eager(pinn_step, _args())
     uses = _uses(src)
     assert uses, "a long program runs step by step"

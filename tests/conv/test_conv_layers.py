@@ -94,6 +94,7 @@ def test_conv_lstm_config_states_saving_and_gradients(tmp_path):
     assert config["recurrent_initializer"]["class_name"] == "Orthogonal"
     out = layer(np.ones([1, 3, 5, 5, 1], "float32"))
     assert [tuple(o.shape) for o in out] == [(1, 3, 3, 2)] * 3
+    assert layer.compute_mask(None, tf.ones([1, 3], tf.bool)) == [None, None, None]
     assert [w.shape for w in layer.get_weights()] == [(3, 3, 1, 8), (3, 3, 2, 8), (8,)]
     assert layer.get_weights()[2].tolist() == [0, 0, 1, 1, 0, 0, 0, 0]   # unit_forget_bias
     with pytest.raises(ValueError, match="`strides > 1` is not compatible with `dilation_rate"):
