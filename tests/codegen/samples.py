@@ -241,6 +241,10 @@ def extra_samples():
                {"k": 3, "sorted": True, "index_type": D.int64}),
         Sample("InTopKV2", [np.array([[0.1, 0.9, 0.5], [0.2, NAN, 0.6], [1.0, 1.0, 1.0]], np.float32),
                             np.array([1, 0, 2], np.int32)], {"k": 1}),
+        # Bitcast (issue 29): wider, narrower and same-size types
+        Sample("Bitcast", [f], {"type": D.int32}), Sample("Bitcast", [i32], {"type": D.uint8}),
+        Sample("Bitcast", [i8], {"type": D.int32}),
+        Sample("ParallelConcat", [i32[:1], i32[2:]], {"shape": (2, 4)}),
     ]
     return out + random_samples()
 

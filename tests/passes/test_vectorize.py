@@ -46,6 +46,7 @@ CASES["NotDifferentiable"] = [Case(fn, args) for fn, args in [
      + tf.cast(tf.truncatemod(tf.cast(10.0 * x, tf.int32), 4), tf.float64)
      + tf.cast(tf.truncatediv(tf.cast(10.0 * x, tf.int32), 3), tf.float64)
      + tf.cast(tf.math.in_top_k(tf.constant([0, 2]), x, 2), tf.float64)[:, None], [R.uniform(-1, 1, (2, 3))]),
+    (lambda x: x + tf.cast(tf.bitcast(x, tf.int32)[..., 1], tf.float64), [R.uniform(-1, 1, (2, 3))]),
     # the run-time checks (ops/debug.py)
     (lambda x: (debug.Assert(tf.reduce_all(x > -5.0), [x, "x"]), debug.check_numerics(x, "x") * x)[1]
      + x * tf.random.stateless_normal([2, 3], seed=tf.cast(tf.reduce_sum(x * 0.0) + 1.0, tf.int32)
@@ -212,6 +213,17 @@ def test_print_in_a_vectorized_program_prints_the_stacked_values(capsys):
     np.testing.assert_array_equal(run_graph(vec.graph, x)[0], 2 * x)
     assert capsys.readouterr().out == "x: [[0 1]\n [2 3]\n [4 5]]\n"
     COVERED.add("PrintV2")
+
+
+def test_parallel_concat_rule_equals_the_loop():
+    """ParallelConcat (tf.parallel_stack) has no gradient, TF's LookupError: its graph is checked
+    without a reverse graph."""
+    rng = np.random.default_rng(11)
+    args = [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (2, 3))]
+    graph = trace(lambda x, y: tf.parallel_stack([x, y * 2.0]), args)
+    for flags in flag_sets(2):
+        vec = check(graph, args, flags, rng)
+        COVERED.update({n.op for n in graph.nodes} - set(vec.fallbacks))
 
 
 # A stateless random op given a batched seed needs one stream per row: its rule takes the loop
