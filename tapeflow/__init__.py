@@ -37,6 +37,7 @@ from .ops.debug import (Assert, assert_equal, assert_greater, assert_less,  # no
 from .ops.io import print  # noqa: F401,A001
 from .ops.tensor_array import TensorArray  # noqa: F401
 from .ops.py_function import numpy_function, py_function  # noqa: F401
+from .ops.samplers import random_index_shuffle  # noqa: F401  (tf.random_index_shuffle)
 from .ops.conv import batch_to_space, space_to_batch  # noqa: F401  (tf.batch_to_space, tf.space_to_batch)
 from .ops.dilated import required_space_to_batch_paddings, space_to_batch_nd  # noqa: F401
 from .ops.conv_raw import *  # noqa: F401,F403  (tf.conv, the V2 backprops, volume patches)
@@ -75,8 +76,17 @@ from .gradient_wrappers import grad_pass_through, recompute_grad  # noqa: E402,F
 from .ops.indexed_slices import IndexedSlices, IndexedSlicesSpec  # noqa: E402,F401
 from .runtime.type_spec import TypeSpec  # noqa: E402,F401
 from .runtime.conversions import register_tensor_conversion_function  # noqa: E402,F401
+from .runtime.variable_policy import (VariableAggregation, VariableSynchronization,  # noqa: E402,F401
+                                      variable_creator_scope)
+from .type_specs import TensorArraySpec, type_spec_from_value  # noqa: E402,F401
+from .ops.debug import guarantee_const  # noqa: E402,F401
 from .ops.data_dependent import *  # noqa: E402,F401,F403
 from .ops.data_dependent import where_indices as _where_indices  # noqa: E402
+from .ops.approx_top_k import approx_top_k  # noqa: E402,F401
+from .ops.strided_slice_masks import strided_slice  # noqa: E402,F401
+from .ops.bitcast import bitcast  # noqa: E402,F401
+from .ops.parallel_stack import parallel_stack  # noqa: E402,F401
+from .ops.linalg_extra import sqrtm as matrix_square_root  # noqa: E402,F401  (tf.matrix_square_root)
 from .ops.math import where as _where_select  # noqa: E402
 
 

@@ -11,3 +11,6 @@ from .ops.composites import (accumulate_n, count_nonzero, is_non_decreasing,  # 
                              unsorted_segment_sqrt_n, zero_fraction)
 from .ops.counting import *  # noqa: F401,F403
 from .ops.nn import l2_normalize, softmax  # noqa: F401  (TF lists these in tf.math too)
+from .ops.segment import *  # noqa: F401,F403  (segment max, min and product)
+from .ops.approx_top_k import approx_max_k, approx_min_k  # noqa: F401,E402
+from .ops.sobol import sobol_sample  # noqa: F401,E402

@@ -153,3 +153,11 @@ from .ops.random import (Algorithm, Generator, create_rng_state, fold_in,  # noq
 __all__ = __all__ + ["Algorithm", "Generator", "create_rng_state", "fold_in",
                      "get_global_generator", "set_global_generator", "split", "stateless_normal",
                      "stateless_truncated_normal", "stateless_uniform"]
+
+# TensorFlow's stateless samplers, its values bit for bit (ops/samplers.py)
+from .ops.samplers import (stateless_binomial, stateless_categorical,  # noqa: E402,F401
+                           stateless_gamma, stateless_parameterized_truncated_normal,
+                           stateless_poisson)
+
+__all__ = __all__ + ["stateless_binomial", "stateless_categorical", "stateless_gamma",
+                     "stateless_parameterized_truncated_normal", "stateless_poisson"]

@@ -34,7 +34,8 @@ LAYERS = [
     ("keras", ["tapeflow.keras"]),
     ("namespaces", ["tapeflow", "tapeflow.math", "tapeflow.nn", "tapeflow.linalg",
                     "tapeflow.debugging", "tapeflow.config", "tapeflow.dtypes",
-                    "tapeflow.autograph", "tapeflow.testing", "tapeflow.train", "tapeflow.nest", "tapeflow.test", "tapeflow.gradient_wrappers"]),
+                    "tapeflow.autograph", "tapeflow.testing", "tapeflow.train", "tapeflow.nest", "tapeflow.test", "tapeflow.gradient_wrappers",
+                    "tapeflow.type_specs"]),
     ("distribute", ["tapeflow.distribute"]),
     ("cli", ["tapeflow.cli", "tapeflow.__main__"]),
 ]

@@ -176,13 +176,29 @@ class Plan:
                 continue
             needed.add(idx)
             stack.extend(i for i in entries[idx].input_ids if i in tensor_op)
-        self.order = _tf_order(entries, needed, tensor_op, target_ids)
+        self.order = [entries[i] for i in sorted(needed, reverse=True)]
+        self._needed, self._tf_rank = needed, None
         # Untracked tensors that reachable ops consume: TensorFlow deletes gradients that
         # reach them, so an unwatched source gets None even when it is an op input.
         self.consumed_untracked = {i for e in self.order for i in e.input_ids if i not in tensor_op}
         self.tensor_op = dict(tensor_op)
         self.entries = entries
         self.target_ids = list(target_ids)
+
+    def tf_rank(self):
+        """{id(entry): its place in TensorFlow's order}: the order several IndexedSlices of one
+        tensor are concatenated in (the dense sums keep the sweep's order)."""
+        if self._tf_rank is None:
+            order = _tf_order(self.entries, self._needed, self.tensor_op, self.target_ids)
+            self._tf_rank = {id(e): k for k, e in enumerate(order)}
+        return self._tf_rank
+
+    def _combine(self, gl, ranks):
+        if len(gl) == 1:
+            return gl[0]
+        if all(isinstance(g, IndexedSlices) for g in gl):    # concatenated: TF's order
+            gl = [g for _, g in sorted(zip(ranks, gl), key=lambda p: p[0])]
+        return add_n(gl)
 
     def target_aval(self, tid):
         idx = self.tensor_op.get(tid, -1)
@@ -198,16 +214,18 @@ class Plan:
         {id: aval} of sources that are also targets. ``keep_slices``: a source's gradient may
         be an IndexedSlices (what ``tape.gradient`` returns); else it is densified.
         """
-        grads = {}
+        grads, ranks = {}, {}   # tensor id -> its gradients; where each came from (tf_rank)
         for tid, seed in zip(self.target_ids, seeds, strict=True):
             if seed is not None:
                 grads.setdefault(tid, []).append(seed)
+                ranks.setdefault(tid, []).append(-1)
                 continue
             aval = self.target_aval(tid)
             if aval is None:
                 aval = source_targets.get(tid)
             if aval is not None:
                 grads.setdefault(tid, []).append(ones(aval))
+                ranks.setdefault(tid, []).append(-1)
         source_ids = {s for s in sources}
         tensor_op = self.tensor_op
         lines = getattr(_FORWARD, "lines", None)
@@ -221,11 +239,11 @@ class Plan:
                 gl = grads.get(o)
                 if gl:
                     any_grad = True
-                    g = gl[0] if len(gl) == 1 else add_n(gl)
+                    g = self._combine(gl, ranks[o])
                     if o in source_ids:
-                        grads[o] = [g]
+                        grads[o], ranks[o] = [g], [-1]
                     else:
-                        del grads[o]
+                        del grads[o], ranks[o]
                     out_grads.append(g)
                 else:
                     out_grads.append(None)
@@ -245,10 +263,12 @@ class Plan:
                     continue
                 if isinstance(g, IndexedSlices):
                     grads.setdefault(iid, []).append(g)
+                    ranks.setdefault(iid, []).append(self.tf_rank()[id(e)])
                 else:
                     if not isinstance(g, Tensor) and not hasattr(g, "aval"):
                         g = convert_to_tensor(g, dtype_hint=av.dtype)
                     grads.setdefault(iid, []).append(unbroadcast(g, av.shape))
+                    ranks.setdefault(iid, []).append(0)     # dense: summed in this order
                 if trace is not None and iid in source_ids:
                     source_lines[iid] = lines.get(e.output_ids[0])
             if trace is not None:
@@ -257,7 +277,7 @@ class Plan:
         for s in sources:
             gl = None if s in self.consumed_untracked else grads.get(s)
             start = len(trace.graph.nodes) if trace is not None else 0
-            out[s] = None if not gl else (gl[0] if len(gl) == 1 else add_n(gl))
+            out[s] = None if not gl else self._combine(gl, ranks[s])
             if not keep_slices:
                 out[s] = dense(out[s])
             if trace is not None:

@@ -210,6 +210,14 @@ from ..runtime.philox import from_words as philox_from_words, uniform as philox_
 from ..runtime.philox import key_counter as philox_key_counter  # noqa: E402,F401
 from ..runtime.philox import truncated_normal as philox_truncated_normal  # noqa: E402,F401
 from ..runtime.philox import uniform_int as philox_uniform_int  # noqa: E402,F401
+from ..runtime.philox_samplers import binomial as philox_binomial  # noqa: E402,F401
+from ..runtime.philox_samplers import binomial_plan as philox_binomial_plan  # noqa: E402,F401
+from ..runtime.philox_samplers import gamma as philox_gamma  # noqa: E402,F401
+from ..runtime.philox_samplers import index_shuffle as philox_index_shuffle  # noqa: E402,F401
+from ..runtime.philox_samplers import multinomial as philox_multinomial  # noqa: E402,F401
+from ..runtime.philox_samplers import poisson as philox_poisson  # noqa: E402,F401
+from ..runtime.philox_samplers import (  # noqa: E402,F401
+    parameterized_truncated_normal as philox_parameterized_truncated_normal)
 from ..runtime.kernels.fractional_pool import pooling_sequence as fractional_sequence  # noqa: E402,F401
 from .conv_loops import (conv_direct, conv_filter_gemm, conv_gemm, conv_input_gemm,  # noqa: E402,F401
                          pool_avg, pool_max, pool_max_grad)  # (generated code calls rt.conv_*, rt.pool_*)

@@ -265,6 +265,18 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     return apply("GatherV2", [params, indices], {"axis": axis, "batch_dims": int(batch_dims)})
 
 
+def list_rows(params, indices) -> Tensor:
+    """Rows of ``params`` at ``indices`` as a TensorArray/TensorList reads them: the values of
+    ``gather``, but a dense gradient (TensorFlow's list ops), not gather's IndexedSlices. The
+    GatherV2's axis is written ``-rank``: TensorFlow's gather rule slices only a literal 0."""
+    if not isinstance(params, (Tensor, Variable)) and not hasattr(params, "aval"):
+        params = convert_to_tensor(params)
+    rank = params.shape.rank
+    if not rank:
+        return gather(params, indices)
+    return apply("GatherV2", [params, indices], {"axis": -rank, "batch_dims": 0})
+
+
 _BAD_INDEX = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
               "tf.int32/tf.int64 tensors are valid indices, got {!r}")
 
@@ -334,7 +346,10 @@ def getitem(x, key):
         negative = apply("Less", [k, wrap(np.asarray(0, np.int32))])
         wrapped = _dims.add(k, _dims.dim(_dims.shape_of(y), axis))     # k + the axis' size
         k = apply("SelectV2", [negative, wrapped, k])
-        y = apply("GatherV2", [y, k], {"axis": axis, "batch_dims": 0})
+        # TF's x[t] is a strided slice (a dense gradient): the axis written from the end, as
+        # list_rows (gather's IndexedSlices rule is for a literal 0)
+        rank = y.shape.rank
+        y = apply("GatherV2", [y, k], {"axis": axis - rank if rank else axis, "batch_dims": 0})
     return y
 
 

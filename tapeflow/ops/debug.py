@@ -542,6 +542,17 @@ def is_numeric_tensor(tensor) -> bool:
     return bool(is_tensor and (tensor.dtype.is_floating or tensor.dtype.is_integer))
 
 
+def guarantee_const(input, name=None) -> Tensor:  # noqa: A002
+    """``input``, promised constant (TensorFlow's ``GuaranteeConst``: a hint to its graph
+    optimizer, deprecated there). Like TensorFlow, no gradient goes through it: a tape
+    asked to differentiate it raises LookupError.
+
+    >>> tf.guarantee_const(tf.constant([1.0, 2.0]))
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    """
+    return apply("GuaranteeConst", [input])
+
+
 def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int = 50) -> None:
     """Check every op's floating outputs for NaN and infinity from now on: the first op to
     make one raises InvalidArgumentError naming it, its inputs and the user's line, eagerly,
@@ -573,3 +584,4 @@ __all__ = ["check_numerics", "assert_all_finite", "Assert", "assert_equal", "ass
            "assert_near", "assert_shapes", "assert_rank", "assert_rank_at_least", "assert_rank_in", "assert_scalar",
            "assert_type", "assert_integer", "assert_same_float_dtype", "assert_proper_iterable",
            "is_numeric_tensor", "enable_check_numerics", "disable_check_numerics"]
+# guarantee_const is tf.guarantee_const only (not in tf.debugging): tapeflow/__init__.py

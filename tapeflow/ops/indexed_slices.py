@@ -85,6 +85,11 @@ class IndexedSlices:
     def graph(self):
         return self._values.graph
 
+    def _with_values(self, fn):
+        """The same slices with ``fn(values)``: how tf.identity, tf.cast, tf.stop_gradient and
+        tf.math.scalar_mul treat an IndexedSlices (TensorFlow's dispatch for it)."""
+        return IndexedSlices(fn(self._values), self._indices, self._dense_shape)
+
     def __neg__(self):
         return IndexedSlices(math.negative(self._values), self._indices, self._dense_shape)
 

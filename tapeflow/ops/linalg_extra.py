@@ -210,6 +210,8 @@ def global_norm(t_list, name=None) -> Tensor:
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
     values = [_tensor(t.values if isinstance(t, IndexedSlices) else t)   # TensorFlow's: the values
               for t in t_list if t is not None]
+    if not values:      # TensorFlow: the sum of an empty float32 stack
+        return _tensor(0.0)
     half_squared = reduce.reduce_sum(array.stack([l2_loss(v) for v in values]))
     return math.sqrt(half_squared * math.constant_like(2.0, half_squared))
 

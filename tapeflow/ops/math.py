@@ -36,6 +36,8 @@ def identity(input, name=None) -> Tensor:
     >>> tf.identity(tf.constant([1.0, 2.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
     """
+    if hasattr(input, "_with_values"):    # an IndexedSlices: TF's dispatch maps its values
+        return input._with_values(identity)
     return apply("Identity", [input])
 
 
@@ -55,6 +57,8 @@ def stop_gradient(input, name=None) -> Tensor:
     >>> tape.gradient(y, x)
     <tf.Tensor: shape=(), dtype=float32, numpy=3.0>
     """
+    if hasattr(input, "_with_values"):    # an IndexedSlices: TF's dispatch maps its values
+        return input._with_values(stop_gradient)
     return apply("StopGradient", [input])
 
 
@@ -67,6 +71,8 @@ def cast(x, dtype, name=None) -> Tensor | Variable:
     <tf.Tensor: shape=(2,), dtype=int32, numpy=array([ 1, -2], dtype=int32)>
     """
     dtype = D.as_dtype(dtype)
+    if hasattr(x, "_with_values"):    # an IndexedSlices: TF's dispatch maps its values
+        return x._with_values(lambda v: cast(v, dtype))
     if isinstance(x, (Tensor, Variable)) and x.dtype == dtype:
         return x
     x = _tensor(x)
@@ -110,6 +116,8 @@ def scalar_mul(scalar, x, name=None) -> Tensor:
     >>> tf.math.scalar_mul(2.0, tf.constant([1.0, 2.0]))
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
     """
+    if hasattr(x, "_with_values"):    # an IndexedSlices: TensorFlow scales its values
+        return x._with_values(lambda v: scalar_mul(scalar, v))
     scalar = convert_to_tensor(scalar, dtype=x.dtype)
     if scalar.ndim != 0:
         raise ValueError(f"The input scalar must be a 0-D value. Received shape {scalar.shape}.")

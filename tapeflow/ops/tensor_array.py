@@ -298,7 +298,7 @@ class TensorArray:
             return ragged_list.get_item(ta._buf, ta._shapes, at, ta._es)
         if i is None or i < 0:
             return tensor_list_get_item(ta._buf, at)
-        return array.gather(ta._buf, i)
+        return array.list_rows(ta._buf, i)
 
     def stack(self, name=None) -> Tensor:
         if not self._graph:
@@ -321,7 +321,7 @@ class TensorArray:
         ta = self._listed()
         if ta._shapes is not None:
             return ragged_list.gather(ta._buf, ta._shapes, indices, ta._es)
-        return array.gather(ta._buf, indices)
+        return array.list_rows(ta._buf, indices)
 
     def concat(self, name=None) -> Tensor:
         if not self._graph:
@@ -353,7 +353,7 @@ class TensorArray:
         if self._graph:
             return self.scatter(list(range(k)), value)
         for i in range(k):      # TensorFlow's eager unstack neither checks nor merges shapes
-            self._write(i, array.gather(value, i), check=False)
+            self._write(i, array.list_rows(value, i), check=False)
         return self
 
     def scatter(self, indices, value, name=None) -> TensorArray:
@@ -371,7 +371,7 @@ class TensorArray:
                                        f"{value.shape[0]} values")
         out = self
         for j, i in enumerate(idx):
-            out = out.write(i, array.gather(value, j))
+            out = out.write(i, array.list_rows(value, j))
         return out
 
     def split(self, value, lengths, name=None) -> TensorArray:

@@ -7,6 +7,7 @@ yields a fresh Tensor, recorded on the tapes that watch the variable.
 """
 from __future__ import annotations
 
+import inspect
 import itertools
 from collections.abc import Sequence
 
@@ -17,6 +18,7 @@ from ..ir import dtypes as D
 from ..ir.opdef import AVal
 from .recorder import STATE, Entry, current_trace
 from . import conversions as _conversions
+from . import variable_policy as _policy
 from .registry import GRADS
 from .stack import current_name_scope
 from .tensor_shape import TensorShape
@@ -199,15 +201,32 @@ def wrap(array):
     return Tensor(array)
 
 
-class Variable(_Operators):
+class _VariableType(type):
+    """``tf.Variable(...)`` runs through the creators of the enclosing
+    ``tf.variable_creator_scope``s (none: straight to ``__init__``)."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is not Variable or not _policy.creators():
+            return super().__call__(*args, **kwargs)
+        bound = _VARIABLE_ARGS.bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        kw = dict(_policy.TF_ONLY_DEFAULTS)
+        kw.update((k, v) for k, v in bound.arguments.items() if k != "self")
+        return _policy.run_creators(lambda **k: type.__call__(cls, **k), kw)
+
+
+class Variable(_Operators, metaclass=_VariableType):
     """Mutable state; trainable variables are watched automatically by tapes that read them.
 
     Args:
       initial_value: a value convertible to a tensor (or a callable returning one).
-      trainable: watched by tapes that read it (and listed in ``trainable_variables``).
+      trainable: watched by tapes that read it (and listed in ``trainable_variables``); by
+        default True, False for ``synchronization=ON_READ``.
       name: its name (TensorFlow's ``name:0`` form).
       dtype: convert ``initial_value`` to this dtype.
       shape: the variable's shape (checked against the initial value).
+      aggregation, synchronization: TensorFlow's distribution policy
+        (``tf.VariableAggregation``, ``tf.VariableSynchronization``), recorded on the variable.
 
     >>> v = tf.Variable([1.0, 2.0], name="v")
     >>> v
@@ -220,11 +239,18 @@ class Variable(_Operators):
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([4., 6.], dtype=float32)>
     """
 
-    __slots__ = ("_value", "_id", "_trainable", "_name", "__weakref__")
+    __slots__ = ("_value", "_id", "_trainable", "_name", "_aggregation", "_synchronization",
+                 "__weakref__")
 
-    def __init__(self, initial_value=None, trainable: bool = True, name: str | None = None,
+    def __init__(self, initial_value=None, trainable: bool | None = None, name: str | None = None,
                  dtype: D.DType | str | None = None,
-                 shape: Sequence[int | None] | None = None) -> None:
+                 shape: Sequence[int | None] | None = None,
+                 aggregation=_policy.VariableAggregation.NONE,
+                 synchronization=_policy.VariableSynchronization.AUTO) -> None:
+        synchronization = _policy.as_synchronization(synchronization)
+        aggregation = _policy.as_aggregation(aggregation)
+        if trainable is None:
+            trainable = synchronization is not _policy.VariableSynchronization.ON_READ
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if callable(initial_value):
@@ -241,6 +267,7 @@ class Variable(_Operators):
             self._value.flags.writeable = False
         self._id = _next_id()
         self._trainable = bool(trainable)
+        self._aggregation, self._synchronization = aggregation, synchronization
         self._name = current_name_scope() + (name or "Variable")
         ctx = current_trace()
         if ctx is not None:
@@ -253,6 +280,14 @@ class Variable(_Operators):
     @property
     def trainable(self):
         return self._trainable
+
+    @property
+    def aggregation(self):
+        return self._aggregation
+
+    @property
+    def synchronization(self):
+        return self._synchronization
 
     @property
     def shape(self):
@@ -433,6 +468,8 @@ class _UnreadVariable(Variable):
                       lambda self, v: setattr(self._var, "_value", v))
     _id = property(lambda self: self._var._id)
     _trainable = property(lambda self: self._var._trainable)
+    _aggregation = property(lambda self: self._var._aggregation)
+    _synchronization = property(lambda self: self._var._synchronization)
     _name = property(lambda self: self._var._name)
 
     def __repr__(self):
@@ -513,7 +550,8 @@ def _python_array(value, dtype):
 
 
 def _contains_tensor(seq):
-    return any(isinstance(x, (Tensor, Variable)) or (isinstance(x, (list, tuple)) and _contains_tensor(x))
+    return any(isinstance(x, (Tensor, Variable)) or hasattr(x, "aval")   # aval: a traced tensor
+               or (isinstance(x, (list, tuple)) and _contains_tensor(x))
                for x in seq)
 
 
@@ -575,6 +613,9 @@ def convert_to_tensor(value, dtype: D.DType | str | None = None,
         except TypeError:
             pass
     return wrap(_python_array(value, dtype))
+
+
+_VARIABLE_ARGS = inspect.signature(Variable.__init__)
 
 
 def _registered(fns, value, dtype, dtype_hint, name):

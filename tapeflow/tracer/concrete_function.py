@@ -255,10 +255,15 @@ class ConcreteFunction:
         with self._lock:
             return self._build_joint(wrt)
 
-    def _build_joint(self, wrt=None):
-        if wrt not in self._joint:
-            self._joint[wrt] = vjp_graph(self.graph, wrt)
-        return self._joint[wrt]
+    def _build_joint(self, wrt=None, keep_slices=False):
+        key = (wrt, "slices") if keep_slices else wrt
+        if key not in self._joint:
+            sliced = self._joint.get((wrt, "slices"))
+            if sliced is not None and not sliced.slices:    # no IndexedSlices: the same graph
+                self._joint[key] = sliced
+            else:
+                self._joint[key] = vjp_graph(self.graph, wrt, keep_slices)
+        return self._joint[key]
 
     def tape_pair(self, wrt=None):
         """(forward with residuals, backward, number of residuals), built once per ``wrt``."""
@@ -267,12 +272,13 @@ class ConcreteFunction:
 
     def _build_tape_pair(self, wrt=None):
         if wrt not in self._tape_pair:
-            joint = self._build_joint(wrt)
+            # the tape gets TensorFlow's IndexedSlices from the backward (Joint.slices)
+            joint = self._build_joint(wrt, keep_slices=True)
             # the forward returns its loops' stacks, the backward reads them (keep_stacks)
             graph = keep_stacks(joint.graph, joint.n_forward_nodes)
             fwd_graph, bwd_graph, n_res = split(joint if graph is joint.graph else Joint(
                 graph, joint.n_primals, joint.n_outputs, joint.ct_outputs, joint.grad_inputs,
-                joint.n_forward_nodes))
+                joint.n_forward_nodes, joint.slices))
             fwd = ConcreteFunction(fwd_graph, self.sources, None, len(fwd_graph.outputs), [],
                                    f"{self.name}_forward", jit_compile=self.jit_compile)
             bwd = ConcreteFunction(bwd_graph, None, None, len(bwd_graph.outputs), [],
@@ -325,7 +331,7 @@ class ConcreteFunction:
             out_avals = dict(zip(trainable, op.out_avals, strict=False))
             cts = [_ct(by_output.get(i), out_avals[i]) for i in joint.ct_outputs]
             if all(g is None for g in res_grads):
-                in_grads = backward.call_tensors(list(residuals) + cts)
+                in_grads = joint.gradients(backward.call_tensors(list(residuals) + cts))
                 owner = joint
             else:  # something differentiates the residuals: the gradient of the whole forward
                 if inputs is None:

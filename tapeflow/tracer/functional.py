@@ -16,6 +16,7 @@ from .. import _nest
 from ..ir import dtypes as D
 from ..ops import array, math
 from ..ops.tensor_array import TensorArray
+from ..runtime.recorder import current_trace
 from ..runtime.tensor import TensorShape
 from .context import as_tensor
 from .control import while_loop
@@ -39,6 +40,11 @@ def _rows(elems, what):
 
 
 def _row(flat, index):
+    """Row ``index`` of each: eagerly a list read (TensorFlow's functional ops unstack
+    ``elems`` into a TensorArray: a dense gradient); in a trace the loop compiler's gather at
+    the counter (the While's gradient is dense)."""
+    if current_trace() is None:
+        return [array.list_rows(t, index) for t in flat]
     return [array.gather(t, index) for t in flat]
 
 

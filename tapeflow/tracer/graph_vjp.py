@@ -13,7 +13,8 @@ from ..autodiff.backprop import forward_lines
 from ..autodiff.custom_gradient import GradientCountError
 from ..runtime.interpret import replay
 from ..autodiff.tape import GradientTape
-from ..ops.indexed_slices import dense
+from ..ops.indexed_slices import IndexedSlices, dense
+from ..runtime.tensor import convert_to_tensor
 from .context import TraceContext
 
 
@@ -24,16 +25,30 @@ class Joint:
     ``graph.outputs`` = primal outputs, then one gradient per input in ``grad_inputs``.
     """
 
-    def __init__(self, graph, n_primals, n_outputs, ct_outputs, grad_inputs, n_forward_nodes):
+    def __init__(self, graph, n_primals, n_outputs, ct_outputs, grad_inputs, n_forward_nodes,
+                 slices=None):
         self.graph, self.n_primals, self.n_outputs = graph, n_primals, n_outputs
         self.n_forward_nodes = n_forward_nodes  # graph.nodes[:n] came from the forward replay
         self.ct_outputs = ct_outputs      # indices of outputs that take a cotangent
         self.grad_inputs = grad_inputs    # indices of inputs that have a gradient
+        # k -> (i, j): gradient k is an IndexedSlices, its output the values, its indices and
+        # dense_shape gradient outputs i and j (after the len(grad_inputs) gradients)
+        self.slices = slices or {}
+
+    def gradients(self, outs):
+        """The gradients from the gradient outputs ``outs``, IndexedSlices rebuilt."""
+        n = len(self.grad_inputs)
+        grads = list(outs[:n])
+        for k, (i, j) in self.slices.items():
+            grads[k] = IndexedSlices(grads[k], outs[i], outs[j])
+        return grads
 
 
-def vjp_graph(graph, wrt_mask=None):
+def vjp_graph(graph, wrt_mask=None, keep_slices=False):
     """The Joint of ``graph``: gradients of all float outputs w.r.t. all float inputs (those
-    ``wrt_mask`` marks True, if given: the inputs a tape tracks)."""
+    ``wrt_mask`` marks True, if given: the inputs a tape tracks). With ``keep_slices`` a
+    gradient TensorFlow's backward function returns as an IndexedSlices stays one (three
+    outputs: ``Joint.slices``); else every gradient is dense."""
     ctx = TraceContext()
     with ctx:
         primals = [ctx.input(v.aval) for v in graph.inputs]
@@ -59,17 +74,27 @@ def vjp_graph(graph, wrt_mask=None):
             if isinstance(e.__cause__, GradientCountError):
                 raise e.__cause__ from None
             raise
-        # TensorFlow passes an IndexedSlices out of a function's backward; here it is dense
-        # (one graph output per gradient): docs/omissions.md
-        grads = [dense(gr) for gr in grads]
+        if not keep_slices:
+            grads = [dense(gr) for gr in grads]
+        parts = [(gr.values, convert_to_tensor(gr.indices), convert_to_tensor(gr.dense_shape))
+                 if isinstance(gr, IndexedSlices) else gr for gr in grads]
     g = ctx.graph
     g.outputs = out_values
-    grad_inputs = []
-    for i, gr in zip(wrt, grads, strict=True):
-        if gr is not None:
-            grad_inputs.append(i)
-            g.outputs.append(ctx.value_of(gr))
-    return Joint(g, len(primals), len(outs), ct_outputs, grad_inputs, n_forward_nodes)
+    grad_inputs, extra, slices = [], [], {}
+    for i, gr in zip(wrt, parts, strict=True):
+        if gr is None:
+            continue
+        if isinstance(gr, tuple):      # an IndexedSlices: values here, the rest at the end
+            slices[len(grad_inputs)] = gr[1:]
+            gr = gr[0]
+        grad_inputs.append(i)
+        g.outputs.append(ctx.value_of(gr))
+    n = len(grad_inputs)
+    for k, (indices, shape) in slices.items():
+        slices[k] = (n + len(extra), n + len(extra) + 1)
+        extra += [ctx.value_of(indices), ctx.value_of(shape)]
+    g.outputs += extra
+    return Joint(g, len(primals), len(outs), ct_outputs, grad_inputs, n_forward_nodes, slices)
 
 
 def split(joint):

@@ -241,6 +241,10 @@ def extra_samples():
                {"k": 3, "sorted": True, "index_type": D.int64}),
         Sample("InTopKV2", [np.array([[0.1, 0.9, 0.5], [0.2, NAN, 0.6], [1.0, 1.0, 1.0]], np.float32),
                             np.array([1, 0, 2], np.int32)], {"k": 1}),
+        # Bitcast (issue 29): wider, narrower and same-size types
+        Sample("Bitcast", [f], {"type": D.int32}), Sample("Bitcast", [i32], {"type": D.uint8}),
+        Sample("Bitcast", [i8], {"type": D.int32}),
+        Sample("ParallelConcat", [i32[:1], i32[2:]], {"shape": (2, 4)}),
     ]
     return out + random_samples()
 
@@ -268,4 +272,28 @@ def random_samples():
                {"shape": (2, 2)}),
         Sample("StatelessRandomUniformFullIntV2", [key, ctr], {"shape": (3, 2), "dtype": D.int32}),
         Sample("StatelessRandomUniformFullIntV2", [skey, sctr], {"shape": (3,), "dtype": D.int64}),
+    ] + sampler_samples(key, ctr)
+
+
+def sampler_samples(key, ctr):
+    """The stateless samplers (issue 29): one sample each, compiled as eager."""
+    seed = np.array([1, 2], np.int32)
+    f32 = np.float32
+    return [
+        Sample("StatelessMultinomial", [np.array([[0.5, 1.0, -1.0], [2.0, 0.0, 1.0]], f32), seed],
+               {"num_samples": 4, "output_dtype": D.int64, "threads": 2}),
+        Sample("StatelessRandomGammaV3", [key, ctr, np.array([0.5, 2.5])], {"shape": (3, 2)}),
+        Sample("StatelessRandomPoisson", [np.array([3, 4], np.int64), np.array([2.0, 30.0], f32)],
+               {"shape": (2, 2), "dtype": D.int32}),
+        Sample("StatelessRandomBinomial", [seed, np.array([10.0, 80.0]), np.array([0.3, 0.6])],
+               {"shape": (3, 2), "dtype": D.float32}),
+        Sample("StatelessParameterizedTruncatedNormal",
+               [seed, f32(0.0), f32(1.0), f32(-1.0), f32(3.0)], {"shape": (5,), "threads": 2}),
+        # large enough for TensorFlow to split them between 2 threads (their streams restart)
+        Sample("StatelessMultinomial", [np.linspace(-2.0, 2.0, 1200).reshape(12, 100), seed],
+               {"num_samples": 40, "output_dtype": D.int32, "threads": 2}),
+        Sample("StatelessParameterizedTruncatedNormal",
+               [seed, f32(0.0), f32(1.0), f32(0.5), f32(0.75)], {"shape": (1200,), "threads": 2}),
+        Sample("RandomIndexShuffle", [np.arange(4, dtype=np.int32), np.array([7, 5, 9]), np.int32(3)],
+               {"rounds": 4}),
     ]

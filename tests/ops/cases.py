@@ -27,7 +27,8 @@ def all_cases():
     cases, nondiff = {}, set()
     for fam in ("math", "reduce", "array", "linalg", "nn", "custom", "control", "io", "lists",
                 "special", "scan", "indexing", "sort", "conv", "debug", "random", "morphology",
-                "fractional_pool", "conv_raw"):
+                "fractional_pool", "conv_raw", "segment", "lrn", "isotonic", "bitcast",
+                "parallel_concat", "samplers"):
         try:
             mod = importlib.import_module(f"ops.cases_{fam}")
         except ModuleNotFoundError:

@@ -13,6 +13,7 @@ import pytest
 import tapeflow as tf  # noqa: F401  (registers everything)
 from tapeflow.ops import debug  # the CheckNumerics and Assert ops
 from tapeflow.runtime.kernels.random import OPS as RANDOM_OPS
+from tapeflow.runtime.kernels.samplers import OPS as SAMPLER_OPS
 from tapeflow.ir.graph import verify
 from tapeflow.ir.opdef import AVal
 from tapeflow.passes import vectorize as V
@@ -45,10 +46,20 @@ CASES["NotDifferentiable"] = [Case(fn, args) for fn, args in [
      + tf.cast(tf.truncatemod(tf.cast(10.0 * x, tf.int32), 4), tf.float64)
      + tf.cast(tf.truncatediv(tf.cast(10.0 * x, tf.int32), 3), tf.float64)
      + tf.cast(tf.math.in_top_k(tf.constant([0, 2]), x, 2), tf.float64)[:, None], [R.uniform(-1, 1, (2, 3))]),
+    (lambda x: x + tf.cast(tf.bitcast(x, tf.int32)[..., 1], tf.float64), [R.uniform(-1, 1, (2, 3))]),
     # the run-time checks (ops/debug.py)
     (lambda x: (debug.Assert(tf.reduce_all(x > -5.0), [x, "x"]), debug.check_numerics(x, "x") * x)[1]
      + x * tf.random.stateless_normal([2, 3], seed=tf.cast(tf.reduce_sum(x * 0.0) + 1.0, tf.int32)
                                       * tf.constant([1, 2]), dtype=tf.float64), [R.uniform(-1, 1, (2, 3))]),
+    # the stateless samplers (ops/samplers.py) with batched parameters: their loop
+    (lambda x: tf.random.stateless_gamma([2, 3], [1, 2], alpha=1.5 + x, dtype=tf.float64)
+     + tf.cast(tf.random.stateless_poisson([2, 3], [3, 4], lam=20.0 + 10.0 * x), tf.float64)
+     + tf.cast(tf.random.stateless_categorical(x, 3, [5, 6]), tf.float64)[:, :1]
+     + tf.random.stateless_binomial([2, 3], [7, 8], counts=30.0 + x, probs=tf.constant(0.4, tf.float64),
+                                    output_dtype=tf.float64)
+     + tf.random.stateless_parameterized_truncated_normal(
+         [2, 3], [9, 10], means=x, stddevs=tf.constant(1.0, tf.float64), minvals=x - 3.0,
+         maxvals=x + 1.0), [R.uniform(-1, 1, (2, 3))]),
 ]]
 FLAT = [(op, i, c) for op, cs in sorted(CASES.items()) for i, c in enumerate(cs)]
 
@@ -204,9 +215,20 @@ def test_print_in_a_vectorized_program_prints_the_stacked_values(capsys):
     COVERED.add("PrintV2")
 
 
+def test_parallel_concat_rule_equals_the_loop():
+    """ParallelConcat (tf.parallel_stack) has no gradient, TF's LookupError: its graph is checked
+    without a reverse graph."""
+    rng = np.random.default_rng(11)
+    args = [R.uniform(-1, 1, (2, 3)), R.uniform(-1, 1, (2, 3))]
+    graph = trace(lambda x, y: tf.parallel_stack([x, y * 2.0]), args)
+    for flags in flag_sets(2):
+        vec = check(graph, args, flags, rng)
+        COVERED.update({n.op for n in graph.nodes} - set(vec.fallbacks))
+
+
 # A stateless random op given a batched seed needs one stream per row: its rule takes the loop
 # (passes/batching/random.py); the case above checks that loop against the reference.
-LOOPED_BY_DESIGN = set(RANDOM_OPS)
+LOOPED_BY_DESIGN = set(RANDOM_OPS) | set(SAMPLER_OPS)
 
 
 def test_every_rule_was_checked():

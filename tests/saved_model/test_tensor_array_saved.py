@@ -104,7 +104,7 @@ def test_a_run_time_sized_tensor_array_saves_and_loads_to_second_order(tmp_path)
                     y = fn(x, tf.constant(n))
                 g = t1.gradient(y, x)
                 s = tf.reduce_sum(g * g)
-            results.append([y.numpy(), g.numpy(), t2.gradient(s, x).numpy()])
+            results.append([y.numpy(), g.numpy(), tf.convert_to_tensor(t2.gradient(s, x)).numpy()])
         for a, b in zip(results[1], results[0], strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
         assert (results[0][0] == 0.0) == (n == 0)

@@ -253,14 +253,80 @@ def test_inside_a_function_and_tf_gradients(numpy_backend):
     assert _parts(graph_grads(tf.constant(V))) == ([0, 0], [[1, 1]] * 2, [3, 2], "int32")
 
 
-def test_through_a_function_the_values_are_tensorflows(numpy_backend):
-    """TF returns IndexedSlices from a function's backward; tapeflow's is the same tensor
-    dense (docs/omissions.md)."""
+def test_through_a_function_it_comes_back_as_tensorflows(numpy_backend):
+    """A function called under a tape: its backward returns the IndexedSlices TF's does."""
     v = tf.Variable(V)
+    x = tf.constant(V)
     f = tf.function(lambda idx: tf.reduce_sum(tf.gather(v, idx)))
     with tf.GradientTape() as t:
         y = f(tf.constant([2, 0]))
-    assert tf.convert_to_tensor(t.gradient(y, v)).numpy().tolist() == [[1, 1], [0, 0], [1, 1]]
+    assert _parts(t.gradient(y, v)) == ([2, 0], [[1, 1]] * 2, [3, 2], "int32")
+    doubled = tf.function(lambda idx: tf.gather(v, idx) * 2.0)
+    with tf.GradientTape() as t:
+        y = tf.reduce_sum(doubled(tf.constant([1, 1])))
+    assert _parts(t.gradient(y, v)) == ([1, 1], [[2, 2]] * 2, [3, 2], "int32")
+    rows = tf.function(lambda xx: tf.gather(xx, [2, 1]))
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = rows(x)
+    g = t.gradient(y, x, output_gradients=tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+    assert _parts(g) == ([2, 1], [[1, 2], [3, 4]], [3, 2], "int32")
+    with tf.GradientTape() as t:        # with eager slices: concatenated, the call's first
+        t.watch(x)
+        y = tf.reduce_sum(rows(x)) + tf.reduce_sum(tf.gather(x, [0]))
+    assert _parts(t.gradient(y, x)) == ([2, 1, 0], [[1, 1]] * 3, [3, 2], "int32")
+    with tf.GradientTape() as t:        # consumed by a Mul: dense
+        t.watch(x)
+        y = tf.reduce_sum(rows(x) * x[:2])
+    assert t.gradient(y, x).numpy().tolist() == [[5, 6], [6, 8], [1, 2]]
+    mixed = tf.function(lambda xx: tf.reduce_sum(tf.gather(xx, [0])) + tf.reduce_sum(xx))
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = mixed(x)
+    assert t.gradient(y, x).numpy().tolist() == [[2, 2], [1, 1], [1, 1]]
+
+
+def test_control_flow(numpy_backend):
+    v = tf.Variable(V)
+
+    def cond_case():
+        with tf.GradientTape() as t:
+            y = tf.cond(tf.constant(True), lambda: tf.reduce_sum(tf.gather(v, [1])),
+                        lambda: tf.reduce_sum(v))
+        return t.gradient(y, v)
+
+    def while_case():
+        with tf.GradientTape() as t:
+            y = tf.while_loop(lambda i, s: i < 2,
+                              lambda i, s: (i + 1, s + tf.reduce_sum(tf.gather(v, [i]))), (0, 0.0))[1]
+        return t.gradient(y, v)
+
+    assert _parts(cond_case()) == ([1], [[1, 1]], [3, 2], "int32")
+    assert _parts(tf.function(cond_case)()) == ([1], [[1, 1]], [3, 2], "int32")
+    assert _parts(while_case()) == ([1, 0], [[1, 1]] * 2, [3, 2], "int32")     # a Python loop
+    assert tf.function(while_case)().numpy().tolist() == [[1, 1], [1, 1], [0, 0]]   # TF: dense
+
+
+def test_second_order_through_the_values():
+    v = tf.Variable(V)
+    with tf.GradientTape() as t2:
+        with tf.GradientTape() as t1:
+            y = tf.reduce_sum(tf.gather(v, [1, 1]) ** 2)
+        z = tf.reduce_sum(t1.gradient(y, v).values)
+    assert _parts(t2.gradient(z, v)) == ([1, 1], [[2, 2]] * 2, [3, 2], "int32")
+
+
+def test_ops_tensorflow_dispatches_on_it():
+    s = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), tf.constant([3, 2]))
+    assert _parts(tf.identity(s)) == ([1], [[1, 2]], [3, 2], "int32")
+    assert _parts(tf.stop_gradient(s)) == ([1], [[1, 2]], [3, 2], "int32")
+    assert _parts(tf.math.scalar_mul(2.0, s)) == ([1], [[2, 4]], [3, 2], "int32")
+    cast = tf.cast(s, tf.int32)
+    assert _parts(cast)[:3] == ([1], [[1, 2]], [3, 2]) and cast.dtype == tf.int32
+    assert tf.add_n([s, s]).numpy().tolist() == [[0, 0], [2, 4], [0, 0]]
+    assert tf.reshape(s, [-1]).numpy().tolist() == [0, 0, 1, 2, 0, 0]
+    assert tf.zeros_like(s).numpy().tolist() == [[0, 0]] * 3
+    assert tf.nest.map_structure(lambda t: t, s) is not None
 
 
 # -- tf.register_tensor_conversion_function -------------------------------------------------

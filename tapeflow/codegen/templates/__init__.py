@@ -12,11 +12,16 @@ A template has one of three forms:
 The table and its decorators live in ``registry.py``; importing this package fills it.
 """
 from .registry import CODEGEN, Template, reduce_op, scalar_op, stmt_op
-from . import elementwise, reduce, array, linalg, linalg_decomp, nn, custom, control, debug, io, loops, lists, ragged, random, scan, special, indexing, sort  # noqa: F401  (fill CODEGEN)
+from . import elementwise, reduce, array, linalg, linalg_decomp, nn, custom, control, debug, io, loops, lists, ragged, random, samplers, scan, special, indexing, sort  # noqa: F401  (fill CODEGEN)
 from . import shape_tensors  # noqa: F401  (fill CODEGEN: ops taking a shape as a tensor)
 
 __all__ = ["CODEGEN", "Template", "reduce_op", "scalar_op", "stmt_op"]
 from . import conv  # noqa: F401  (the convolution and pooling family)
+from . import segment  # noqa: F401  (segment max, min and product)
+from . import lrn  # noqa: F401  (LRN and LRNGrad)
+from . import isotonic  # noqa: F401  (IsotonicRegression)
+from . import bitcast  # noqa: F401  (Bitcast)
+from . import parallel_concat  # noqa: F401  (ParallelConcat)
 from . import morphology  # noqa: F401  (Dilation2D and its backprops)
 from . import fractional_pool  # noqa: F401  (FractionalMaxPool, FractionalAvgPool, their gradients)
 from . import conv_raw  # noqa: F401  (the generic Conv op of tf.conv)

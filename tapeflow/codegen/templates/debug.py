@@ -16,3 +16,8 @@ def _check_numerics(em, node, message):
 def _assert(em, node, template, summarize):
     with em.block(f"if not {em.ref(node.inputs[0])}:"):
         em.line('raise ValueError("Assert: assertion failed")')
+
+
+@stmt_op("GuaranteeConst")
+def _guarantee_const(em, node):
+    em.bind(node.outputs[0], em.ref(node.inputs[0]))

@@ -33,6 +33,8 @@ def _assert(avals, template, summarize):
     return ()
 
 
+# tf.guarantee_const: its input, a hint to TensorFlow's graph optimizer; no gradient in TF
+defop("GuaranteeConst", lambda avals: avals[0], moves_data=True)
 defop("CheckNumerics", _check_numerics, attrs={"message": "str"}, pure=False, moves_data=True)
 defop("Assert", _assert, arity=None, multi_output=True, pure=False,
       attrs={"template": "str", "summarize": "int"})

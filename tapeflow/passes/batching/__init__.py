@@ -8,10 +8,15 @@ Rules are declared per op family, like kernels, gradient rules and codegen templ
 ``tests/passes/test_vectorize.py`` checks every rule against the loop on random inputs.
 """
 from .registry import BATCHERS, batching, shift_axis
-from . import array, control, debug, elementwise, io, linalg, lists, nn, random, reduce, scan, indexing, sort  # noqa: F401  (register the rules)
+from . import array, control, debug, elementwise, io, linalg, lists, nn, random, reduce, samplers, scan, indexing, sort  # noqa: F401  (register the rules)
 
 __all__ = ["BATCHERS", "batching", "shift_axis"]
 from . import conv  # noqa: F401  (the convolution and pooling family)
+from . import segment  # noqa: F401  (segment max, min and product)
+from . import lrn  # noqa: F401  (LRN and LRNGrad)
+from . import isotonic  # noqa: F401  (IsotonicRegression)
+from . import bitcast  # noqa: F401  (Bitcast)
+from . import parallel_concat  # noqa: F401  (ParallelConcat)
 from . import morphology  # noqa: F401  (Dilation2D and its backprops)
 from . import fractional_pool  # noqa: F401  (FractionalMaxPool, FractionalAvgPool, their gradients)
 from . import conv_raw  # noqa: F401  (the generic Conv op of tf.conv)

@@ -22,3 +22,9 @@ def _assert(b, node, inputs, batched):
         cond = b.emit1("All", [cond], {"axis": (0,), "keepdims": False})
     b.emit("Assert", [cond, *data], node.attrs)
     return []
+
+
+@batching("GuaranteeConst")
+def _guarantee_const(b, node, inputs, batched):
+    (x,), (flag,) = inputs, batched
+    return [(b.emit1("GuaranteeConst", [_plain(b, x, flag)], {}), True)]
