@@ -47,6 +47,10 @@ CASES["NotDifferentiable"] = [Case(fn, args) for fn, args in [
      + tf.cast(tf.truncatediv(tf.cast(10.0 * x, tf.int32), 3), tf.float64)
      + tf.cast(tf.math.in_top_k(tf.constant([0, 2]), x, 2), tf.float64)[:, None], [R.uniform(-1, 1, (2, 3))]),
     (lambda x: x + tf.cast(tf.bitcast(x, tf.int32)[..., 1], tf.float64), [R.uniform(-1, 1, (2, 3))]),
+    # TF's generic Conv and GuaranteeConst (their gradients raise LookupError: no gradient
+    # cases, and the reverse graphs here must not reach them)
+    (lambda x, w: tf.stop_gradient(tf.conv(x, w, [1, 1, 1, 1], "SAME") + tf.guarantee_const(w)[0, 0, 0]),
+     [R.uniform(-1, 1, (1, 4, 4, 2)), R.uniform(-1, 1, (2, 2, 2, 3))]),
     # the run-time checks (ops/debug.py)
     (lambda x: (debug.Assert(tf.reduce_all(x > -5.0), [x, "x"]), debug.check_numerics(x, "x") * x)[1]
      + x * tf.random.stateless_normal([2, 3], seed=tf.cast(tf.reduce_sum(x * 0.0) + 1.0, tf.int32)
