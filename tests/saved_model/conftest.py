@@ -16,3 +16,13 @@ def numpy_backend():
     tapeflow.set_backend("numpy")
     yield
     tapeflow.set_backend(old)
+
+
+@pytest.fixture(scope="module")
+def module_numpy_backend():
+    """The interpreter for a module-scoped fixture's saves, and the backend as it was after the
+    module (setting it in such a fixture outlived the module: later files ran uncompiled)."""
+    old = _backend.get_backend()
+    tapeflow.set_backend("numpy")
+    yield
+    tapeflow.set_backend(old)

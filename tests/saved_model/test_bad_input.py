@@ -25,9 +25,8 @@ class Small(tf.Module):
 
 
 @pytest.fixture(scope="module")
-def pristine(tmp_path_factory):
+def pristine(tmp_path_factory, module_numpy_backend):
     base = tmp_path_factory.mktemp("pristine")
-    tf.set_backend("numpy")
     tf.saved_model.save(Small(), str(base / "small"))
     tf.saved_model.save(Seed003Clip(), str(base / "clip"))
     return base

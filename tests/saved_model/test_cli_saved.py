@@ -27,9 +27,8 @@ class Net(tf.Module):
 
 
 @pytest.fixture(scope="module")
-def saved(tmp_path_factory):
+def saved(tmp_path_factory, module_numpy_backend):
     base = tmp_path_factory.mktemp("cli")
-    tf.set_backend("numpy")
     net = Net()
     net.step(tf.zeros([4, 2]))
     tf.saved_model.save(net, str(base / "net"))

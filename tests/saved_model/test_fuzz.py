@@ -31,9 +31,8 @@ class Sliced(tf.Module):
 
 
 @pytest.fixture(scope="module")
-def pristine(tmp_path_factory):
+def pristine(tmp_path_factory, module_numpy_backend):
     base = tmp_path_factory.mktemp("fuzz_pristine")
-    tf.set_backend("numpy")
     dirs = []
     for name in ("seed003_clip", "seed004_linear", "batchnorm_training", "seed003_input_grad_reg"):
         module = PROGRAMS[name][0]()
