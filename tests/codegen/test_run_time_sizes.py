@@ -153,15 +153,22 @@ def test_a_tensor_array_of_run_time_size_compiles(fn, sizes, programs):
     assert len(programs) == 1
 
 
-@pytest.mark.parametrize("order", [1, 2])
-@pytest.mark.parametrize("fn", [rnn, until, api])
+# Second order through a loop of run-time trip count costs 15-40 s of cold Numba compile per
+# program: the default run compiles rnn's (inside a function); the others run under -m slow.
+SECOND = pytest.param(2, marks=pytest.mark.slow, id="2")
+
+
+@pytest.mark.parametrize("fn, order", [
+    pytest.param(fn, order, id=f"{fn.__name__}-{order}",
+                 marks=[pytest.mark.slow] if order == 2 and fn is not rnn else [])
+    for fn in (rnn, until, api) for order in (1, 2)])
 def test_its_gradients_with_a_tape_inside_compile(fn, order, programs):
     results = run_both(lambda: tf.function(tape_inside(fn, order)))
     assert_same(results)
     assert_compiled(programs, ["grads"])
 
 
-@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("order", [1, SECOND])
 @pytest.mark.parametrize("fn", [rnn, api])
 def test_its_gradients_with_a_tape_outside_compile(fn, order, programs):
     """The forward program (a WhileStacks returning stacks as long as the trip count) and the
@@ -336,7 +343,7 @@ def test_a_loop_variable_that_changes_size_compiles(fn, programs):
     assert len(programs) == 1
 
 
-@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("order", [1, SECOND])
 @pytest.mark.parametrize("fn", CHANGING)
 def test_its_gradients_compile(fn, order, programs):
     results = run_both(lambda: tf.function(tape_inside(fn, order)))
