@@ -4,8 +4,8 @@ Each program's source is written once to the cache directory (``$TAPEFLOW_CACHE_
 ``platformdirs.user_cache_dir()/tapeflow``, which respects ``XDG_CACHE_HOME``) as
 ``<name>_<hash>.py``; its functions are ``@njit(cache=True)``, so Numba keeps the machine code
 in ``__pycache__`` beside it, or under ``$NUMBA_CACHE_DIR`` when that is set
-(``<name>_<hash>.<function>-<line>.pyXY.nbi`` index, ``.N.nbc`` data, both pickles) and a later process that generates the same source loads it instead of
-compiling.
+(``<name>_<hash>.<function>-<line>.pyXY.nbi`` index, ``.N.nbc`` data, both pickles) and a
+later process that generates the same source loads it instead of compiling.
 
 The hash covers the full source (the graph's structure, shapes, dtypes and inlined scalar
 constants all show in it; array constants are arguments, so graphs that differ only in
@@ -28,7 +28,8 @@ process uses a fresh private temporary directory instead. Files are written atom
 corrupt (rewriting would change the stamp Numba's index checks). Processes compiling the
 same program at once take turns (``entry_lock``): the second loads what the first wrote.
 The hash list's modification time is the entry's last use: past ``TAPEFLOW_CACHE_MAX_MB``
-the least recently used entries are evicted. ``tapeflow cache info`` / ``tapeflow cache clear`` show and empty it.
+the least recently used entries are evicted. ``tapeflow cache info`` / ``tapeflow cache clear``
+show and empty it.
 """
 import contextlib
 import fcntl
@@ -45,7 +46,6 @@ import warnings
 from .. import env
 from .._version import __version__ as TAPEFLOW_VERSION
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
 _helper_digest = None
 _resolved = {}          # requested directory -> the directory used (itself, or a fallback)
 _warned = set()

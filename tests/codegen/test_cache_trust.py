@@ -194,6 +194,18 @@ def test_with_numba_cache_dir_set_the_files_are_found_there_checked_and_loaded(t
     assert len(r["warnings"]) == 1 and "corrupt" in r["warnings"][0]
 
 
+def test_numba_folder_is_where_numbas_own_locator_puts_the_files(tmp_path, monkeypatch):
+    """``cache.numba_folder`` repeats Numba's ``UserProvidedCacheLocator`` naming (importing
+    Numba's caching module costs ``tapeflow cache info`` its start-up): the two must agree."""
+    from numba.core.caching import _CacheLocator
+    from tapeflow.codegen import cache
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    assert cache.numba_folder(str(tmp_path)) == os.path.join(str(tmp_path), "__pycache__")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "nb"))
+    sub = _CacheLocator.get_suitable_cache_subpath(str(tmp_path / "prog.py"))
+    assert cache.numba_folder(str(tmp_path)) == os.path.join(str(tmp_path / "nb"), sub)
+
+
 def test_four_processes_compiling_one_program_at_once_take_turns(tmp_path):
     """One compiles; the others wait for it and load what it wrote (none compiles it again or
     takes its half-recorded files for corrupt)."""
