@@ -158,28 +158,25 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
 
 def _strides_and_rates(n, strides, rates):
     """TensorFlow's ``_get_strides_and_dilation_rate``."""
-    if rates is None:
-        rates = [1] * n
-    elif len(rates) != n:
-        raise ValueError(f"`len(dilation_rate)` should be {n}. Received: dilation_rate={rates} "
-                         f"of length {len(rates)}")
-    rates = np.array(rates, dtype=np.int32)
-    if np.any(rates < 1):
-        raise ValueError(f"all values of `dilation_rate` must be positive. Received: "
-                         f"dilation_rate={rates}")
-    if strides is None:
-        strides = [1] * n
-    elif len(strides) != n:
-        raise ValueError(f"`len(strides)` should be {n}. Received: strides={strides} of "
-                         f"length {len(strides)}")
-    strides = np.array(strides, dtype=np.int32)
-    if np.any(strides < 1):
-        raise ValueError(f"all values of `strides` must be positive. Received: "
-                         f"strides={strides}")
+    rates = _positive_ints(rates, n, "dilation_rate")
+    strides = _positive_ints(strides, n, "strides")
     if np.any(strides > 1) and np.any(rates > 1):
         raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. "
                          f"Received: strides={strides} and dilation_rate={rates}")
     return strides, rates
+
+
+def _positive_ints(values, n, name):
+    """``values`` (None: all ones) as ``n`` positive int32s, with TensorFlow's errors naming ``name``."""
+    if values is None:
+        values = [1] * n
+    elif len(values) != n:
+        raise ValueError(f"`len({name})` should be {n}. Received: {name}={values} "
+                         f"of length {len(values)}")
+    values = np.array(values, dtype=np.int32)
+    if np.any(values < 1):
+        raise ValueError(f"all values of `{name}` must be positive. Received: {name}={values}")
+    return values
 
 
 def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None,
