@@ -19,7 +19,7 @@ from .conv_layers import normalize_data_format, normalize_padding, normalize_tup
 from .layers import InputSpec, Layer, get_activation, serialize_activation
 from .random_bits import SeedGenerator
 from .recurrent import RNN, _CellLayer
-from .rnn_cells import DropoutRNNCell, get_initializer, serialize_initializer
+from .rnn_cells import DropoutRNNCell, get_initializer, recurrent_settings_config
 
 _FORMATS = {(1, "channels_last"): "NWC", (1, "channels_first"): "NCW",
             (2, "channels_last"): "NHWC", (2, "channels_first"): "NCHW",
@@ -167,17 +167,7 @@ class ConvLSTMCell(Layer, DropoutRNNCell):
                 "activation": serialize_activation(self.activation),
                 "recurrent_activation": serialize_activation(self.recurrent_activation),
                 "use_bias": self.use_bias,
-                "kernel_initializer": serialize_initializer(self.kernel_initializer),
-                "recurrent_initializer": serialize_initializer(self.recurrent_initializer),
-                "bias_initializer": serialize_initializer(self.bias_initializer),
-                "unit_forget_bias": self.unit_forget_bias,
-                "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
-                "recurrent_regularizer": regularizers_module.serialize(
-                    self.recurrent_regularizer),
-                "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
-                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
-                "recurrent_constraint": constraints_module.serialize(self.recurrent_constraint),
-                "bias_constraint": constraints_module.serialize(self.bias_constraint),
+                **recurrent_settings_config(self, unit_forget_bias=self.unit_forget_bias),
                 "dropout": self.dropout, "recurrent_dropout": self.recurrent_dropout,
                 "seed": self.seed}
 

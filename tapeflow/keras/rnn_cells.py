@@ -189,18 +189,22 @@ class _Cell(Layer, DropoutRNNCell):
     def get_config(self):
         return {**super().get_config(), "units": self.units,
                 "activation": serialize_activation(self.activation), "use_bias": self.use_bias,
-                "kernel_initializer": serialize_initializer(self.kernel_initializer),
-                "recurrent_initializer": serialize_initializer(self.recurrent_initializer),
-                "bias_initializer": serialize_initializer(self.bias_initializer),
-                "kernel_regularizer": regularizers_module.serialize(self.kernel_regularizer),
-                "recurrent_regularizer": regularizers_module.serialize(
-                    self.recurrent_regularizer),
-                "bias_regularizer": regularizers_module.serialize(self.bias_regularizer),
-                "kernel_constraint": constraints_module.serialize(self.kernel_constraint),
-                "recurrent_constraint": constraints_module.serialize(self.recurrent_constraint),
-                "bias_constraint": constraints_module.serialize(self.bias_constraint),
+                **recurrent_settings_config(self),
                 "dropout": self.dropout, "recurrent_dropout": self.recurrent_dropout,
                 "seed": self.seed}
+
+
+def recurrent_settings_config(cell, **after_initializers):
+    """The get_config entries of a recurrent cell's kernel, recurrent kernel and bias settings
+    (initializers, then ``after_initializers``, regularizers, constraints: Keras' order)."""
+    kinds = ("kernel", "recurrent", "bias")
+    out = {f"{k}_initializer": serialize_initializer(getattr(cell, f"{k}_initializer")) for k in kinds}
+    out.update(after_initializers)
+    out.update({f"{k}_regularizer": regularizers_module.serialize(getattr(cell, f"{k}_regularizer"))
+                for k in kinds})
+    out.update({f"{k}_constraint": constraints_module.serialize(getattr(cell, f"{k}_constraint"))
+                for k in kinds})
+    return out
 
 
 def _project(sequences, kernel):
