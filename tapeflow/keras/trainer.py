@@ -259,13 +259,17 @@ class Trainer:
         callbacks.on_train_begin()
         initial_epoch = self._initial_epoch or initial_epoch   # BackupAndRestore resumes here
         raw, training_logs = {}, None
+        batch_begin = callbacks.wants("on_train_batch_begin")
+        batch_end = callbacks.wants("on_train_batch_end")
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
             for step, batch in data.epoch():
-                callbacks.on_train_batch_begin(step)
+                if batch_begin:
+                    callbacks.on_train_batch_begin(step)
                 raw = train_function(_present(batch))
-                callbacks.on_train_batch_end(step, _pythonify(raw))
+                if batch_end:
+                    callbacks.on_train_batch_end(step, _pythonify(raw))
                 if self.stop_training:
                     break
             epoch_logs = _pythonify(self._get_metrics_result_or_logs(raw))
@@ -304,10 +308,14 @@ class Trainer:
         _callbacks.on_test_begin()
         self.reset_metrics()
         logs = {}
+        batch_begin = _callbacks.wants("on_test_batch_begin")
+        batch_end = _callbacks.wants("on_test_batch_end")
         for step, batch in data.epoch():
-            _callbacks.on_test_batch_begin(step)
+            if batch_begin:
+                _callbacks.on_test_batch_begin(step)
             logs = test_function(_present(batch))
-            _callbacks.on_test_batch_end(step, _pythonify(logs))
+            if batch_end:
+                _callbacks.on_test_batch_end(step, _pythonify(logs))
         logs = _pythonify(self._get_metrics_result_or_logs(logs))
         _callbacks.on_test_end(logs)
         if return_dict:
