@@ -15,6 +15,10 @@ Logs are what Keras 3 reports: the loss is a ``Mean`` weighted by batch size
 compiled metric is a running mean over the epoch, the keys are sorted, and
 validation logs are prefixed ``val_``. ``validation_split`` takes the last
 fraction of the arrays, before shuffling, as Keras does.
+
+Each step runs with denormals flushed to zero, as TensorFlow's kernels do
+(runtime/denormals.py: without it Adam's decaying moments made W14's steps several
+times slower). A batch hook no callback overrides is not called (``CallbackList.wants``).
 """
 import math
 import warnings
@@ -26,6 +30,7 @@ from ..autodiff.tape import GradientTape
 from ..ir import dtypes as D
 from ..ops import math as M
 from ..ops import reduce as R
+from ..runtime.denormals import flush_denormals
 from ..runtime.tensor import STATE_paused
 from ..tracer import function as _function
 from . import callbacks as callbacks_module
@@ -267,7 +272,8 @@ class Trainer:
             for step, batch in data.epoch():
                 if batch_begin:
                     callbacks.on_train_batch_begin(step)
-                raw = train_function(_present(batch))
+                with flush_denormals():
+                    raw = train_function(_present(batch))
                 if batch_end:
                     callbacks.on_train_batch_end(step, _pythonify(raw))
                 if self.stop_training:
@@ -313,7 +319,8 @@ class Trainer:
         for step, batch in data.epoch():
             if batch_begin:
                 _callbacks.on_test_batch_begin(step)
-            logs = test_function(_present(batch))
+            with flush_denormals():
+                logs = test_function(_present(batch))
             if batch_end:
                 _callbacks.on_test_batch_end(step, _pythonify(logs))
         logs = _pythonify(self._get_metrics_result_or_logs(logs))
@@ -338,7 +345,8 @@ class Trainer:
         outputs = []
         for step, batch in data.epoch():
             callbacks.on_predict_batch_begin(step)
-            out = predict_function(_present(batch[:1]))
+            with flush_denormals():
+                out = predict_function(_present(batch[:1]))
             outputs.append(_nest.map_structure(lambda t: np.asarray(t.numpy()), out))
             callbacks.on_predict_batch_end(step, {"outputs": out})
         callbacks.on_predict_end()
