@@ -30,7 +30,7 @@ from ..runtime.tensor import Variable, convert_to_tensor, wrap
 from . import compile_log, engine as backend, tiers
 from ..passes.keep_stacks import keep_stacks
 from .graph_vjp import Joint, split, vjp_graph
-from .context import TraceContext, current
+from .context import TraceContext, current, feed_input
 from .fastcall import assigns_inline, fast_caller
 from .inspection import FuncGraph, output_structure, signature_text, spec_leaf
 from .outputs import Const, OutRef, builder  # noqa: F401 - Const, OutRef: saved_model imports them from here
@@ -41,7 +41,9 @@ class ConcreteFunction:
 
     ``sources``: per graph input, ("arg", k) for the k-th flat argument (a tensor or a
     Variable), ("var", Variable) for a variable captured from the closure, or
-    ("tensor", Tensor) for an eager tensor captured from the closure.
+    ("tensor", Tensor) for an eager tensor captured from the closure, or ("feed", (feed, j))
+    for part j of what ``feed.pull`` gives at each call (a dataset a ``for`` loop iterates,
+    ``context.feed_input``).
     ``out_template``: the Python output structure, with graph output indices at tensor leaves.
     ``assigned``: where the variables written inside come from (same form as ``sources``);
     their new values are the trailing graph outputs.
@@ -65,6 +67,7 @@ class ConcreteFunction:
         self._program = None
         self._tiered = None    # the background compile while the interpreter tier runs
         self._specialized = {}
+        self._feeds = any(kind == "feed" for kind, _ in sources or ())
         self._unknown_dims = any(None in v.aval.shape for v in graph.inputs) or any(
             None in v.aval.shape and not stack_output(v) for n in graph.nodes for v in n.outputs)
         self._joint = {}          # wrt mask (None: every float input) -> Joint
@@ -124,7 +127,7 @@ class ConcreteFunction:
         return self._program
 
     def _install(self, prog):
-        if (self.out_template is not None and not self._unknown_dims
+        if (self.out_template is not None and not self._unknown_dims and not self._feeds
                 and (not self.assigned or assigns_inline(self, prog))):
             self.fast = fast_caller(self, prog)
         self._program = prog
@@ -174,10 +177,29 @@ class ConcreteFunction:
 
     # -- calling -------------------------------------------------------------------------
     def _inputs(self, flat_args):
+        fed = self._fed() if self._feeds and current() is None else None
         out = []
-        for kind, ref in self.sources:
+        for k, (kind, ref) in enumerate(self.sources):
+            if kind == "feed":      # inlined into another function's trace: fed to that one
+                x = None if fed is not None else feed_input(*ref, self.graph.inputs[k].aval)
+                if x is None:       # no function's trace (a jacobian's): the values now
+                    fed = self._fed() if fed is None else fed
+                    x = wrap(fed[k])
+                out.append(x)
+                continue
             x = flat_args[ref] if kind == "arg" else ref
             out.append(x.read() if isinstance(x, Variable) else convert_to_tensor(x))
+        return out
+
+    def _fed(self):
+        """Input position -> array of each fed input: every feed pulled once, in order."""
+        call, pulled, out = {}, {}, {}
+        for k, (kind, ref) in enumerate(self.sources):
+            if kind == "feed":
+                feed, j = ref
+                if id(feed) not in pulled:
+                    pulled[id(feed)] = feed.pull(call)
+                out[k] = pulled[id(feed)][j]
         return out
 
     def call_flat(self, flat_args):
@@ -200,7 +222,12 @@ class ConcreteFunction:
         """``__call__``'s path when no tape, trace or custom_gradient is watching: arrays in, out."""
         if STATE.tapes or STATE.var_watchers or STATE.traces:
             return self.call_flat(list(args))
-        arrays = [args[ref]._value if kind == "arg" else ref._value for kind, ref in self.sources]
+        if self._feeds:
+            fed = self._fed()
+            arrays = [args[ref]._value if kind == "arg" else fed[k] if kind == "feed" else
+                      ref._value for k, (kind, ref) in enumerate(self.sources)]
+        else:
+            arrays = [args[ref]._value if kind == "arg" else ref._value for kind, ref in self.sources]
         prog = self._program
         outs = [wrap(a) for a in (self.run(arrays) if prog is None or self._unknown_dims
                                   else prog(*arrays))]
