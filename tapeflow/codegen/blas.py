@@ -36,7 +36,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from ..runtime import blas_threads
+from ..runtime import blas_threads, free_cores
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 _SYMBOLS = {np.float32: ("scipy_cblas_sgemm64_", "tapeflow_numpy_sgemm"),
@@ -69,8 +69,11 @@ NUMPY_GEMM = frozenset(_register())
 
 
 def _register_threads():
-    """Our names for OpenBLAS's thread-count functions and the free-core count
-    (runtime/blas_threads.py); whether found."""
+    """Our names for OpenBLAS's thread-count functions (runtime/blas_threads.py) and the
+    free-core count (free_cores.py, read by products and parallel loops); whether OpenBLAS's
+    were found."""
+    free_cores.start()
+    llb.add_symbol("tapeflow_free_cores", free_cores.address())
     if not NUMPY_GEMM:
         return False
     found = blas_threads.addresses()
@@ -78,7 +81,6 @@ def _register_threads():
         return False
     llb.add_symbol("tapeflow_blas_set_threads", found["set"])
     llb.add_symbol("tapeflow_blas_get_threads", found["get"])
-    llb.add_symbol("tapeflow_free_cores", found["free"])
     return True
 
 
@@ -152,6 +154,26 @@ else:
     @njit(cache=True, nogil=True)
     def _restore(prev):
         pass
+
+
+def fit_parallel():
+    """Before a program with parallel loops runs (its Python caller calls this): Numba's pool,
+    for this thread, limited to the cores other processes leave free, as products are (a
+    worker without a core stalls the whole parallel region); the count to restore (0: none).
+    Python, not jitted: Numba's own jitted thread-count calls would make programs uncachable."""
+    free = free_cores.free.value
+    if not free:
+        return 0
+    prev = numba.get_num_threads()
+    if free < prev:
+        numba.set_num_threads(free)
+        return prev
+    return 0
+
+
+def restore_parallel(prev):
+    if prev:
+        numba.set_num_threads(prev)
 
 
 def _data_pointer(context, builder, aryty, val):

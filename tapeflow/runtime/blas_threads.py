@@ -60,14 +60,11 @@ _set, _get = _functions()
 
 
 def addresses():
-    """{"set", "get": OpenBLAS's thread-count functions, "free": the free-core count} by
-    address, or None; starts the free-core sampler (compiled products read it from now on)."""
+    """{"set", "get"}: OpenBLAS's thread-count functions by address, or None."""
     if _set is None:
         return None
-    free_cores.start()
     return {"set": ctypes.cast(_set, ctypes.c_void_p).value,
-            "get": ctypes.cast(_get, ctypes.c_void_p).value,
-            "free": free_cores.address()}
+            "get": ctypes.cast(_get, ctypes.c_void_p).value}
 
 
 def blas_threads():
@@ -132,14 +129,15 @@ def set_intra_op_threads(n):
         _set(count)
     numba = sys.modules.get("numba")    # not imported here: Numba's import cost
     if numba is not None:
-        apply_to_numba(numba)
+        apply_to_numba(numba, reset=not n)
 
 
-def apply_to_numba(numba):
-    """Numba's pool follows the user's setting (called when codegen imports Numba, too)."""
-    if _intra_op:
-        with contextlib.suppress(ValueError):   # above NUMBA_NUM_THREADS: Numba's own limit holds
-            numba.set_num_threads(min(_intra_op, numba.config.NUMBA_NUM_THREADS))
+def apply_to_numba(numba, reset=False):
+    """Numba's pool follows the user's setting (called when codegen imports Numba, too);
+    ``reset``: the setting went back to 0, so does Numba's pool to its default."""
+    limit = numba.config.NUMBA_NUM_THREADS
+    if _intra_op or reset:
+        numba.set_num_threads(min(_intra_op or limit, limit))
 
 
 def intra_op_threads():

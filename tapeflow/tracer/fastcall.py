@@ -26,6 +26,8 @@ import numpy as np
 from ..codegen.failures import failure_handler
 from ..runtime.recorder import STATE
 from ..runtime.tensor import Tensor, Variable, _next_id, wrap
+from ..runtime.placement_log import ENABLED as LOG_PLACEMENT
+from ..runtime.traceback_filter import drop_internal_frames
 from .outputs import Const, OutRef
 
 
@@ -77,11 +79,15 @@ def function_caller(structure, fast_get, general):
     lines.append(f"{ind}    pass")
     lines.append(f"{ind}else:")
     lines.append(f"{ind}    c = fast_get(key)")
-    lines.append(f"{ind}    if c is not None:")
+    lines.append(f"{ind}    if c is not None and not log_placement[0]:")
     flat = "args" if not checks else f"({''.join(x + ', ' for x in leaves)})"
     lines.append(f"{ind}        return c.fast({flat})")
     lines.append("    return general(self, args, kwargs)")
-    return _compile("\n".join(lines), "__call__", fast_get=fast_get, general=general)
+    # an error leaves without tapeflow's frames (runtime/traceback_filter.py); free until one does
+    lines[1:] = ["    try:"] + ["    " + line for line in lines[1:]] + [
+        "    except Exception as e:", "        drop_internal_frames(e)", "        raise"]
+    return _compile("\n".join(lines), "__call__", fast_get=fast_get, general=general,
+                    drop_internal_frames=drop_internal_frames, log_placement=LOG_PLACEMENT)
 
 
 class Result(enum.Enum):

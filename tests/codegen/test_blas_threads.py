@@ -120,3 +120,43 @@ def test_config_threading_records_and_applies_the_users_setting(two_threads):
     tf.config.threading.set_inter_op_parallelism_threads(0)
     with pytest.raises(ValueError):
         tf.config.threading.set_intra_op_parallelism_threads(-1)
+
+
+def test_parallel_loops_run_on_the_free_cores():
+    import numba
+    before = numba.get_num_threads()
+    if before < 2:
+        pytest.skip("Numba has one thread here")
+    with free(1):
+        prev = blas.fit_parallel()              # what a parallel program's caller does around it
+        assert numba.get_num_threads() == 1 and prev == before
+        blas.restore_parallel(prev)
+    assert numba.get_num_threads() == before
+    with free(before):
+        assert blas.fit_parallel() == 0 and numba.get_num_threads() == before
+
+
+def test_a_parallel_program_runs_on_the_free_cores_and_gives_the_same_values(monkeypatch):
+    import numba
+    from tapeflow.codegen import compile_graph, emitter
+    from tapeflow.ir import dtypes as D
+    from tapeflow.ir.graph import Graph, Value
+    from tapeflow.ir.opdef import AVal
+
+    from codegen.samples import add_node
+
+    monkeypatch.setattr(emitter, "PARALLEL_WORK", 100_000)     # this loop goes parallel
+    g = Graph()
+    x = Value(AVal((300, 400), D.float64))
+    g.inputs = [x]
+    g.outputs = [add_node(g, "Sum", [add_node(g, "Exp", [x])], axis=None, keepdims=False)]
+    prog = compile_graph(g, "free_core_probe")
+    assert "prange(" in prog.source and "rt.fit_parallel()" in prog.source
+    data = np.random.default_rng(0).random((300, 400))
+    before = numba.get_num_threads()
+    for n in (1, before):
+        with free(n):
+            got = prog(data)
+        np.testing.assert_allclose(got[0] if isinstance(got, (tuple, list)) else got,
+                                   np.exp(data).sum(), rtol=1e-12)
+        assert numba.get_num_threads() == before      # the caller put the pool back
