@@ -27,11 +27,14 @@ from ..runtime.kernels.loops import backward_loops
 from ..runtime.recorder import STATE, Entry
 from ..runtime.registry import GradRule
 from ..runtime.tensor import Variable, convert_to_tensor, wrap
+from ..runtime import placement_log
+from ..runtime.placement_log import ENABLED as LOG_PLACEMENT
+from ..runtime.traceback_filter import drop_internal_frames
 from . import compile_log, engine as backend, tiers
 from ..passes.keep_stacks import keep_stacks
 from .graph_vjp import Joint, split, vjp_graph
 from .context import TraceContext, current, feed_input
-from .fastcall import fast_caller
+from .fastcall import assigns_inline, fast_caller
 from .inspection import FuncGraph, output_structure, signature_text, spec_leaf
 from .outputs import Const, OutRef, builder  # noqa: F401 - Const, OutRef: saved_model imports them from here
 
@@ -89,7 +92,11 @@ class ConcreteFunction:
         """
         if self._binder is None:
             raise TypeError(f"{self.name} is an internal program; call it through its function")
-        return self.call_flat(self._binder(args, kwargs))
+        try:
+            return self.call_flat(self._binder(args, kwargs))
+        except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+            drop_internal_frames(e)
+            raise
 
     def __repr__(self):
         return f"<ConcreteFunction {self.name}>\n{print_graph(self.graph)}"
@@ -127,8 +134,8 @@ class ConcreteFunction:
         return self._program
 
     def _install(self, prog):
-        if self.out_template is not None and not self.assigned and not self._unknown_dims \
-                and not self._feeds:
+        if (self.out_template is not None and not self._unknown_dims and not self._feeds
+                and (not self.assigned or assigns_inline(self, prog))):
             self.fast = fast_caller(self, prog)
         self._program = prog
 
@@ -209,6 +216,8 @@ class ConcreteFunction:
             outs = replay(self.graph, inputs)  # traced inside another function: inline
             outs = int_outputs_through_call(outs, self.n_out)   # TensorFlow's call gradient
         else:
+            if LOG_PLACEMENT[0]:   # tf.debugging.set_log_device_placement
+                placement_log.function_called(self)
             outs = self.call_tensors(inputs)
         for (kind, ref), val in zip(self.assigned, outs[self.n_out:], strict=True):
             (flat_args[ref] if kind == "arg" else ref).assign(val)

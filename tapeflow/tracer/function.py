@@ -31,6 +31,7 @@ from ..ir.opdef import AVal
 from ..ops.indexed_slices import IndexedSlices
 from ..runtime.type_spec import TypeSpec
 from ..runtime.tensor import Tensor, TensorShape, Variable, convert_to_tensor
+from ..runtime.traceback_filter import drop_internal_frames
 from . import compile_log
 from .concrete_function import ConcreteFunction
 from .context import DecisionLimitError, TraceContext
@@ -296,7 +297,11 @@ class Function:
 
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs) -> Any:
-        return self._call(args, kwargs)
+        try:
+            return self._call(args, kwargs)
+        except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+            drop_internal_frames(e)
+            raise
 
     def _call(self, args, kwargs):
         """The general path: bind, key, trace on a miss, call. Once a call with positional
