@@ -28,16 +28,6 @@ def _rows_per_block(width):
 
 
 @njit(**_JIT)
-def _row_position(r, o0, o1, o2):
-    """Row ``r`` of the im2col matrix as (batch, output position depth, height, width)."""
-    q2 = r % o2
-    r //= o2
-    q1 = r % o1
-    r //= o1
-    return r // o0, r % o0, q1, q2
-
-
-@njit(**_JIT)
 def _gemm_plan(w_shape, channels, out_shape):
     """What the three im2col + GEMM loops size by: the filter's (k0, k1, k2, Cg, O), the
     groups and outputs per group, the output's (o0, o1, o2), the im2col matrix's rows and
@@ -47,53 +37,82 @@ def _gemm_plan(w_shape, channels, out_shape):
     o0, o1, o2 = out_shape[1], out_shape[2], out_shape[3]
     rows = out_shape[0] * o0 * o1 * o2
     width = k0 * k1 * k2 * cg
-    block = min(_rows_per_block(width), max(rows, 1))
+    # whole lines of o2 outputs per block (im2col fills a line's span at once)
+    line = max(o2, 1)
+    block = max(min(_rows_per_block(width), max(rows, 1)) // line, 1) * line
     return k0, k1, k2, cg, O, groups, O // groups, o0, o1, o2, rows, width, block
+
+
+@njit(**_JIT)
+def _span(q_count, start, step, size):
+    """The outputs q in [0, q_count) whose input position q * step + start lies in [0, size)."""
+    lo = 0 if start >= 0 else min((-start + step - 1) // step, q_count)
+    hi = 0 if start > size - 1 else min(q_count, (size - 1 - start) // step + 1)
+    return lo, max(hi, lo)
 
 
 @njit(**_JIT)
 def _fill_cols(x, cols, r0, r1, o0, o1, o2, k0, k1, k2, s0, s1, s2, d0, d1, d2, p0, p1, p2,
                c0, cg):
-    D, H, W = x.shape[1], x.shape[2], x.shape[3]
-    width = k0 * k1 * k2 * cg
-    for r in range(r0, r1):
-        n, q0, q1, q2 = _row_position(r, o0, o1, o2)
-        row = r - r0
+    """im2col: cols[r - r0] = the window of output row r (channels c0 .. c0 + cg of each
+    position, zeros outside the input); r0 and r1 are whole lines of o2 outputs. Per line and
+    window offset the outputs that read inside the input are one span: no test per value."""
+    N, D, H, W, C = x.shape
+    x2 = x.reshape((N * D * H * W, C))
+    for line in range(r0 // o2, r1 // o2):
+        q1 = line % o1
+        q0 = (line // o1) % o0
+        n = line // (o1 * o0)
+        rb = line * o2 - r0
         col = 0
         for i in range(k0):
             z = q0 * s0 + i * d0 - p0
             for j in range(k1):
-                y = q1 * s1 + j * d1 - p1
+                yy = q1 * s1 + j * d1 - p1
+                inside = 0 <= z < D and 0 <= yy < H
+                base = ((n * D + z) * H + yy) * W
                 for l in range(k2):
-                    xx = q2 * s2 + l * d2 - p2
-                    if 0 <= z < D and 0 <= y < H and 0 <= xx < W:
+                    lo, hi = _span(o2, l * d2 - p2, s2, W) if inside else (0, 0)
+                    for q2 in range(lo):
                         for c in range(cg):
-                            cols[row, col + c] = x[n, z, y, xx, c0 + c]
-                    else:
+                            cols[rb + q2, col + c] = 0
+                    for q2 in range(lo, hi):
+                        src = base + q2 * s2 + l * d2 - p2
                         for c in range(cg):
-                            cols[row, col + c] = 0
+                            cols[rb + q2, col + c] = x2[src, c0 + c]
+                    for q2 in range(hi, o2):
+                        for c in range(cg):
+                            cols[rb + q2, col + c] = 0
                     col += cg
-    return width
+    return k0 * k1 * k2 * cg
 
 
 @njit(**_JIT)
 def _add_cols(dx, cols, r0, r1, o0, o1, o2, k0, k1, k2, s0, s1, s2, d0, d1, d2, p0, p1, p2,
               c0, cg):
-    """col2im: dx[window of row r] += cols[r - r0] (positions inside the input only)."""
-    D, H, W = dx.shape[1], dx.shape[2], dx.shape[3]
-    for r in range(r0, r1):
-        n, q0, q1, q2 = _row_position(r, o0, o1, o2)
-        row = r - r0
+    """col2im: dx[window of row r] += cols[r - r0] (positions inside the input only); r0
+    and r1 are whole lines of o2 outputs, as for ``_fill_cols``."""
+    N, D, H, W, C = dx.shape
+    dx2 = dx.reshape((N * D * H * W, C))
+    for line in range(r0 // o2, r1 // o2):
+        q1 = line % o1
+        q0 = (line // o1) % o0
+        n = line // (o1 * o0)
+        rb = line * o2 - r0
         col = 0
         for i in range(k0):
             z = q0 * s0 + i * d0 - p0
             for j in range(k1):
-                y = q1 * s1 + j * d1 - p1
+                yy = q1 * s1 + j * d1 - p1
+                inside = 0 <= z < D and 0 <= yy < H
+                base = ((n * D + z) * H + yy) * W
                 for l in range(k2):
-                    xx = q2 * s2 + l * d2 - p2
-                    if 0 <= z < D and 0 <= y < H and 0 <= xx < W:
-                        for c in range(cg):
-                            dx[n, z, y, xx, c0 + c] += cols[row, col + c]
+                    if inside:
+                        lo, hi = _span(o2, l * d2 - p2, s2, W)
+                        for q2 in range(lo, hi):
+                            dst = base + q2 * s2 + l * d2 - p2
+                            for c in range(cg):
+                                dx2[dst, c0 + c] += cols[rb + q2, col + c]
                     col += cg
 
 
