@@ -34,7 +34,7 @@ from . import compile_log, engine as backend, tiers
 from ..passes.keep_stacks import keep_stacks
 from .graph_vjp import Joint, split, vjp_graph
 from .context import TraceContext, current, feed_input
-from .fastcall import fast_caller
+from .fastcall import assigns_inline, fast_caller
 from .inspection import FuncGraph, output_structure, signature_text, spec_leaf
 from .outputs import Const, OutRef, builder  # noqa: F401 - Const, OutRef: saved_model imports them from here
 
@@ -134,8 +134,8 @@ class ConcreteFunction:
         return self._program
 
     def _install(self, prog):
-        if self.out_template is not None and not self.assigned and not self._unknown_dims \
-                and not self._feeds:
+        if (self.out_template is not None and not self._unknown_dims and not self._feeds
+                and (not self.assigned or assigns_inline(self, prog))):
             self.fast = fast_caller(self, prog)
         self._program = prog
 

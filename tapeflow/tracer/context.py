@@ -276,16 +276,13 @@ def feed_input(feed, j, aval):
 
 
 _OF_SHAPES = ("Shape", "Size")   # ops whose value is their input's static shape
-_IDENTITY_GRADS = {}
-
-
 def _identity_grad(aval):
-    """The gradient graph of a read after an assign: the upstream gradient, unchanged."""
-    g = _IDENTITY_GRADS.get(aval)
-    if g is None:
-        dy = Value(aval)
-        g = _IDENTITY_GRADS[aval] = Graph([dy], [], [dy])
-    return g
+    """The gradient graph of a read after an assign: the upstream gradient, unchanged. A new
+    graph per read: the generated source names a nested graph's values once per graph object,
+    and the compile worker decodes each read's graph as its own object, so a graph shared
+    between reads gave the worker another source than this process (the cache missed)."""
+    dy = Value(aval)
+    return Graph([dy], [], [dy])
 
 
 __all__ = ["TraceContext", "DecisionLimitError", "current", "as_tensor", "predicate", "MAX_DECISIONS",
