@@ -265,9 +265,18 @@ class CallbackList:
         if not hook.startswith("on_"):
             raise AttributeError(hook)
 
-        def call(*args, **kwargs):
+        indexed = hook.startswith(("on_epoch_", "on_batch_")) or "_batch_" in hook
+
+        def call(*args, logs=None):
+            # as Keras 3's CallbackList: every hook gets a dict of logs, the batch hooks as
+            # logs=, the others positionally (a callback may name the parameter otherwise)
+            index, rest = (args[:1], args[1:]) if indexed else ((), args)
+            logs = (rest[0] if rest else logs) or {}
             for c in self.callbacks:
-                getattr(c, hook)(*args, **kwargs)
+                if "_batch_" in hook or hook.startswith("on_batch_"):
+                    getattr(c, hook)(*index, logs=logs)
+                else:
+                    getattr(c, hook)(*index, logs)
         return call
 
 

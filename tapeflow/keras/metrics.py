@@ -35,13 +35,17 @@ class Metric:
     def variables(self):
         return list(self._variables)
 
-    def add_variable(self, shape, initializer="zeros", dtype=None, name=None):
+    def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="sum", name=None):
         dtype = D.as_dtype(dtype or self._dtype)
         with STATE_paused():
             variable = Variable(initializers.get(initializer)(tuple(shape), dtype=dtype), trainable=False,
                                 name=name, dtype=dtype)
         self._variables.append(variable)
         return variable
+
+    def add_weight(self, shape=(), initializer=None, dtype=None, name=None):
+        """Keras 3's older name of ``add_variable`` (the guides' custom metrics use it)."""
+        return self.add_variable(shape, initializer or "zeros", dtype=dtype, name=name)
 
     def update_state(self, *args, **kwargs):
         raise NotImplementedError
