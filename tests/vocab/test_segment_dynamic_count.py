@@ -1,4 +1,4 @@
-"""unsorted_segment_max/min/prod with ``num_segments`` a tensor known only when the program runs
+"""unsorted_segment_max/min/prod (and mean/sqrt_n) with ``num_segments`` a tensor known only when the program runs
 (ops/segment.py's composite): TensorFlow 2.21's values, gradients, static shape and error
 (every literal is TF 2.21's answer to the same call inside a tf.function with a tensor
 num_segments), traced on the interpreter and compiled, equal to the eager op."""
@@ -81,6 +81,30 @@ def _compiled_program(c):
 @tf.function(jit_compile=True)
 def _forward_max(d, i, n):
     return M.unsorted_segment_max(d, i, n)
+
+
+def test_mean_and_sqrt_n_with_a_run_time_count(numpy_backend):
+    # TF 2.21, num_segments = tf.constant(3) through an input_signature: (value, gradient)
+    facts = [(M.unsorted_segment_mean, [[3.0, 9.0], [2.0, 1.0], [0.0, 0.0]],
+              [[1.5, 2.0], [0.0, 0.0], [1.5, 2.0], [1.0, 2.0]]),
+             (M.unsorted_segment_sqrt_n, [[3.0, 9.0], [2.82842712474619, 1.414213562373095], [0.0, 0.0]],
+              [[2.1213203435596424, 2.82842712474619], [0.0, 0.0],
+               [2.1213203435596424, 2.82842712474619], [1.0, 2.0]])]
+
+    @tf.function
+    def f(d, i, n):
+        out = []
+        for op, _, _ in facts:
+            with tf.GradientTape() as tape:
+                tape.watch(d)
+                y = op(d, i, n)
+            out.append((y, tape.gradient(y, d, output_gradients=tf.constant(W, tf.float64))))
+        return out
+
+    results = f(tf.constant(D, tf.float64), tf.constant([1, -1, 1, 0]), tf.constant(3))
+    for (y, g), (_, value, grad) in zip(results, facts):
+        np.testing.assert_allclose(y.numpy(), value, rtol=1e-15)
+        np.testing.assert_allclose(g.numpy(), grad, rtol=1e-15)
 
 
 def test_compiled_with_a_run_time_count_equals_eager():
