@@ -1,6 +1,6 @@
 """TensorFlow's traceback filtering: an error escaping a public entry point (op dispatch, a
-function call or trace, ``GradientTape.gradient``/``jacobian``, a Keras layer call) carries a
-traceback without tapeflow's own frames, so what the user reads is their code.
+function call or trace, ``GradientTape.gradient``/``jacobian``/``batch_jacobian``, a Keras layer
+call) carries a traceback without tapeflow's own frames, so what the user reads is their code.
 
 ``tf.debugging.disable_traceback_filtering()`` restores the full traceback (to debug tapeflow
 itself). The switch is per thread and on by default, as TensorFlow's
