@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit, types
 
 from ..runtime.printing import print_values  # noqa: F401  (PrintV2's template calls it in objmode)
-from .blas import dot, dot_into  # noqa: F401  (generated code calls rt.dot)
+from .blas import dot, dot_into, fit_parallel, restore_parallel  # noqa: F401  (generated code calls rt.dot)
 from .linalg_rt import *  # noqa: F401,F403  (the linear algebra templates' helpers)
 
 _JIT = dict(cache=True, error_model="numpy", nogil=True)

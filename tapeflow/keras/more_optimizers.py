@@ -6,6 +6,7 @@ from ..ops import clip, creation, reduce
 from ..ops import array as A
 from ..ops import math as M
 from ..runtime.tensor import Variable
+from . import sparse_updates as S
 from .optimizers import Adam, Optimizer
 
 
@@ -51,11 +52,13 @@ class Adagrad(Optimizer):
             v, "accumulator", creation.fill(v.shape, _c(self.initial_accumulator_value, v.dtype)))
             for v in var_list]
 
+    sparse_updates = True   # as Keras 3: the accumulator and the variable touched row by row
+
     def update_step(self, gradient, variable):
         lr = _c(self._lr_value, variable.dtype)
         accumulator = self._slot(self._accumulators, variable)
-        accumulator.assign_add(M.square(gradient))
-        variable.assign_sub(M.divide(M.multiply(lr, gradient), M.sqrt(M.add(accumulator, self.epsilon))))
+        S.assign_add(accumulator, S.square(gradient))
+        S.assign_sub(variable, S.divide(S.multiply(lr, gradient), M.sqrt(M.add(accumulator, self.epsilon))))
 
     def get_config(self):
         return {**super().get_config(), "initial_accumulator_value": self.initial_accumulator_value,
@@ -89,13 +92,15 @@ class Adadelta(Optimizer):
 
         def rms(x):
             return M.sqrt(M.add(x, self.epsilon))
-        grad_acc.assign(M.add(M.multiply(rho, grad_acc), M.multiply(1 - rho, M.square(gradient))))
-        delta = M.negative(M.divide(M.multiply(rms(delta_acc), gradient), rms(grad_acc)))
-        delta_acc.assign(M.add(M.multiply(rho, delta_acc), M.multiply(1 - rho, M.square(delta))))
-        variable.assign_add(M.multiply(lr, delta))
+        S.assign(grad_acc, S.add(M.multiply(rho, grad_acc), S.multiply(1 - rho, S.square(gradient))))
+        delta = S.negative(S.divide(S.multiply(rms(delta_acc), gradient), rms(grad_acc)))
+        S.assign(delta_acc, S.add(M.multiply(rho, delta_acc), S.multiply(1 - rho, S.square(delta))))
+        S.assign_add(variable, S.multiply(lr, delta))
 
     def get_config(self):
         return {**super().get_config(), "rho": self.rho, "epsilon": self.epsilon}
+
+    sparse_updates = True   # as Keras 3: the variable touched row by row
 
 
 class Adamax(Optimizer):
@@ -141,6 +146,8 @@ class Nadam(Optimizer):
     0.8937
     """
 
+    sparse_updates = True   # Keras 3's rules for slices (sparse_updates.py); dense updates
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="nadam", **kwargs):
         super().__init__(name, learning_rate, **kwargs)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
@@ -171,10 +178,10 @@ class Nadam(Optimizer):
         u_product_t_1 = M.multiply(u_product_t, u_t_1)
         beta_2_power = M.pow(beta_2, local_step)
         m, v = self._slot(self._momentums, variable), self._slot(self._velocities, variable)
-        m.assign_add(M.multiply(M.subtract(gradient, m), M.subtract(1.0, beta_1)))
-        v.assign_add(M.multiply(M.subtract(M.square(gradient), v), M.subtract(1.0, beta_2)))
-        m_hat = M.add(M.divide(M.multiply(u_t_1, m), M.subtract(1.0, u_product_t_1)),
-                      M.divide(M.multiply(M.subtract(1.0, u_t), gradient), M.subtract(1.0, u_product_t)))
+        S.assign_add(m, S.multiply(S.subtract(gradient, m), M.subtract(1.0, beta_1)))
+        S.assign_add(v, S.multiply(S.subtract(S.square(gradient), v), M.subtract(1.0, beta_2)))
+        m_hat = S.add(M.divide(M.multiply(u_t_1, m), M.subtract(1.0, u_product_t_1)),
+                      S.divide(S.multiply(M.subtract(1.0, u_t), gradient), M.subtract(1.0, u_product_t)))
         v_hat = M.divide(v, M.subtract(1.0, beta_2_power))
         variable.assign_sub(M.divide(M.multiply(m_hat, lr), M.add(M.sqrt(v_hat), self.epsilon)))
 
