@@ -51,7 +51,7 @@ _numbers = itertools.count(1)
 _lock = threading.Lock()
 
 
-def set_log_device_placement(enabled):
+def set_log_device_placement(enabled) -> None:
     """Turn logging of each executed op's device on or off.
 
     ``tf.debugging.set_log_device_placement``. ``enabled`` is a bool (or an integer, as
@@ -73,7 +73,7 @@ def set_log_device_placement(enabled):
     ENABLED[0] = bool(enabled)
 
 
-def get_log_device_placement():
+def get_log_device_placement() -> bool:
     """Whether each executed op's device is logged (``set_log_device_placement``); False by
     default.
 

@@ -20,7 +20,7 @@ def _whiles(concrete):
     return sum(node.op == "While" for node in concrete.graph.nodes)
 
 
-def test_pipeline_elements_in_tf_order():
+def test_pipeline_elements_in_tf_order(numpy_backend):
     # TF 2.21's elements of from_tensor_slices -> batch -> map -> prefetch
     got = [(a.numpy().tolist(), b.numpy().tolist()) for a, b in _pipeline()]
     assert got == [([[0.0, 2.0, 4.0], [6.0, 8.0, 10.0], [12.0, 14.0, 16.0], [18.0, 20.0, 22.0]], [1, 2, 3, 4]),
@@ -190,12 +190,13 @@ def test_training_loop_over_a_dataset(numpy_backend):
 
 
 @pytest.mark.slow
-def test_training_loop_over_static_batches_is_one_numba_program():
-    # batches of a known size (drop_remainder) compile; a last batch of another size is a size
-    # only the run knows, which the Numba templates of MatMul cannot take yet (the interpreter)
+@pytest.mark.parametrize("drop_remainder", [True, False])
+def test_training_loop_over_a_dataset_is_one_numba_program(drop_remainder):
+    # batches of a known size (drop_remainder), and batches whose size only the run knows (the
+    # last one smaller: each batch one gather of its rows), both compile to one Numba program
     x, y, w, b, epoch = _linear_problem()
     compiled = tf.function(epoch, jit_compile=True)
-    ds = D.from_tensor_slices((x, y)).batch(5, drop_remainder=True)
+    ds = D.from_tensor_slices((x, y)).batch(6, drop_remainder=drop_remainder)
     first = float(compiled(ds))
     concrete = compiled.get_concrete_function(ds)
     assert _whiles(concrete) == 1
