@@ -199,6 +199,8 @@ class Ftrl(Optimizer):
     0.7451
     """
 
+    sparse_updates = True   # Keras 3's rules for slices (sparse_updates.py); dense updates
+
     def __init__(self, learning_rate=0.001, learning_rate_power=-0.5, initial_accumulator_value=0.1,
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0,
                  l2_shrinkage_regularization_strength=0.0, beta=0.0, name="ftrl", **kwargs):
@@ -232,8 +234,8 @@ class Ftrl(Optimizer):
         linear = self._slot(self._linears, variable)
         lr_power = self.learning_rate_power
         l2_reg = M.add(self.l2_regularization_strength, M.divide(self.beta, M.multiply(2.0, lr)))
-        grad_to_use = M.add(gradient, M.multiply(2 * self.l2_shrinkage_regularization_strength, variable))
-        new_accum = M.add(accum, M.square(gradient))
+        grad_to_use = S.add(gradient, M.multiply(2 * self.l2_shrinkage_regularization_strength, variable))
+        new_accum = S.add(accum, S.square(gradient))
         p_new, p_old = M.pow(new_accum, _c(-lr_power, variable.dtype)), M.pow(accum, _c(-lr_power, variable.dtype))
         linear.assign_add(M.subtract(grad_to_use, M.multiply(M.divide(M.subtract(p_new, p_old), lr), variable)))
         quadratic = M.add(M.divide(p_new, lr), M.multiply(2.0, l2_reg))
@@ -294,6 +296,8 @@ class Lamb(Optimizer):
     0.9
     """
 
+    sparse_updates = True   # Keras 3's rules for slices (sparse_updates.py); dense updates
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="lamb", **kwargs):
         super().__init__(name, learning_rate, **kwargs)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
@@ -309,8 +313,8 @@ class Lamb(Optimizer):
         beta_1_power = M.pow(_c(self.beta_1, dtype), local_step)
         beta_2_power = M.pow(_c(self.beta_2, dtype), local_step)
         m, v = self._slot(self._momentums, variable), self._slot(self._velocities, variable)
-        m.assign_add(M.multiply(M.subtract(gradient, m), 1 - self.beta_1))
-        v.assign_add(M.multiply(M.subtract(M.square(gradient), v), 1 - self.beta_2))
+        m.assign_add(M.multiply(S.subtract(gradient, m), 1 - self.beta_1))
+        v.assign_add(M.multiply(S.subtract(S.square(gradient), v), 1 - self.beta_2))
         m_hat = M.divide(m, M.subtract(1.0, beta_1_power))
         v_sqrt = M.add(M.sqrt(M.divide(v, M.subtract(1.0, beta_2_power))), self.epsilon)
         update = M.divide(m_hat, v_sqrt)
@@ -334,6 +338,8 @@ class Adafactor(Optimizer):
     >>> round(float(v.numpy()), 4)
     0.9
     """
+
+    sparse_updates = True   # as Keras 3: the variable touched row by row
 
     def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3,
                  clip_threshold=1.0, relative_step=True, name="adafactor", **kwargs):
@@ -360,6 +366,10 @@ class Adafactor(Optimizer):
 
     @staticmethod
     def _rms(x):
+        if S.is_slices(x):   # Keras 3's mean of slices: their sum over the dense size
+            total = reduce.reduce_sum(M.square(x.values))
+            size = M.cast(reduce.reduce_prod(M.cast(x.dense_shape, D.int64)), total.dtype)
+            return M.sqrt(M.divide(total, size))
         return M.sqrt(reduce.reduce_mean(M.square(x)))
 
     def update_step(self, gradient, variable):
@@ -373,7 +383,7 @@ class Adafactor(Optimizer):
         v = self._slot(self._v, variable)
         rho_t = M.minimum(lr, M.divide(one, M.sqrt(local_step)))
         alpha_t = M.multiply(M.maximum(eps2, self._rms(variable)), rho_t)
-        squared = M.add(M.square(gradient), self.epsilon_1)
+        squared = S.add(S.square(gradient), self.epsilon_1)
         beta_2_t = M.subtract(one, M.pow(local_step, _c(self.beta_2_decay, dtype)))
         if len(variable.shape) >= 2:
             r.assign(M.add(M.multiply(beta_2_t, r), M.multiply(M.subtract(one, beta_2_t),
@@ -384,9 +394,9 @@ class Adafactor(Optimizer):
             v.assign(M.multiply(row, A.expand_dims(c, -2)))
         else:
             v.assign(M.add(M.multiply(beta_2_t, v), M.multiply(M.subtract(one, beta_2_t), squared)))
-        u_t = M.divide(gradient, M.sqrt(v))
-        u_t_hat = M.divide(u_t, M.maximum(one, M.divide(self._rms(u_t), self.clip_threshold)))
-        variable.assign_sub(M.multiply(alpha_t, u_t_hat))
+        u_t = S.divide(gradient, M.sqrt(v))
+        u_t_hat = S.divide(u_t, M.maximum(one, M.divide(self._rms(u_t), self.clip_threshold)))
+        S.assign_sub(variable, S.multiply(alpha_t, u_t_hat))
 
     def get_config(self):
         return {**super().get_config(), "beta_2_decay": self.beta_2_decay, "epsilon_1": self.epsilon_1,

@@ -81,6 +81,48 @@ def test_loop_over_a_dataset_is_one_while_traced_once(numpy_backend):
     assert float(dict_sum(D.from_tensor_slices({"u": X, "v": Y}).batch(3))) == 390.0
 
 
+def test_dataset_loops_nest_branch_and_inline(numpy_backend, tmp_path):
+    # TF 2.21: 90 (a function calling one that loops), 135 (inside a tf.range loop, three
+    # times 45), 45 and -1 (in one side of a tensor `if`)
+    ds = D.range(10).batch(3)
+
+    @tf.function
+    def inner():
+        s = tf.constant(0, tf.int64)
+        for x in ds:
+            s += tf.reduce_sum(x)
+        return s
+
+    @tf.function
+    def outer():
+        return inner() * 2
+
+    @tf.function
+    def nested(n):
+        t = tf.constant(0, tf.int64)
+        for i in tf.range(n):
+            for x in ds:
+                t += tf.reduce_sum(x)
+        return t
+
+    @tf.function
+    def branch(c):
+        if c > 0:
+            s = tf.constant(0, tf.int64)
+            for x in ds:
+                s += tf.reduce_sum(x)
+        else:
+            s = tf.constant(-1, tf.int64)
+        return s
+    assert int(outer()) == 90 and int(outer()) == 90
+    module = tf.Module()
+    module.total = inner
+    with pytest.raises(ValueError, match="iterates a tf.data dataset"):   # not saved (TF saves it)
+        tf.saved_model.save(module, str(tmp_path))
+    assert int(nested(tf.constant(3))) == 135
+    assert int(branch(tf.constant(1))) == 45 and int(branch(tf.constant(-1))) == -1
+
+
 def test_shuffled_loop_reshuffles_per_call_reproducibly(numpy_backend):
     def orders(seed):
         ds = D.from_tensor_slices(np.arange(12)).shuffle(12, seed=seed).batch(5)
