@@ -495,12 +495,18 @@ class GradientTape:
             rec = self._begin()
             try:
                 return VECTORIZED.loop_batch_jacobian(rec, target, source)
+            except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+                drop_internal_frames(e)
+                raise
             finally:
                 self._end()
         if experimental_use_pfor:
             rec = self._begin()
             try:
                 return VECTORIZED.batch_jacobian(rec, target, source)
+            except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+                drop_internal_frames(e)
+                raise
             finally:
                 self._end()
         with self._ensure_recording():
@@ -517,6 +523,9 @@ class GradientTape:
             stacked = array.reshape(stacked, [width, batch, int(np.prod(tuple(sshape[1:])))])
             stacked = array.transpose(stacked, [1, 0, 2])
             return array.reshape(stacked, shape)
+        except Exception as e:
+            drop_internal_frames(e)
+            raise
         finally:
             self._end()
 

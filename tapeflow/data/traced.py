@@ -21,7 +21,10 @@ Not fed (the loop is unrolled while tracing, as before, with the elements of tra
 component with another unknown size (``padded_batch`` to each batch's longest), or a trace that
 is not a function's (``vectorized_map``). An infinite dataset cannot be fed. A feed pulls all
 the elements before the program runs, so a ``break`` ends the loop but an iterator passed in is
-read to its end; a ``for`` over the same dataset twice in one call sees one order.
+read to its end; a ``for`` over the same dataset twice in one call sees one order. A dataset
+passed as an argument keys the trace by identity (TF: by its element spec), so another dataset
+object traces again. A tape outside the function differentiates through the loop (TF gives
+None: its ``ReduceDataset`` has no gradient); a tape inside the body is as in TF.
 """
 import warnings
 

@@ -117,8 +117,8 @@ class Mean(Metric):
         self.total.assign_add(R.reduce_sum(values))
         if sample_weight is not None:
             samples = R.reduce_sum(sample_weight)
-        elif len(values.shape) >= 1:
-            samples = values.shape[0]
+        elif len(values.shape) >= 1:     # a batch of unknown size: read when the program runs
+            samples = values.shape[0] if values.shape[0] is not None else A.shape(values)[0]
         else:
             samples = 1
         self.count.assign_add(M.cast(samples, self._dtype))

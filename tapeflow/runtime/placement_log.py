@@ -6,6 +6,10 @@ in TensorFlow 2.21's words. Every op runs on the one CPU, so the device is alway
 - An eager op: ``Executing op AddV2 in device /job:.../device:CPU:0`` on stderr, once per
   execution, with the header of TensorFlow's log lines (``I0000 00:00:<seconds> <thread>
   <file>:<line>] ``: the file and line are this module's).
+- A variable's ops, as TensorFlow's eager ones: ``VarHandleOp`` and ``AssignVariableOp`` when
+  it is created, ``ReadVariableOp`` per read, ``AssignVariableOp``/``AssignAddVariableOp``/
+  ``AssignSubVariableOp`` per write (a function writing a variable writes it back after its
+  call, so that logs an ``AssignVariableOp`` TensorFlow's function runs inside).
 - A function call that runs a program (not one inlined into a function being traced):
   ``Executing op __inference_<name>_<n> in device ...``, once per call; before its first
   such call, the placement of each node of its graph, as TensorFlow's placer prints them when
@@ -24,8 +28,8 @@ TensorFlow 2.21 reads the switch once, when its runtime starts (a switch turned 
 first op logs nothing, one turned off later keeps logging); tapeflow's takes effect at once,
 as the documentation of ``set_log_device_placement`` says.
 
-Off, the cost is one flag read per eager op (``ENABLED[0]`` in ``dispatch.apply``) and per
-function call.
+Off, the cost is one flag read per eager op (``ENABLED[0]`` in ``dispatch.apply``), per
+variable read or write and per function call.
 """
 import itertools
 import operator
@@ -47,7 +51,7 @@ _numbers = itertools.count(1)
 _lock = threading.Lock()
 
 
-def set_log_device_placement(enabled):
+def set_log_device_placement(enabled) -> None:
     """Turn logging of each executed op's device on or off.
 
     ``tf.debugging.set_log_device_placement``. ``enabled`` is a bool (or an integer, as
@@ -69,7 +73,7 @@ def set_log_device_placement(enabled):
     ENABLED[0] = bool(enabled)
 
 
-def get_log_device_placement():
+def get_log_device_placement() -> bool:
     """Whether each executed op's device is logged (``set_log_device_placement``); False by
     default.
 

@@ -1,6 +1,6 @@
 """TensorFlow's traceback filtering: an error escaping a public entry point (op dispatch, a
-function call or trace, ``GradientTape.gradient``/``jacobian``, a Keras layer call) carries a
-traceback without tapeflow's own frames, so what the user reads is their code.
+function call or trace, ``GradientTape.gradient``/``jacobian``/``batch_jacobian``, a Keras layer
+call) carries a traceback without tapeflow's own frames, so what the user reads is their code.
 
 ``tf.debugging.disable_traceback_filtering()`` restores the full traceback (to debug tapeflow
 itself). The switch is per thread and on by default, as TensorFlow's
@@ -18,7 +18,7 @@ _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _SWITCH = threading.local()
 
 
-def is_traceback_filtering_enabled():
+def is_traceback_filtering_enabled() -> bool:
     """Whether errors raised through tapeflow's entry points drop tapeflow's frames (the
     default; per thread).
 
@@ -30,7 +30,7 @@ def is_traceback_filtering_enabled():
     return getattr(_SWITCH, "value", True)
 
 
-def enable_traceback_filtering():
+def enable_traceback_filtering() -> None:
     """Filter tapeflow's own frames out of the tracebacks of its errors (the default), in
     this thread.
 
@@ -43,7 +43,7 @@ def enable_traceback_filtering():
     _SWITCH.value = True
 
 
-def disable_traceback_filtering():
+def disable_traceback_filtering() -> None:
     """Keep every frame, tapeflow's too, in the tracebacks of its errors, in this thread: what
     to call when debugging tapeflow itself.
 

@@ -105,6 +105,9 @@ class _Writer:
             return {"variable": self.variable(ref)}
         if isinstance(ref, Tensor):
             return {"constant": self.constant(ref)}
+        if kind == "feed":
+            raise ValueError("cannot save a function that iterates a tf.data dataset or iterator: "
+                             "tapeflow feeds its elements from Python at each call")
         raise ValueError(f"cannot save a function that captures {type(ref).__name__} {ref!r:.60}")
 
 

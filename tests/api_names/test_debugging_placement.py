@@ -66,6 +66,21 @@ def test_eager_ops_log_one_line_each_on_stderr(capsys):
     assert capsys.readouterr() == ("", "")
 
 
+def test_variable_ops_log_tensorflows_lines(capsys):
+    tf.debugging.set_log_device_placement(True)
+    v = tf.Variable([1.0, 2.0])
+    v.assign([2.0, 3.0])
+    v.assign_add([1.0, 1.0])
+    v.assign_sub([1.0, 1.0])
+    v * tf.constant([2.0, 2.0])
+    _, err = capsys.readouterr()
+    # TF 2.21's "Executing op" lines for the same calls, less the _EagerConst it runs to
+    # convert each Python list (tapeflow converts without an op)
+    ops = ["VarHandleOp", "AssignVariableOp", "AssignVariableOp", "AssignAddVariableOp",
+           "AssignSubVariableOp", "ReadVariableOp", "Mul"]
+    assert _messages(err) == [f"Executing op {op} in device {CPU}" for op in ops]
+
+
 def test_a_function_logs_its_placement_once_and_each_call(capsys, numpy_backend):
     @tf.function
     def scaled_sine(x):

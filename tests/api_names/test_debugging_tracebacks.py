@@ -118,6 +118,28 @@ def _tape_jacobian():
     return tape.jacobian(y, [x, "x"])
 
 
+def _no_gradient(method):
+    """A tape method failing deep inside the reverse sweep: GuaranteeConst has no gradient
+    (TF's LookupError)."""
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tf.guarantee_const(x) * x
+    return getattr(tape, method)(y, x)
+
+
+def _deep_gradient():
+    return _no_gradient("gradient")
+
+
+def _deep_jacobian():
+    return _no_gradient("jacobian")
+
+
+def _deep_batch_jacobian():
+    return _no_gradient("batch_jacobian")
+
+
 class _Picky(tf.keras.layers.Layer):
     def call(self, inputs):
         return _picky_check(inputs)
@@ -152,6 +174,12 @@ CASES = [
      [("user", "_concrete_run"), ("runtime/interpret.py", "run_graph")]),
     (_tape_gradient, TypeError, [("user", "_tape_gradient"), ("autodiff/backprop.py", "flat_ids")]),
     (_tape_jacobian, TypeError, [("user", "_tape_jacobian"), ("autodiff/backprop.py", "flat_ids")]),
+    (_deep_gradient, LookupError, [("user", "_deep_gradient"), ("user", "_no_gradient"),
+                                   ("autodiff/grads/debug.py", "_guarantee_const")]),
+    (_deep_jacobian, LookupError, [("user", "_deep_jacobian"), ("user", "_no_gradient"),
+                                   ("autodiff/grads/debug.py", "_guarantee_const")]),
+    (_deep_batch_jacobian, LookupError, [("user", "_deep_batch_jacobian"), ("user", "_no_gradient"),
+                                         ("autodiff/grads/debug.py", "_guarantee_const")]),
     (_keras_call, ValueError, [("user", "_keras_call"), ("user", "call"), ("user", "_picky_check")]),
 ]
 

@@ -20,7 +20,7 @@ def _whiles(concrete):
     return sum(node.op == "While" for node in concrete.graph.nodes)
 
 
-def test_pipeline_elements_in_tf_order():
+def test_pipeline_elements_in_tf_order(numpy_backend):
     # TF 2.21's elements of from_tensor_slices -> batch -> map -> prefetch
     got = [(a.numpy().tolist(), b.numpy().tolist()) for a, b in _pipeline()]
     assert got == [([[0.0, 2.0, 4.0], [6.0, 8.0, 10.0], [12.0, 14.0, 16.0], [18.0, 20.0, 22.0]], [1, 2, 3, 4]),
@@ -79,6 +79,48 @@ def test_loop_over_a_dataset_is_one_while_traced_once(numpy_backend):
             s += tf.reduce_sum(e["u"]) - tf.cast(tf.reduce_sum(e["v"]), tf.float32)
         return s
     assert float(dict_sum(D.from_tensor_slices({"u": X, "v": Y}).batch(3))) == 390.0
+
+
+def test_dataset_loops_nest_branch_and_inline(numpy_backend, tmp_path):
+    # TF 2.21: 90 (a function calling one that loops), 135 (inside a tf.range loop, three
+    # times 45), 45 and -1 (in one side of a tensor `if`)
+    ds = D.range(10).batch(3)
+
+    @tf.function
+    def inner():
+        s = tf.constant(0, tf.int64)
+        for x in ds:
+            s += tf.reduce_sum(x)
+        return s
+
+    @tf.function
+    def outer():
+        return inner() * 2
+
+    @tf.function
+    def nested(n):
+        t = tf.constant(0, tf.int64)
+        for i in tf.range(n):
+            for x in ds:
+                t += tf.reduce_sum(x)
+        return t
+
+    @tf.function
+    def branch(c):
+        if c > 0:
+            s = tf.constant(0, tf.int64)
+            for x in ds:
+                s += tf.reduce_sum(x)
+        else:
+            s = tf.constant(-1, tf.int64)
+        return s
+    assert int(outer()) == 90 and int(outer()) == 90
+    module = tf.Module()
+    module.total = inner
+    with pytest.raises(ValueError, match="iterates a tf.data dataset"):   # not saved (TF saves it)
+        tf.saved_model.save(module, str(tmp_path))
+    assert int(nested(tf.constant(3))) == 135
+    assert int(branch(tf.constant(1))) == 45 and int(branch(tf.constant(-1))) == -1
 
 
 def test_shuffled_loop_reshuffles_per_call_reproducibly(numpy_backend):
@@ -190,12 +232,13 @@ def test_training_loop_over_a_dataset(numpy_backend):
 
 
 @pytest.mark.slow
-def test_training_loop_over_static_batches_is_one_numba_program():
-    # batches of a known size (drop_remainder) compile; a last batch of another size is a size
-    # only the run knows, which the Numba templates of MatMul cannot take yet (the interpreter)
+@pytest.mark.parametrize("drop_remainder", [True, False])
+def test_training_loop_over_a_dataset_is_one_numba_program(drop_remainder):
+    # batches of a known size (drop_remainder), and batches whose size only the run knows (the
+    # last one smaller: each batch one gather of its rows), both compile to one Numba program
     x, y, w, b, epoch = _linear_problem()
     compiled = tf.function(epoch, jit_compile=True)
-    ds = D.from_tensor_slices((x, y)).batch(5, drop_remainder=True)
+    ds = D.from_tensor_slices((x, y)).batch(6, drop_remainder=drop_remainder)
     first = float(compiled(ds))
     concrete = compiled.get_concrete_function(ds)
     assert _whiles(concrete) == 1

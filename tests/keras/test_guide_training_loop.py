@@ -163,6 +163,37 @@ def test_eager_and_compiled_loops_match_tensorflow():
     np.testing.assert_allclose(added_loss_step(tf, keras), TF_ADDED_LOSS, rtol=1e-4)
 
 
+def test_the_guides_step_iterating_its_pipeline_in_one_function():
+    # the guide's training step, with the loop over its tf.data pipeline moved inside the
+    # tf.function: one program (one While, traced once) giving TF's per-step losses
+    model = get_model(keras)
+    optimizer = keras.optimizers.Adam(learning_rate=1e-3)
+    loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    train_acc_metric = keras.metrics.SparseCategoricalAccuracy()
+
+    @tf.function
+    def train_epoch(dataset):
+        losses = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for step, (x, y) in enumerate(dataset):
+            with tf.GradientTape() as tape:
+                logits = model(x, training=True)
+                loss_value = loss_fn(y, logits)
+            grads = tape.gradient(loss_value, model.trainable_weights)
+            optimizer.apply(grads, model.trainable_weights)
+            train_acc_metric.update_state(y, logits)
+            losses = losses.write(tf.cast(step, tf.int32), loss_value)
+        return losses.stack()
+
+    train_dataset, _ = datasets(tf, shuffle=False)
+    losses = [train_epoch(train_dataset).numpy() for _ in range(2)]
+    np.testing.assert_allclose(np.concatenate(losses), TF_LOSSES, rtol=1e-4)
+    # not reset between the two epochs: the mean of TF's two epoch accuracies
+    np.testing.assert_allclose(float(train_acc_metric.result()), np.mean([a for a, _ in TF_ACCURACIES]))
+    assert train_epoch.experimental_get_tracing_count() == 1
+    graph = train_epoch.get_concrete_function(train_dataset).graph
+    assert sum(node.op == "While" for node in graph.nodes) == 1
+
+
 def test_the_guides_shuffled_loops_train():
     losses, accuracies = eager_loop(tf, keras)      # as the guide runs it
     assert np.mean(losses[-4:]) < np.mean(losses[:4])
