@@ -219,5 +219,5 @@ from ..runtime.philox_samplers import poisson as philox_poisson  # noqa: E402,F4
 from ..runtime.philox_samplers import (  # noqa: E402,F401
     parameterized_truncated_normal as philox_parameterized_truncated_normal)
 from ..runtime.kernels.fractional_pool import pooling_sequence as fractional_sequence  # noqa: E402,F401
-from .conv_loops import (conv_direct, conv_filter_gemm, conv_gemm, conv_input_gemm,  # noqa: E402,F401
-                         pool_avg, pool_max, pool_max_grad)  # (generated code calls rt.conv_*, rt.pool_*)
+from .conv_loops import (conv_direct_filter, conv_direct_fwd, conv_direct_input,  # noqa: E402,F401
+                         conv_filter_gemm, conv_gemm, conv_input_gemm, pool_avg, pool_max, pool_max_grad)  # (generated code calls rt.conv_*, rt.pool_*)

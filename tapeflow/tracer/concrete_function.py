@@ -32,12 +32,36 @@ from ..runtime.placement_log import ENABLED as LOG_PLACEMENT
 from ..runtime.traceback_filter import drop_internal_frames
 from . import compile_log, engine as backend, tiers
 from ..passes.keep_stacks import keep_stacks
+from ..passes.partition import partition
+from .. import env
 from .graph_vjp import Joint, split, vjp_graph
 from .context import TraceContext, current, feed_input
 from .fastcall import assigns_inline, fast_caller
 from .inspection import FuncGraph, output_structure, signature_text, spec_leaf
-from .outputs import Const, OutRef, builder  # noqa: F401 - Const, OutRef: saved_model imports them from here
+from .outputs import ConstLeaf, OutRef, builder  # noqa: F401 - ConstLeaf, OutRef: saved_model imports them from here
 
+
+def _within_budget(joint, fwd_graph, bwd_graph, n_res):
+    """TensorFlow's split, or, when its computed residuals pass ``TAPEFLOW_MEMORY_MB``, the
+    min-cut partition fitted to that budget (the backward recomputes activations)."""
+    budget = env.get("TAPEFLOW_MEMORY_MB")
+    if budget is None:
+        return fwd_graph, bwd_graph, n_res
+    limit = int(budget * 2**20)
+    inputs = {v.id for v in fwd_graph.inputs}
+    kept = sum(_aval_bytes(v.aval) for v in fwd_graph.outputs[len(fwd_graph.outputs) - n_res:]
+               if v.id not in inputs)
+    if kept <= limit:
+        return fwd_graph, bwd_graph, n_res
+    fwd, bwd, _ = partition(joint.graph, joint.n_primals, joint.n_outputs, budget=limit)
+    return fwd, bwd, len(fwd.outputs) - joint.n_outputs
+
+
+def _aval_bytes(aval):
+    n = aval.dtype.size
+    for d in aval.shape:
+        n *= 1 if d is None else d
+    return n
 
 class ConcreteFunction:
     """A graph with its calling convention.
@@ -316,6 +340,8 @@ class ConcreteFunction:
             fwd_graph, bwd_graph, n_res = split(joint if graph is joint.graph else Joint(
                 graph, joint.n_primals, joint.n_outputs, joint.ct_outputs, joint.grad_inputs,
                 joint.n_forward_nodes, joint.slices))
+            if graph is joint.graph:      # no loop stacks: the memory budget may apply
+                fwd_graph, bwd_graph, n_res = _within_budget(joint, fwd_graph, bwd_graph, n_res)
             fwd = ConcreteFunction(fwd_graph, self.sources, None, len(fwd_graph.outputs), [],
                                    f"{self.name}_forward", jit_compile=self.jit_compile)
             bwd = ConcreteFunction(bwd_graph, None, None, len(bwd_graph.outputs), [],
@@ -457,4 +483,4 @@ def _ct(g, aval):
     return wrap(np.zeros(aval.shape, aval.dtype.np)) if g is None else g
 
 
-__all__ = ["ConcreteFunction", "OutRef", "Const"]
+__all__ = ["ConcreteFunction", "OutRef", "ConstLeaf"]

@@ -192,7 +192,7 @@ def test_custom_losses_metric_and_added_losses_match_tensorflow():
     np.testing.assert_allclose(endpoint, TF_ADDED_LOSSES[1], rtol=1e-5)
 
 
-def test_validation_split_datasets_and_weights_train():
+def test_validation_split_and_datasets_train():
     model = get_compiled_model(keras)
     history = model.fit(X_TRAIN, Y_TRAIN, batch_size=64, validation_split=0.2, epochs=2, verbose=0)
     assert len(history.history["val_loss"]) == 2
@@ -215,6 +215,9 @@ def test_validation_split_datasets_and_weights_train():
     assert sorted(history) == ["loss", "sparse_categorical_accuracy", "val_loss",
                                "val_sparse_categorical_accuracy"]
 
+
+@pytest.mark.slow
+def test_py_datasets_class_and_sample_weights_train():
     class ExamplePyDataset(keras.utils.PyDataset):
         def __init__(self, x, y, batch_size, **kwargs):
             super().__init__(**kwargs)
