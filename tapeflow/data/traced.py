@@ -15,7 +15,8 @@ inputs (``context.feed_input``, a ``("feed", ...)`` source of the ConcreteFuncti
 
 So a loop over a dataset is one While node whatever the number of elements, its carried state
 (accumulators, variable updates) as any loop's. ``next(iterator)`` in a function is one fed
-element per call, as TF's ``IteratorGetNext``; ``OutOfRangeError`` at the end.
+element per call, as TF's ``IteratorGetNext``; ``OutOfRangeError`` at the end; ``reduce`` is
+one While carrying the state (its function traced once), as TF's ``ReduceDataset``.
 
 Not fed (the loop is unrolled while tracing, as before, with the elements of trace time): a
 component with another unknown size (``padded_batch`` to each batch's longest), or a trace that
@@ -36,7 +37,9 @@ from ..ir.opdef import AVal
 from ..ops import array, creation, math
 from ..ops.scan import cumsum
 from ..runtime.recorder import STATE
-from ..tracer.context import LoopError, feed_input
+from ..runtime.tensor import convert_to_tensor
+from ..tracer.context import LoopError, as_tensor, feed_input
+from ..tracer.control import while_loop
 from ..tracer.pyfor import TensorIter
 from ..tracer.symbolic_tensor import TracingError
 from . import structure as S
@@ -216,6 +219,24 @@ def next_element(iterator):
     return S.pack(iterator.element_spec, leaves)
 
 
+def traced_reduce(dataset, initial_state, reduce_func):
+    """``dataset.reduce`` inside a function: one While over the fed elements carrying the state
+    (TF's ReduceDataset), or None (reduced while tracing, as outside a function)."""
+    if not _in_function()[0] or _plans(dataset.element_spec)[0] is None:
+        return None
+    it = dataset_loop(dataset)
+    if it is None:
+        return None
+    state = S.map_leaves(as_tensor, initial_state)
+
+    def body(k, state):
+        element = it.at(k)
+        new = reduce_func(state, element)        # the element whole, as TF passes it
+        return math.add(k, 1), S.map_leaves(as_tensor, new)
+    counter = convert_to_tensor(0, dtype=D.int32)
+    return while_loop(lambda k, state: math.less(k, it.length), body, (counter, state))[1]
+
+
 _RANDOM = ("ShuffleDataset", "RandomDataset", "SampleDataset")
 
 
@@ -234,6 +255,6 @@ def _draws_randomly(dataset, seen=None):
     return False
 
 
-TRACED.update(loop=dataset_loop, iterator_loop=iterator_loop, next=next_element)
+TRACED.update(loop=dataset_loop, iterator_loop=iterator_loop, next=next_element, reduce=traced_reduce)
 
-__all__ = ["dataset_loop", "iterator_loop", "next_element"]
+__all__ = ["dataset_loop", "iterator_loop", "next_element", "traced_reduce"]

@@ -38,7 +38,7 @@ from .graph_vjp import Joint, split, vjp_graph
 from .context import TraceContext, current, feed_input
 from .fastcall import assigns_inline, fast_caller
 from .inspection import FuncGraph, output_structure, signature_text, spec_leaf
-from .outputs import Const, OutRef, builder  # noqa: F401 - Const, OutRef: saved_model imports them from here
+from .outputs import ConstLeaf, OutRef, builder  # noqa: F401 - ConstLeaf, OutRef: saved_model imports them from here
 
 
 def _within_budget(joint, fwd_graph, bwd_graph, n_res):
@@ -483,4 +483,4 @@ def _ct(g, aval):
     return wrap(np.zeros(aval.shape, aval.dtype.np)) if g is None else g
 
 
-__all__ = ["ConcreteFunction", "OutRef", "Const"]
+__all__ = ["ConcreteFunction", "OutRef", "ConstLeaf"]

@@ -28,7 +28,7 @@ from ..runtime.recorder import STATE
 from ..runtime.tensor import Tensor, Variable, _next_id, wrap
 from ..runtime.placement_log import ENABLED as LOG_PLACEMENT
 from ..runtime.traceback_filter import drop_internal_frames
-from .outputs import Const, OutRef
+from .outputs import ConstLeaf, OutRef
 
 
 def leaf_key(leaves):
@@ -217,7 +217,7 @@ _PLAIN_TENSOR = _plain_tensor_init()
 
 def _simple(template):
     """Whether the output structure is tensor and constant leaves in lists and tuples only."""
-    if isinstance(template, (OutRef, Const)):
+    if isinstance(template, (OutRef, ConstLeaf)):
         return True
     return type(template) in (list, tuple) and all(_simple(t) for t in template)
 
@@ -229,7 +229,7 @@ def _structure_expr(template, ns):
     if type(template) in (list, tuple):
         items = "".join(_structure_expr(t, ns) + ", " for t in template)
         return f"[{items}]" if type(template) is list else f"({items})"
-    name = f"q{len(ns)}"       # a Const leaf
+    name = f"q{len(ns)}"       # a ConstLeaf leaf
     ns[name] = template.value
     return name
 

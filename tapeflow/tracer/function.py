@@ -40,7 +40,7 @@ from .convert import converted, unconverted_note
 from .fastcall import function_caller, leaf_key, structure_of
 from .inspection import Spec, Unknown, signature_text, spec_leaf
 from .lower import Lowered
-from .outputs import Const, OutRef, SlicesRef
+from .outputs import ConstLeaf, OutRef, SlicesRef
 from .pywhile import undefined_after_loop
 from .symbolic_tensor import SymbolicTensor
 
@@ -665,7 +665,7 @@ def _outputs(ctx, result):
             parts = []
             for part in (leaf.values, leaf.indices, leaf.dense_shape):
                 if part is None:
-                    parts.append(Const(None))
+                    parts.append(ConstLeaf(None))
                 else:
                     parts.append(OutRef(len(out_values)))
                     out_values.append(ctx.value_of(convert_to_tensor(part)))
@@ -674,7 +674,7 @@ def _outputs(ctx, result):
             leaves.append(OutRef(len(out_values)))
             out_values.append(ctx.value_of(leaf))
         else:
-            leaves.append(Const(leaf))
+            leaves.append(ConstLeaf(leaf))
     return _nest.pack_sequence_as(result, leaves), out_values
 
 

@@ -246,3 +246,29 @@ def test_training_loop_over_a_dataset_is_one_numba_program(drop_remainder):
     w.assign(np.zeros((3, 1), np.float32))
     b.assign(0.0)
     np.testing.assert_allclose(first, float(epoch(ds)), rtol=1e-6)
+
+
+def test_reduce_inside_a_function_is_one_loop(numpy_backend):
+    ds = D.range(5).shuffle(5, seed=1)
+
+    @tf.function
+    def total(s0):
+        return ds.reduce(s0, lambda s, x: s + x * 2)
+
+    @tf.function
+    def digits():
+        return ds.reduce(tf.constant(0, tf.int64), lambda s, x: s * 10 + x)
+    # TF 2.21: 21 and 23 (a state from the argument); the digits a new order per call
+    assert int(total(tf.constant(1, tf.int64))) == 21 and int(total(tf.constant(3, tf.int64))) == 23
+    orders = {str(int(digits())).zfill(5) for _ in range(4)}
+    assert all(sorted(o) == list("01234") for o in orders) and len(orders) > 1
+    assert _whiles(digits.get_concrete_function()) == 1
+    pairs = D.from_tensor_slices((np.arange(6.0, dtype=np.float32), np.arange(6))).batch(4)
+
+    def fold(st, e):        # TF passes the element whole: (15.0, 6)
+        return st[0] + tf.reduce_sum(e[0]), st[1] + tf.size(e[1], out_type=tf.int64)
+    start = (tf.constant(0.0), tf.constant(0, tf.int64))
+    for got in (tf.function(lambda: pairs.reduce(start, fold))(), pairs.reduce(start, fold)):
+        assert (float(got[0]), int(got[1])) == (15.0, 6)
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        pairs.reduce(tf.constant(0.0), lambda st, a, b: st)    # TF 2.21's TypeError too
