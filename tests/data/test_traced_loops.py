@@ -272,3 +272,37 @@ def test_reduce_inside_a_function_is_one_loop(numpy_backend):
         assert (float(got[0]), int(got[1])) == (15.0, 6)
     with pytest.raises(TypeError, match="missing 1 required positional argument"):
         pairs.reduce(tf.constant(0.0), lambda st, a, b: st)    # TF 2.21's TypeError too
+
+
+@pytest.mark.slow
+def test_a_keras_models_training_loop_over_uneven_batches_is_one_numba_program():
+    # the last batch shorter: its matmuls (the bias gradient's too) give a row count only the
+    # run knows; the 2-D product makes its result from its operands' arrays, so the whole
+    # epoch compiles (it ran on the interpreter before)
+    rng = np.random.default_rng(0)
+    x, y = rng.random((70, 5), dtype=np.float32), rng.random((70, 1), dtype=np.float32)
+    model = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(4, activation="relu"),
+                                 tf.keras.layers.Dense(1)])
+    start = [w.copy() for w in model.get_weights()]
+    opt = tf.keras.optimizers.SGD(0.1)
+
+    def epoch(ds):
+        total = tf.constant(0.0)
+        for xb, yb in ds:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean((model(xb) - yb) ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            total += loss
+        return total
+
+    ds = D.from_tensor_slices((x, y)).batch(32)
+    compiled = tf.function(epoch, jit_compile=True)
+    got = float(compiled(ds))
+    concrete = compiled.get_concrete_function(ds)
+    assert [p.fallback for p in concrete._specialized.values()] == [None]    # Numba's
+    after = [w.copy() for w in model.get_weights()]
+    model.set_weights(start)
+    np.testing.assert_allclose(float(epoch(ds)), got, rtol=1e-5)             # eager
+    for a, b in zip(model.get_weights(), after):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

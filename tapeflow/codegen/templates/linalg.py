@@ -7,8 +7,8 @@ matrix is a single GEMM on the flattened batch. Integer products use explicit lo
 ``np.linalg`` (solve/inv/det/cholesky) takes one matrix at a time: batches loop the same way.
 """
 from ...ir.shapes import num_elements
-from ..emitter import cast, shape_lit
-from ..shape_free import broadcasts
+from ..emitter import Unsupported, cast, shape_lit
+from ..shape_free import broadcasts, reads
 from .registry import stmt_op
 from .einsum import emit_einsum
 
@@ -24,7 +24,7 @@ def _batch_index(em, idx, batch, own):
     return " + ".join(reversed(terms)) or "0"
 
 
-@stmt_op("MatMul")
+@stmt_op("MatMul", sizes_from_data=True)
 def _matmul(em, node, transpose_a=False, transpose_b=False):
     a, b = node.inputs
     (y,) = node.outputs
@@ -32,12 +32,17 @@ def _matmul(em, node, transpose_a=False, transpose_b=False):
     ash, bsh = a.aval.shape, b.aval.shape
     m, n = y.aval.shape[-2:]
     ta, tb = (".T" if transpose_a else ""), (".T" if transpose_b else "")
+    if len(ash) == 2 and len(bsh) == 2 and floats:
+        # rt.dot makes its result from its operands' run-time shapes: the one form that can
+        # give a size only the run knows (a batch of a tf.data loop's last, shorter batch)
+        em.define(y, f"rt.dot({em.ref(a)}{ta}, {em.ref(b)}{tb})")
+        return
+    if any(reads(d, y) for d in y.aval.shape):
+        raise Unsupported("MatMul gives a size only the run knows; only a 2-D float product "
+                          "reads its sizes from its operands' arrays")
     if len(ash) == 2 and len(bsh) == 2:
-        if floats:
-            em.define(y, f"rt.dot({em.ref(a)}{ta}, {em.ref(b)}{tb})")
-        else:
-            out = em.alloc(y)
-            em.line(f"rt.matmul_loops({em.ref(a)}{ta}, {em.ref(b)}{tb}, {out})")
+        out = em.alloc(y)
+        em.line(f"rt.matmul_loops({em.ref(a)}{ta}, {em.ref(b)}{tb}, {out})")
         return
     out = em.alloc(y)
     dot = "rt.dot_into" if floats else "rt.matmul_loops"
