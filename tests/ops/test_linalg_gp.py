@@ -159,9 +159,13 @@ def test_compiled_equals_eager_on_the_gaussian_process_path():
                 c = tf.reduce_sum(tf.linalg.cholesky(big) * w)
             gc = inner.gradient(c, big)
             gg = tf.reduce_sum(gc * gc)
+        # the factor written over its input where nothing else reads it (big * 3), not where
+        # the input is read again (doubled, an output)
+        doubled = big * 2.
         # not positive definite: NaN from the compiled Cholesky too, no error
         return [nll, tape.gradient(nll, ell), tf.linalg.cholesky(a - 3. * tf.eye(3, dtype=a.dtype)),
-                gc, outer.gradient(gg, big)]
+                gc, outer.gradient(gg, big), tf.linalg.cholesky(big * 3.), tf.linalg.cholesky(doubled),
+                doubled]
 
     z = rng.normal(size=(40, 40))
     args = [tf.constant(A), tf.constant(x), ell, tf.constant(y), tf.constant(z @ z.T + 40 * np.eye(40)),

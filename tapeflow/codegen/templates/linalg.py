@@ -6,6 +6,8 @@ a loop of ``np.dot(a[i], b[j], out[k])`` writing straight into the result. A bat
 matrix is a single GEMM on the flattened batch. Integer products use explicit loops.
 ``np.linalg`` (solve/inv/det/cholesky) takes one matrix at a time: batches loop the same way.
 """
+import re
+
 import numpy as np
 
 from ...ir.graph import constant_of
@@ -73,6 +75,27 @@ def _is_identity(v):
             and np.array_equal(c, np.eye(c.shape[0], dtype=c.dtype)))
 
 
+def dead_buffer(em, node, v):
+    """The variable of ``v`` if the op may write its output over it: a C array this program
+    allocated (not an input, constant, output or a view), read by ``node`` alone (the
+    conditions of a fused loop's donor, codegen/loop_nest.py); else None."""
+    name = em.expr.get(v.id)
+    if name is None or name not in em.owned or name in set(em.view_base.values()):
+        return None
+    if v.id in em.output_ids or any(n is not node for n in em.uses.get(v.id, ())):
+        return None
+    # another value held there (a fused loop's donor) or a view of it must be read no more
+    order = {id(n): i for i, n in enumerate(em.graph.nodes)}
+    here = order.get(id(node))
+    for vid, e in em.expr.items():
+        if vid != v.id and re.search(rf"\b{name}\b", e):
+            later = [n for n in em.uses.get(vid, ()) if n is not node
+                     and (here is None or order.get(id(n), here + 1) > here)]
+            if here is None or later or vid in em.output_ids:
+                return None
+    return name
+
+
 def _triangular_product(em, node, a, b, transpose_a, transpose_b):
     """A float matrix product with a triangular operand as BLAS trmm (half a GEMM's work): the
     line, or None."""
@@ -83,7 +106,9 @@ def _triangular_product(em, node, a, b, transpose_a, transpose_b):
                                    (False, b, a, transpose_b, transpose_a)):
         kind = triangle(t)
         if kind is not None:
-            out = em.alloc(y)
+            # trmm works in place: over the other operand where nothing else reads it
+            dead = None if to or other is t else dead_buffer(em, node, other)
+            out = em.bind(y, dead) if dead else em.alloc(y)
             return (f"rt.tri_matmul_into({em.ref(t)}, {em.ref(other)}{'.T' if to else ''}, {out}, "
                     f"{left}, {kind == 'L'}, {tt})")
     return None
@@ -194,7 +219,11 @@ def _determinant(em, node):
 def _cholesky(em, node):
     """LAPACK's potrf straight into the output, per matrix (codegen/lapack.py)."""
     (x,), (y,) = node.inputs, node.outputs
-    em.alloc(y)
+    dead = dead_buffer(em, node, x)      # potrf works in place
+    if dead:
+        em.bind(y, dead)
+    else:
+        em.alloc(y)
     em.line(f"rt.cholesky_into({flat3(em, x, 2)}, {flat3(em, y, 2)})")
 
 
@@ -230,7 +259,11 @@ def _triangular_solve(em, node, lower=True, adjoint=False):
 @stmt_op("MatrixBandPart")
 def _band_part(em, node, num_lower=-1, num_upper=-1):
     (x,), (y,) = node.inputs, node.outputs
-    em.alloc(y)
+    dead = dead_buffer(em, node, x)      # zeroing outside the band in place
+    if dead:
+        em.bind(y, dead)
+    else:
+        em.alloc(y)
     em.line(f"rt.band_part_into({flat3(em, x, 2)}, {flat3(em, y, 2)}, {num_lower}, {num_upper})")
 
 
