@@ -145,6 +145,8 @@ def _run_workload(mod, opts):
     result["skipped"] = [{"name": n, "reason": r} for n, r in skipped]
     for peer in run:
         peers.merge(result, peer, peers.run_isolated(mod.ID, peer, opts), peers.labels(mod)[peer])
+    if hasattr(mod, "peer_targets"):   # targets that compare with the peers' rows (W11)
+        result["targets"] = result.get("targets", []) + mod.peer_targets(result)
     return result
 
 

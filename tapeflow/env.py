@@ -44,6 +44,13 @@ def _megabytes(text):
     return value
 
 
+def _megabytes_or_off(text):
+    value = float(text)
+    if not value >= 0:
+        raise ValueError
+    return value or None
+
+
 USER_CACHE = "<user cache dir>/tapeflow"
 
 
@@ -86,6 +93,10 @@ SETTINGS = {
         "1024", "a number of MiB > 0", _megabytes,
         "memory one loop's gradient may stack (its per-iteration values); past it the loop "
         "checkpoints every k-th state and recomputes segments (tapeflow.config.loop_memory)"),
+    "TAPEFLOW_MEMORY_MB": Setting(
+        "0", "a number of MiB >= 0 (0: no budget)", _megabytes_or_off,
+        "residuals a function called under a tape may keep for its backward; past it the "
+        "backward recomputes activations (convolutions, matmuls, pools) instead"),
     "TAPEFLOW_JACOBIAN_BUDGET_MB": Setting(
         "256", "a number of MiB > 0", _megabytes,
         "memory one chunk of a vectorized jacobian's seeds may take"),

@@ -42,7 +42,7 @@ MODULES = [
     "tapeflow.keras.recent_optimizers", "tapeflow.keras.optimizer_wrappers", "tapeflow.autodiff.recompute",
     "tapeflow.keras.reversible_embedding", "tapeflow.keras.spectral_normalization", "tapeflow.keras.stft_initializer",
     "tapeflow.keras.ctc_loss", "tapeflow.keras.model_plot", "tapeflow.data.element_errors",
-    "tapeflow.data.resampling",
+    "tapeflow.data.resampling", "tapeflow.runtime.traceback_filter", "tapeflow.runtime.placement_log",
 ]
 
 # Namespaces whose every public callable must have a docstring with an example.

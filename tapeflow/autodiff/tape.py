@@ -20,6 +20,7 @@ from ..ops.dims import shape_of
 from ..ops.indexed_slices import IndexedSlices, dense
 from ..runtime.recorder import STATE, Entry, Recorder, current_trace
 from ..runtime.tensor import Tensor, Variable, convert_to_tensor, wrap
+from ..runtime.traceback_filter import drop_internal_frames
 from . import explain as _explain
 from .backprop import Plan, flat_ids, zeros
 
@@ -353,6 +354,9 @@ class GradientTape:
             if _explain.enabled() and None in flat:
                 _explain.warn_none(rec, target_ids, flat_sources, flat)
             flat = _fill_unconnected(flat, flat_sources, unconnected)
+        except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+            drop_internal_frames(e)
+            raise
         finally:
             self._end()
         return _nest.pack_sequence_as(sources, flat)
@@ -406,42 +410,46 @@ class GradientTape:
         array([[2., 0.],
                [0., 4.]], dtype=float32)>
         """
-        unconnected = unconnected_option(unconnected_gradients, experimental_use_pfor and "jacobian")
-        if self._rec is None:
-            raise RuntimeError(_NON_PERSISTENT)
-        _check_loop_jacobian(self, experimental_use_pfor, "jacobian")
-        flat_sources = _nest.flatten(sources)
-        source_ids = flat_ids(flat_sources, "sources")
-        target = _target_tensor(target, "jacobian", self)
-        known = _known_sizes([target] + flat_sources)
-        if experimental_use_pfor or not known:
-            # sizes known only at run time (a function traced with None dims): one loop over
-            # run-time seeds, pfor or not
-            build = VECTORIZED.jacobian if known else VECTORIZED.loop_jacobian
+        try:
+            unconnected = unconnected_option(unconnected_gradients, experimental_use_pfor and "jacobian")
+            if self._rec is None:
+                raise RuntimeError(_NON_PERSISTENT)
+            _check_loop_jacobian(self, experimental_use_pfor, "jacobian")
+            flat_sources = _nest.flatten(sources)
+            source_ids = flat_ids(flat_sources, "sources")
+            target = _target_tensor(target, "jacobian", self)
+            known = _known_sizes([target] + flat_sources)
+            if experimental_use_pfor or not known:
+                # sizes known only at run time (a function traced with None dims): one loop over
+                # run-time seeds, pfor or not
+                build = VECTORIZED.jacobian if known else VECTORIZED.loop_jacobian
+                rec = self._begin()
+                try:
+                    out = build(rec, target, flat_sources, source_ids,
+                                unconnected is UnconnectedGradients.ZERO)
+                finally:
+                    self._end()
+                return _nest.pack_sequence_as(sources, out)
+            with self._ensure_recording():
+                flat_target = array.reshape(target, [-1])
             rec = self._begin()
             try:
-                out = build(rec, target, flat_sources, source_ids,
-                            unconnected is UnconnectedGradients.ZERO)
+                rows = _seeded_rows(rec, flat_target, source_ids, flat_sources, unconnected,
+                                    lambda n, i: _one_hot(n, i, flat_target.dtype), flat_target.shape[0])
+                out = []
+                for src, col in zip(flat_sources, rows):
+                    if col is None:
+                        out.append(None)
+                        continue
+                    shape = tuple(target.shape) + tuple(src.shape)
+                    out.append(array.reshape(array.stack(col), shape) if col else
+                               wrap(np.zeros(shape, flat_target.dtype.np)))
             finally:
                 self._end()
             return _nest.pack_sequence_as(sources, out)
-        with self._ensure_recording():
-            flat_target = array.reshape(target, [-1])
-        rec = self._begin()
-        try:
-            rows = _seeded_rows(rec, flat_target, source_ids, flat_sources, unconnected,
-                                lambda n, i: _one_hot(n, i, flat_target.dtype), flat_target.shape[0])
-            out = []
-            for src, col in zip(flat_sources, rows):
-                if col is None:
-                    out.append(None)
-                    continue
-                shape = tuple(target.shape) + tuple(src.shape)
-                out.append(array.reshape(array.stack(col), shape) if col else
-                           wrap(np.zeros(shape, flat_target.dtype.np)))
-        finally:
-            self._end()
-        return _nest.pack_sequence_as(sources, out)
+        except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+            drop_internal_frames(e)
+            raise
 
     def batch_jacobian(
             self, target, source,
@@ -487,12 +495,18 @@ class GradientTape:
             rec = self._begin()
             try:
                 return VECTORIZED.loop_batch_jacobian(rec, target, source)
+            except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+                drop_internal_frames(e)
+                raise
             finally:
                 self._end()
         if experimental_use_pfor:
             rec = self._begin()
             try:
                 return VECTORIZED.batch_jacobian(rec, target, source)
+            except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+                drop_internal_frames(e)
+                raise
             finally:
                 self._end()
         with self._ensure_recording():
@@ -509,6 +523,9 @@ class GradientTape:
             stacked = array.reshape(stacked, [width, batch, int(np.prod(tuple(sshape[1:])))])
             stacked = array.transpose(stacked, [1, 0, 2])
             return array.reshape(stacked, shape)
+        except Exception as e:
+            drop_internal_frames(e)
+            raise
         finally:
             self._end()
 

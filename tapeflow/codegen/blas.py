@@ -19,9 +19,12 @@ copied first; an output whose rows are not contiguous gets the product through a
 a product with one row or one column is a GEMV, as in NumPy's matmul); other dtypes and
 ranks go to ``np.dot``.
 
-Threads: a product below ``SMALL_GEMM_WORK`` multiply-adds sets OpenBLAS to one thread for
-the call and back (two calls of a few nanoseconds, by address like the GEMM), so small
-products never wake the pool whose threads spin on a busy machine (runtime/blas_threads.py).
+Threads: each product runs on as many OpenBLAS threads as other processes leave cores free
+(runtime/blas_threads.py, free_cores.py): the free-core count is read from memory by address
+and, where it is lower than the pool, OpenBLAS is set to it for the call and back (two calls
+of a few nanoseconds, by address like the GEMM), so on a busy machine products never wake the
+pool whose threads spin. Where the count is not known, products below ``SMALL_GEMM_WORK``
+multiply-adds run on one thread.
 """
 import ctypes
 
@@ -33,7 +36,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from ..runtime import blas_threads
+from ..runtime import blas_threads, free_cores
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
 _SYMBOLS = {np.float32: ("scipy_cblas_sgemm64_", "tapeflow_numpy_sgemm"),
@@ -66,9 +69,15 @@ NUMPY_GEMM = frozenset(_register())
 
 
 def _register_threads():
-    """Our names for OpenBLAS's thread-count functions (runtime/blas_threads.py); whether found."""
+    """Our names for OpenBLAS's thread-count functions (runtime/blas_threads.py) and the
+    free-core count (free_cores.py, read by products and parallel loops); whether OpenBLAS's
+    were found."""
+    free_cores.start()
+    llb.add_symbol("tapeflow_free_cores", free_cores.address())
+    if not NUMPY_GEMM:
+        return False
     found = blas_threads.addresses()
-    if found is None or not NUMPY_GEMM:
+    if found is None:
         return False
     llb.add_symbol("tapeflow_blas_set_threads", found["set"])
     llb.add_symbol("tapeflow_blas_get_threads", found["get"])
@@ -104,15 +113,32 @@ def _set_threads(typingctx, n):
     return types.void(types.int64), codegen
 
 
+@intrinsic
+def _free_cores(typingctx):
+    """The free-core count runtime/free_cores.py keeps (0: not known), read from its address."""
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        gv = builder.module.globals.get("tapeflow_free_cores")
+        if gv is None:
+            gv = ir.GlobalVariable(builder.module, i64, "tapeflow_free_cores")
+            gv.linkage = "external"
+        return builder.load_atomic(gv, "monotonic", 8)
+    return types.int64(), codegen
+
+
 if STEER_THREADS:
     @njit(cache=True, nogil=True)
-    def _one_thread(work):
-        """Before a product: its thread count is one if it is small; the count to restore (0: none)."""
-        if work >= SMALL_GEMM_WORK:
-            return 0
+    def _fit_threads(work):
+        """Before a product: its thread count fits the free cores (blas_threads.threads_for);
+        the count to restore after it (0: none)."""
         prev = _get_threads()
-        if prev > 1:
-            _set_threads(1)
+        free = _free_cores()
+        if free == 0:
+            n = 1 if work < SMALL_GEMM_WORK else prev
+        else:
+            n = min(free, prev)
+        if n < prev:
+            _set_threads(n)
             return prev
         return 0
 
@@ -122,12 +148,32 @@ if STEER_THREADS:
             _set_threads(prev)
 else:
     @njit(cache=True, nogil=True)
-    def _one_thread(work):
+    def _fit_threads(work):
         return 0
 
     @njit(cache=True, nogil=True)
     def _restore(prev):
         pass
+
+
+def fit_parallel():
+    """Before a program with parallel loops runs (its Python caller calls this): Numba's pool,
+    for this thread, limited to the cores other processes leave free, as products are (a
+    worker without a core stalls the whole parallel region); the count to restore (0: none).
+    Python, not jitted: Numba's own jitted thread-count calls would make programs uncachable."""
+    free = free_cores.free.value
+    if not free:
+        return 0
+    prev = numba.get_num_threads()
+    if free < prev:
+        numba.set_num_threads(free)
+        return prev
+    return 0
+
+
+def restore_parallel(prev):
+    if prev:
+        numba.set_num_threads(prev)
 
 
 def _data_pointer(context, builder, aryty, val):
@@ -252,7 +298,7 @@ def _gemm_impl(a, b, out):
             m, k = a.shape
             n = b.shape[1]
             if m and n and k:
-                prev = _one_thread(m * n * k)
+                prev = _fit_threads(m * n * k)
                 lda = k if ta == NO_TRANS else m
                 ldb = n if tb == NO_TRANS else k
                 # one column or one row: GEMV on the stored matrix (a C array's or an F
@@ -282,7 +328,7 @@ def _gemm_impl(a, b, out):
         ta, lda = _layout(a)
         tb, ldb = _layout(b)
         tc, ldc = _layout(out)
-        prev = _one_thread(m * n * k)
+        prev = _fit_threads(m * n * k)
         if ta and tb and tc == NO_TRANS and m and n and k:
             _cblas_gemm(ta, tb, m, n, k, a, lda, b, ldb, out, ldc)
         else:

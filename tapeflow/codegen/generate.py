@@ -399,7 +399,7 @@ def _generate(graph, name, scope):
     # write the array it gets, and the constant is passed again on the next call.
     consts_names = set(params[len(graph.inputs):])
     shared = {k for k, o in enumerate(outs) if em.root(o) in consts_names}
-    lines.extend(_caller(graph, params, parts, outs, shared))
+    lines.extend(_caller(graph, params, parts, outs, shared, em.parallel))
     _guard(name, len(lines), sum(len(x) + 1 for x in lines),
            [(p.name, e - b) for p, (b, e) in zip(parts, regions, strict=True)]
            + [(fn.name, len(fn.lines)) for fn in em.functions.values()])
@@ -551,8 +551,9 @@ def _entry_check(guards, em):
             '        raise ValueError("the input shapes do not fit this program")']
 
 
-def _caller(graph, params, parts, outs, shared):
-    """``make_call(kernels, consts, normalize, convert, failed)`` -> the function a Program call runs."""
+def _caller(graph, params, parts, outs, shared, parallel=False):
+    """``make_call(kernels, consts, normalize, convert, failed)`` -> the function a Program call
+    runs; with ``parallel`` loops, Numba's pool first fits the free cores (``rt.fit_parallel``)."""
     n_in = len(graph.inputs)
     ins, cs = params[:n_in], params[n_in:]
     conv = {}
@@ -591,15 +592,19 @@ def _caller(graph, params, parts, outs, shared):
     # with TypeError: convert the inputs once and run again. An op rejecting its data
     # (an index out of range...) raises what the interpreter raises, and a failed check of
     # a size only the run knows returns the interpreter's results (codegen/failures.py).
-    lines.append("        try:")
-    lines.append("            try:")
-    lines.extend("                " + line for line in seq[:-1])
-    lines.append("            except TypeError:")
-    lines.append(f"                {fixed}")
-    lines.extend("                " + line for line in seq[:-1])
-    lines.append("        except (ValueError, IndexError, ArithmeticError) as e:")
-    lines.append(f"            return failed(e, ({''.join(i + ', ' for i in ins)}))")
-    lines.append("        " + seq[-1])
+    body = ["try:",
+            "    try:"]
+    body.extend("        " + line for line in seq[:-1])
+    body.append("    except TypeError:")
+    body.append(f"        {fixed}")
+    body.extend("        " + line for line in seq[:-1])
+    body.append("except (ValueError, IndexError, ArithmeticError) as e:")
+    body.append(f"    return failed(e, ({''.join(i + ', ' for i in ins)}))")
+    body.append(seq[-1])
+    if parallel:
+        body = ["_threads = rt.fit_parallel()", "try:", *("    " + b for b in body),
+                "finally:", "    rt.restore_parallel(_threads)"]
+    lines.extend("        " + b for b in body)
     lines.append("    return call")
     return lines
 

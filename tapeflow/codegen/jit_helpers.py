@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit, types
 
 from ..runtime.printing import print_values  # noqa: F401  (PrintV2's template calls it in objmode)
-from .blas import dot, dot_into  # noqa: F401  (generated code calls rt.dot)
+from .blas import dot, dot_into, fit_parallel, restore_parallel  # noqa: F401  (generated code calls rt.dot)
 from .linalg_rt import *  # noqa: F401,F403  (the linear algebra templates' helpers)
 
 _JIT = dict(cache=True, error_model="numpy", nogil=True)
@@ -219,5 +219,5 @@ from ..runtime.philox_samplers import poisson as philox_poisson  # noqa: E402,F4
 from ..runtime.philox_samplers import (  # noqa: E402,F401
     parameterized_truncated_normal as philox_parameterized_truncated_normal)
 from ..runtime.kernels.fractional_pool import pooling_sequence as fractional_sequence  # noqa: E402,F401
-from .conv_loops import (conv_direct, conv_filter_gemm, conv_gemm, conv_input_gemm,  # noqa: E402,F401
-                         pool_avg, pool_max, pool_max_grad)  # (generated code calls rt.conv_*, rt.pool_*)
+from .conv_loops import (conv_direct_filter, conv_direct_fwd, conv_direct_input,  # noqa: E402,F401
+                         conv_filter_gemm, conv_gemm, conv_input_gemm, pool_avg, pool_max, pool_max_grad)  # (generated code calls rt.conv_*, rt.pool_*)

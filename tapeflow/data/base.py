@@ -11,8 +11,6 @@ A dataset of in-memory arrays (``from_tensor_slices``, then ``shuffle``/``take``
 so ``batch`` makes each batch with one slice (a view, when the rows are consecutive) or one
 gather, never a copy of the whole data.
 """
-import warnings
-
 import numpy as np
 
 from ..errors import InvalidArgumentError, OutOfRangeError
@@ -26,6 +24,7 @@ UNKNOWN = -2
 AUTOTUNE = -1
 
 BUILD = {}  # method name -> the class (or function) that makes that dataset; filled by sources/transforms
+TRACED = {}  # "loop", "iterator_loop", "next" -> traced.py's functions for use inside a function
 
 
 def _build(name, *args, **kwargs):
@@ -113,6 +112,11 @@ class Dataset:
 
     def __iter__(self):
         return OwnedIterator(self)
+
+    def _traced_for(self):
+        """``for x in dataset`` inside a function: a TensorIter over elements fed per call, or
+        None (unrolled while tracing); tracer/pyfor.py asks."""
+        return TRACED["loop"](self)
 
     def as_numpy_iterator(self):
         """The elements as NumPy arrays (NumPy scalars for rank 0)."""
@@ -326,11 +330,7 @@ class OwnedIterator:
 
     def __init__(self, dataset):
         self._dataset = dataset
-        if _current_trace() is not None and _draws_randomly(dataset):
-            warnings.warn("A tf.data.Dataset that shuffles or draws random numbers is iterated inside a "
-                          "tf.function: tapeflow unrolls the loop while tracing, so every call reuses "
-                          "the order drawn at trace time. Iterate the dataset in Python and call the "
-                          "compiled step per batch to get a new order per epoch.", stacklevel=3)
+        self._made_in_trace = _current_trace() is not None   # then fresh at each call (traced.py)
         self._it = iter(dataset._elements())
 
     @property
@@ -341,7 +341,15 @@ class OwnedIterator:
         return self
 
     def __next__(self):
+        if _current_trace() is not None:
+            element = TRACED["next"](self)      # inside a function: fed at each call
+            if element is not None:
+                return element
         return S.to_tensors(checked(next(self._it)))
+
+    def _traced_for(self):
+        """``for x in iterator`` inside a function (see Dataset._traced_for)."""
+        return TRACED["iterator_loop"](self)
 
     def get_next(self):
         try:
@@ -351,24 +359,6 @@ class OwnedIterator:
 
 
 Iterator = OwnedIterator
-
-_RANDOM = ("ShuffleDataset", "RandomDataset", "SampleDataset")
-
-
-def _draws_randomly(dataset, seen=None):
-    """Whether ``dataset`` or a dataset it reads from shuffles or draws random numbers."""
-    seen = set() if seen is None else seen
-    if id(dataset) in seen:
-        return False
-    seen.add(id(dataset))
-    if type(dataset).__name__ in _RANDOM:
-        return True
-    for value in vars(dataset).values():
-        inputs = value if isinstance(value, (list, tuple)) else [value]
-        if any(isinstance(v, Dataset) and _draws_randomly(v, seen) for v in inputs):
-            return True
-    return False
-
 
 class NumpyIterator:
     """``dataset.as_numpy_iterator()``."""
@@ -420,4 +410,4 @@ class IteratorSpec:
 
 
 __all__ = ["Dataset", "ElementError", "checked", "Options", "ThreadingOptions", "OwnedIterator", "Iterator", "NumpyIterator",
-           "DatasetSpec", "IteratorSpec", "AUTOTUNE", "INFINITE", "UNKNOWN", "BUILD"]
+           "DatasetSpec", "IteratorSpec", "AUTOTUNE", "INFINITE", "UNKNOWN", "BUILD", "TRACED"]

@@ -53,9 +53,8 @@ class TracedFunction:
             it = iter(leaves)
             parts = [S.pack(group, [next(it) for _ in S.flatten(group)]) for group in self._groups]
             *extra, element = parts
-            if extra:
-                return _to_structure(fn(*extra, *element) if type(element) is tuple
-                                     else fn(*extra, element))
+            if extra:       # reduce/scan: fn(state, element), the element whole (TF 2.21)
+                return _to_structure(fn(*extra, element))
             return _to_structure(_call_element(fn, element))
         flat.__name__ = getattr(fn, "__name__", "map_fn")
         self._compiled = _function(flat, input_signature=[specs])

@@ -7,7 +7,8 @@ from ..ops import math as M
 from ..runtime.tensor import convert_to_tensor
 from ..tracer.function import TensorSpec
 from . import structure as S
-from .base import BUILD, UNKNOWN, Dataset, DatasetSpec, ElementError, checked, register
+from ..tracer.context import current as _current_trace
+from .base import BUILD, TRACED, UNKNOWN, Dataset, DatasetSpec, ElementError, checked, register
 from .sources import ListDataset
 from .transforms import PaddedBatchDataset, TracedFunction, _count
 
@@ -75,6 +76,10 @@ def _check_state(old, new, what):
 
 
 def reduce_dataset(dataset, initial_state, reduce_func):
+    if _current_trace() is not None:        # inside a function: one loop (traced.py)
+        out = TRACED["reduce"](dataset, initial_state, reduce_func)
+        if out is not None:
+            return out
     state = S.to_arrays(initial_state)
     traced = _fold_function(reduce_func, state, dataset.element_spec)
     for element in dataset._elements():

@@ -228,6 +228,17 @@ class ProgbarLogger(Callback):
         self.progbar.update(self.target, list((logs or {}).items()), finalize=True)
 
 
+# Keras 3's train batch hooks call the generic batch hooks by default
+_BATCH_ALIASES = {"on_train_batch_begin": "on_batch_begin", "on_train_batch_end": "on_batch_end"}
+
+
+def _overrides(callback, hook):
+    """Whether ``callback``'s ``hook`` is not the base class's no-op (its class's method or
+    one set on the instance, as ``LambdaCallback`` does)."""
+    method = getattr(callback, hook, None)
+    return getattr(method, "__func__", method) is not getattr(Callback, hook)
+
+
 class CallbackList:
     """Calls each hook on every callback; adds ``History`` and the progress bar as ``fit`` does."""
 
@@ -242,13 +253,30 @@ class CallbackList:
             c.set_model(model)
             c.set_params(dict(params))
 
+    def wants(self, hook):
+        """Whether some callback does anything on ``hook``: ``fit``, ``evaluate`` and
+        ``predict`` skip a batch hook no callback overrides, and the logs it would be given
+        (the per-step cost of callbacks is zero unless one asks)."""
+        names = (hook,) + ((_BATCH_ALIASES[hook],) if hook in _BATCH_ALIASES else ())
+        return any(not isinstance(c, Callback) or any(_overrides(c, n) for n in names)
+                   for c in self.callbacks)
+
     def __getattr__(self, hook):
         if not hook.startswith("on_"):
             raise AttributeError(hook)
 
-        def call(*args, **kwargs):
+        indexed = hook.startswith(("on_epoch_", "on_batch_")) or "_batch_" in hook
+
+        def call(*args, logs=None):
+            # as Keras 3's CallbackList: every hook gets a dict of logs, the batch hooks as
+            # logs=, the others positionally (a callback may name the parameter otherwise)
+            index, rest = (args[:1], args[1:]) if indexed else ((), args)
+            logs = (rest[0] if rest else logs) or {}
             for c in self.callbacks:
-                getattr(c, hook)(*args, **kwargs)
+                if "_batch_" in hook or hook.startswith("on_batch_"):
+                    getattr(c, hook)(*index, logs=logs)
+                else:
+                    getattr(c, hook)(*index, logs)
         return call
 
 

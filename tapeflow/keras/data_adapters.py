@@ -2,8 +2,9 @@
 
 An adapter gives each epoch's ``(step, batch)`` pairs, a batch being the tuple ``(x, y,
 sample_weight)`` with absent parts None, and ``steps`` (None when unknown). Arrays are
-batched by slicing (a shuffled epoch gathers each batch's rows once); a dataset's elements
-are its batches, unpacked as Keras 3 does (a tuple of 1 to 3 parts, anything else is ``x``).
+batched by slicing (read-only views; a shuffled epoch gathers each batch's rows once); a
+dataset's elements are its batches, unpacked as Keras 3 does (a tuple of 1 to 3 parts,
+anything else is ``x``).
 With ``steps_per_epoch`` a dataset's iterator carries over from one epoch to the next, as in
 Keras, so an infinite (``repeat()``) dataset can be trained on.
 """
@@ -16,7 +17,7 @@ from .. import _nest
 from .. import random as _random
 from ..data import Dataset
 from ..ir import dtypes as D
-from ..runtime.tensor import convert_to_tensor
+from ..runtime.tensor import convert_to_tensor, wrap
 
 
 def _array(x):
@@ -37,8 +38,24 @@ def num_samples(structure):
     return sizes.pop()
 
 
+# dtypes a batch is made of without conversion checks (``arrays`` made float64 float32)
+_PLAIN = frozenset(np.dtype(t) for t in (np.float32, np.float16, np.int64, np.int32, np.uint8, np.bool_))
+
+
+def _rows(a, index):
+    """Rows ``index`` of ``a`` as a Tensor: a view for a slice, one gather for a shuffled
+    batch (``a[index]`` is a new array: the Tensor owns it, no second copy)."""
+    if a.dtype in _PLAIN:
+        return wrap(a[index])
+    return convert_to_tensor(a[index])
+
+
 def _take(structure, index):
-    return None if structure is None else _nest.map_structure(lambda a: convert_to_tensor(a[index]), structure)
+    if structure is None:
+        return None
+    if isinstance(structure, np.ndarray):
+        return _rows(structure, index)
+    return _nest.map_structure(lambda a: _rows(a, index), structure)
 
 
 def unpack(data):

@@ -30,6 +30,7 @@ from .auto_config import OWN_INITS, init_config
 from .node import any_keras_tensor, check_creation, symbolic_call
 from ..runtime.module import Module
 from ..runtime.tensor import STATE_paused, Tensor, TensorShape, Variable, convert_to_tensor
+from ..runtime.traceback_filter import drop_internal_frames
 
 # -- names ----------------------------------------------------------------------------
 
@@ -484,7 +485,8 @@ class Layer(Module):
         shape = () if shape is None else tuple(shape)
         check_creation(shape, dtype, f"weight {name or ''} of layer {self.name}")
         with STATE_paused():
-            variable = Variable(init(shape, dtype=dtype), trainable=trainable, name=name, dtype=dtype)
+            variable = Variable(lambda: init(shape, dtype=dtype), trainable=trainable, name=name,
+                                dtype=dtype)
         (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
         if regularizer is not None:
             self.__dict__.setdefault("_weight_regularizers", []).append(
@@ -599,22 +601,26 @@ class Layer(Module):
         args, kwargs, training = self._resolve_training(args, kwargs)
         if not getattr(_context, "training", None):
             self._clear_losses()   # the outermost call starts the losses afresh, as Keras 3
-        with _TrainingScope(training):
-            if self._input_spec is not None:
-                self._input_spec.check(self.name, inputs)
-            with stack.name_scope(self.name):
-                self._maybe_build(inputs)
-                inputs = self._autocast_inputs(inputs)
-                previous_mask = masking.input_mask(self, inputs, kwargs)
-                outputs = self.call(inputs, *args, **kwargs)
-                if self.activity_regularizer is not None:   # per sample, as Keras 3.15
-                    for output in _nest.flatten(outputs):
-                        if isinstance(output, Tensor) or hasattr(output, "aval"):
-                            loss = self.activity_regularizer(output)
-                            if output.shape.rank:
-                                loss = M.divide(loss, M.cast(output.shape[0], loss.dtype))
-                            self.add_loss(loss)
-                return masking.output_mask(self, inputs, outputs, previous_mask)
+        try:
+            with _TrainingScope(training):
+                if self._input_spec is not None:
+                    self._input_spec.check(self.name, inputs)
+                with stack.name_scope(self.name):
+                    self._maybe_build(inputs)
+                    inputs = self._autocast_inputs(inputs)
+                    previous_mask = masking.input_mask(self, inputs, kwargs)
+                    outputs = self.call(inputs, *args, **kwargs)
+                    if self.activity_regularizer is not None:   # per sample, as Keras 3.15
+                        for output in _nest.flatten(outputs):
+                            if isinstance(output, Tensor) or hasattr(output, "aval"):
+                                loss = self.activity_regularizer(output)
+                                if output.shape.rank:
+                                    loss = M.divide(loss, M.cast(output.shape[0], loss.dtype))
+                                self.add_loss(loss)
+                    return masking.output_mask(self, inputs, outputs, previous_mask)
+        except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+            drop_internal_frames(e)
+            raise
 
     # -- masks (keras/masking.py) ------------------------------------------------------------
     supports_masking = False   # Keras 3: whether outputs carry the mask compute_mask gives

@@ -62,6 +62,8 @@ def reduce_values(values, sample_weight=None, reduction="sum_over_batch_size"):
     if reduction in ("sum_over_batch_size", "mean", "mean_with_sample_weight"):
         if reduction == "mean_with_sample_weight" and sample_weight is not None:
             divisor = M.cast(R.reduce_sum(sample_weight), loss.dtype)
+        elif None in tuple(values.shape):   # a size known when the program runs (a batch)
+            divisor = M.cast(A.size(values), loss.dtype)
         else:
             count = 1
             for d in values.shape:

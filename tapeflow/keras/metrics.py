@@ -35,13 +35,17 @@ class Metric:
     def variables(self):
         return list(self._variables)
 
-    def add_variable(self, shape, initializer="zeros", dtype=None, name=None):
+    def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="sum", name=None):
         dtype = D.as_dtype(dtype or self._dtype)
         with STATE_paused():
             variable = Variable(initializers.get(initializer)(tuple(shape), dtype=dtype), trainable=False,
                                 name=name, dtype=dtype)
         self._variables.append(variable)
         return variable
+
+    def add_weight(self, shape=(), initializer=None, dtype=None, name=None):
+        """Keras 3's older name of ``add_variable`` (the guides' custom metrics use it)."""
+        return self.add_variable(shape, initializer or "zeros", dtype=dtype, name=name)
 
     def update_state(self, *args, **kwargs):
         raise NotImplementedError
@@ -113,8 +117,8 @@ class Mean(Metric):
         self.total.assign_add(R.reduce_sum(values))
         if sample_weight is not None:
             samples = R.reduce_sum(sample_weight)
-        elif len(values.shape) >= 1:
-            samples = values.shape[0]
+        elif len(values.shape) >= 1:     # a batch of unknown size: read when the program runs
+            samples = values.shape[0] if values.shape[0] is not None else A.shape(values)[0]
         else:
             samples = 1
         self.count.assign_add(M.cast(samples, self._dtype))

@@ -6,6 +6,7 @@ from ..ops import clip, creation, reduce
 from ..ops import array as A
 from ..ops import math as M
 from ..runtime.tensor import Variable
+from . import sparse_updates as S
 from .optimizers import Adam, Optimizer
 
 
@@ -51,11 +52,13 @@ class Adagrad(Optimizer):
             v, "accumulator", creation.fill(v.shape, _c(self.initial_accumulator_value, v.dtype)))
             for v in var_list]
 
+    sparse_updates = True   # as Keras 3: the accumulator and the variable touched row by row
+
     def update_step(self, gradient, variable):
         lr = _c(self._lr_value, variable.dtype)
         accumulator = self._slot(self._accumulators, variable)
-        accumulator.assign_add(M.square(gradient))
-        variable.assign_sub(M.divide(M.multiply(lr, gradient), M.sqrt(M.add(accumulator, self.epsilon))))
+        S.assign_add(accumulator, S.square(gradient))
+        S.assign_sub(variable, S.divide(S.multiply(lr, gradient), M.sqrt(M.add(accumulator, self.epsilon))))
 
     def get_config(self):
         return {**super().get_config(), "initial_accumulator_value": self.initial_accumulator_value,
@@ -89,13 +92,15 @@ class Adadelta(Optimizer):
 
         def rms(x):
             return M.sqrt(M.add(x, self.epsilon))
-        grad_acc.assign(M.add(M.multiply(rho, grad_acc), M.multiply(1 - rho, M.square(gradient))))
-        delta = M.negative(M.divide(M.multiply(rms(delta_acc), gradient), rms(grad_acc)))
-        delta_acc.assign(M.add(M.multiply(rho, delta_acc), M.multiply(1 - rho, M.square(delta))))
-        variable.assign_add(M.multiply(lr, delta))
+        S.assign(grad_acc, S.add(M.multiply(rho, grad_acc), S.multiply(1 - rho, S.square(gradient))))
+        delta = S.negative(S.divide(S.multiply(rms(delta_acc), gradient), rms(grad_acc)))
+        S.assign(delta_acc, S.add(M.multiply(rho, delta_acc), S.multiply(1 - rho, S.square(delta))))
+        S.assign_add(variable, S.multiply(lr, delta))
 
     def get_config(self):
         return {**super().get_config(), "rho": self.rho, "epsilon": self.epsilon}
+
+    sparse_updates = True   # as Keras 3: the variable touched row by row
 
 
 class Adamax(Optimizer):
@@ -141,6 +146,8 @@ class Nadam(Optimizer):
     0.8937
     """
 
+    sparse_updates = True   # Keras 3's rules for slices (sparse_updates.py); dense updates
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="nadam", **kwargs):
         super().__init__(name, learning_rate, **kwargs)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
@@ -171,10 +178,10 @@ class Nadam(Optimizer):
         u_product_t_1 = M.multiply(u_product_t, u_t_1)
         beta_2_power = M.pow(beta_2, local_step)
         m, v = self._slot(self._momentums, variable), self._slot(self._velocities, variable)
-        m.assign_add(M.multiply(M.subtract(gradient, m), M.subtract(1.0, beta_1)))
-        v.assign_add(M.multiply(M.subtract(M.square(gradient), v), M.subtract(1.0, beta_2)))
-        m_hat = M.add(M.divide(M.multiply(u_t_1, m), M.subtract(1.0, u_product_t_1)),
-                      M.divide(M.multiply(M.subtract(1.0, u_t), gradient), M.subtract(1.0, u_product_t)))
+        S.assign_add(m, S.multiply(S.subtract(gradient, m), M.subtract(1.0, beta_1)))
+        S.assign_add(v, S.multiply(S.subtract(S.square(gradient), v), M.subtract(1.0, beta_2)))
+        m_hat = S.add(M.divide(M.multiply(u_t_1, m), M.subtract(1.0, u_product_t_1)),
+                      S.divide(S.multiply(M.subtract(1.0, u_t), gradient), M.subtract(1.0, u_product_t)))
         v_hat = M.divide(v, M.subtract(1.0, beta_2_power))
         variable.assign_sub(M.divide(M.multiply(m_hat, lr), M.add(M.sqrt(v_hat), self.epsilon)))
 
@@ -191,6 +198,8 @@ class Ftrl(Optimizer):
     >>> round(float(v.numpy()), 4)
     0.7451
     """
+
+    sparse_updates = True   # Keras 3's rules for slices (sparse_updates.py); dense updates
 
     def __init__(self, learning_rate=0.001, learning_rate_power=-0.5, initial_accumulator_value=0.1,
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0,
@@ -225,8 +234,8 @@ class Ftrl(Optimizer):
         linear = self._slot(self._linears, variable)
         lr_power = self.learning_rate_power
         l2_reg = M.add(self.l2_regularization_strength, M.divide(self.beta, M.multiply(2.0, lr)))
-        grad_to_use = M.add(gradient, M.multiply(2 * self.l2_shrinkage_regularization_strength, variable))
-        new_accum = M.add(accum, M.square(gradient))
+        grad_to_use = S.add(gradient, M.multiply(2 * self.l2_shrinkage_regularization_strength, variable))
+        new_accum = S.add(accum, S.square(gradient))
         p_new, p_old = M.pow(new_accum, _c(-lr_power, variable.dtype)), M.pow(accum, _c(-lr_power, variable.dtype))
         linear.assign_add(M.subtract(grad_to_use, M.multiply(M.divide(M.subtract(p_new, p_old), lr), variable)))
         quadratic = M.add(M.divide(p_new, lr), M.multiply(2.0, l2_reg))
@@ -287,6 +296,8 @@ class Lamb(Optimizer):
     0.9
     """
 
+    sparse_updates = True   # Keras 3's rules for slices (sparse_updates.py); dense updates
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="lamb", **kwargs):
         super().__init__(name, learning_rate, **kwargs)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
@@ -302,8 +313,8 @@ class Lamb(Optimizer):
         beta_1_power = M.pow(_c(self.beta_1, dtype), local_step)
         beta_2_power = M.pow(_c(self.beta_2, dtype), local_step)
         m, v = self._slot(self._momentums, variable), self._slot(self._velocities, variable)
-        m.assign_add(M.multiply(M.subtract(gradient, m), 1 - self.beta_1))
-        v.assign_add(M.multiply(M.subtract(M.square(gradient), v), 1 - self.beta_2))
+        m.assign_add(M.multiply(S.subtract(gradient, m), 1 - self.beta_1))
+        v.assign_add(M.multiply(S.subtract(S.square(gradient), v), 1 - self.beta_2))
         m_hat = M.divide(m, M.subtract(1.0, beta_1_power))
         v_sqrt = M.add(M.sqrt(M.divide(v, M.subtract(1.0, beta_2_power))), self.epsilon)
         update = M.divide(m_hat, v_sqrt)
@@ -327,6 +338,8 @@ class Adafactor(Optimizer):
     >>> round(float(v.numpy()), 4)
     0.9
     """
+
+    sparse_updates = True   # as Keras 3: the variable touched row by row
 
     def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3,
                  clip_threshold=1.0, relative_step=True, name="adafactor", **kwargs):
@@ -353,6 +366,10 @@ class Adafactor(Optimizer):
 
     @staticmethod
     def _rms(x):
+        if S.is_slices(x):   # Keras 3's mean of slices: their sum over the dense size
+            total = reduce.reduce_sum(M.square(x.values))
+            size = M.cast(reduce.reduce_prod(M.cast(x.dense_shape, D.int64)), total.dtype)
+            return M.sqrt(M.divide(total, size))
         return M.sqrt(reduce.reduce_mean(M.square(x)))
 
     def update_step(self, gradient, variable):
@@ -366,7 +383,7 @@ class Adafactor(Optimizer):
         v = self._slot(self._v, variable)
         rho_t = M.minimum(lr, M.divide(one, M.sqrt(local_step)))
         alpha_t = M.multiply(M.maximum(eps2, self._rms(variable)), rho_t)
-        squared = M.add(M.square(gradient), self.epsilon_1)
+        squared = S.add(S.square(gradient), self.epsilon_1)
         beta_2_t = M.subtract(one, M.pow(local_step, _c(self.beta_2_decay, dtype)))
         if len(variable.shape) >= 2:
             r.assign(M.add(M.multiply(beta_2_t, r), M.multiply(M.subtract(one, beta_2_t),
@@ -377,9 +394,9 @@ class Adafactor(Optimizer):
             v.assign(M.multiply(row, A.expand_dims(c, -2)))
         else:
             v.assign(M.add(M.multiply(beta_2_t, v), M.multiply(M.subtract(one, beta_2_t), squared)))
-        u_t = M.divide(gradient, M.sqrt(v))
-        u_t_hat = M.divide(u_t, M.maximum(one, M.divide(self._rms(u_t), self.clip_threshold)))
-        variable.assign_sub(M.multiply(alpha_t, u_t_hat))
+        u_t = S.divide(gradient, M.sqrt(v))
+        u_t_hat = S.divide(u_t, M.maximum(one, M.divide(self._rms(u_t), self.clip_threshold)))
+        S.assign_sub(variable, S.multiply(alpha_t, u_t_hat))
 
     def get_config(self):
         return {**super().get_config(), "beta_2_decay": self.beta_2_decay, "epsilon_1": self.epsilon_1,

@@ -111,10 +111,23 @@ def any_keras_tensor(structure):
     return any(isinstance(t, KerasTensor) for t in _nest.flatten(structure))
 
 
-def _placeholder(t):
-    shape = tuple(1 if d is None else int(d) for d in t.shape)
+# The size a placeholder takes for an unknown dim other than the batch (a sequence's length,
+# an image's side): large enough for a layer's kernel to fit; a second probe one larger tells
+# which output dims follow it (they are None, as Keras' symbolic shapes).
+_PROBE = 64
+
+
+def _placeholder(t, probe=_PROBE):
+    shape = tuple((1 if k == 0 else probe) if d is None else int(d) for k, d in enumerate(t.shape))
     check_creation(shape, t.dtype, f"placeholder {t.name}")
     return convert_to_tensor(np.zeros(shape, dtype=t.dtype.np))
+
+
+def _run_on_placeholders(layer, args, kwargs, probe):
+    concrete_args, concrete_kwargs = _nest.map_structure(
+        lambda t: _placeholder(t, probe) if isinstance(t, KerasTensor) else t, (args, kwargs))
+    with STATE_paused():
+        return layer(*concrete_args, **concrete_kwargs)
 
 
 def symbolic_call(layer, args, kwargs):
@@ -127,10 +140,9 @@ def symbolic_call(layer, args, kwargs):
         with stack.name_scope(layer.name):
             layer._maybe_build(inputs)
     saved = [(w, w.numpy()) for w in layer.weights]
-    concrete_args, concrete_kwargs = _nest.map_structure(
-        lambda t: _placeholder(t) if isinstance(t, KerasTensor) else t, (args, kwargs))
-    with STATE_paused():
-        values = layer(*concrete_args, **concrete_kwargs)
+    values = _run_on_placeholders(layer, args, kwargs, _PROBE)
+    open_dims = any(None in tuple(t.shape)[1:] for t in keras_inputs)
+    again = _nest.flatten(_run_on_placeholders(layer, args, kwargs, _PROBE + 1)) if open_dims else None
     for w, value in saved:
         w.assign(value)
     batch_unknown = any(t.shape and t.shape[0] is None for t in keras_inputs)
@@ -138,10 +150,13 @@ def symbolic_call(layer, args, kwargs):
     node = Node(layer, args, kwargs, None)
 
     def symbolic(value):
+        k = next(counter)
         shape = list(value.shape)
         if batch_unknown and shape:
             shape[0] = None
-        return KerasTensor(shape, value.dtype, node=node, index=next(counter))
+        if again is not None:       # dims that follow an unknown input size are unknown
+            shape = [None if d != e else d for d, e in zip(shape, again[k].shape)]
+        return KerasTensor(shape, value.dtype, node=node, index=k)
 
     node.outputs = _nest.map_structure(symbolic, values)
     layer._keras_output_shape = node.outputs.shape if isinstance(node.outputs, KerasTensor) else None

@@ -13,6 +13,7 @@ from ..ops import reduce as R
 from ..runtime.tensor import STATE_paused, Variable
 from ..tracer import control
 from . import optimizers
+from . import sparse_updates as S
 from .optimizers import CallableList, Optimizer
 from .recent_optimizers import variable_path
 
@@ -108,7 +109,8 @@ class LossScaleOptimizer(Optimizer):
         return self.iterations
 
     def _finite_step(self, grads, variables):
-        unscaled = [None if g is None else M.divide(g, M.cast(self.dynamic_scale, g.dtype)) for g in grads]
+        # Keras 3 divides an IndexedSlices by the scale as slices (sparse_updates.py)
+        unscaled = [None if g is None else S.divide(g, M.cast(self.dynamic_scale, g.dtype)) for g in grads]
         self.inner_optimizer.apply_gradients(zip(unscaled, variables))
 
         def upscale():

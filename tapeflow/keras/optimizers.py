@@ -3,9 +3,11 @@
 Updates are the Keras formulas op for op in the variable's dtype (so float32
 results match TensorFlow's bit for bit where the ops do), applied with
 ``assign``/``assign_add``/``assign_sub`` while the tapes are paused: an update
-is state, not part of any gradient. As in Keras, slot variables are made for
-the variables of the first ``apply_gradients`` (or ``build``) call, and a
-``None`` gradient skips its variable with a warning naming it.
+is state, not part of any gradient. An IndexedSlices gradient (a ``tf.gather``'s, an
+``Embedding``'s) reaches ``update_step`` as slices where the class says
+``sparse_updates``, which then follows Keras' rules for them (sparse_updates.py). As in
+Keras, slot variables are made for the variables of the first ``apply_gradients`` (or
+``build``) call, and a ``None`` gradient skips its variable with a warning naming it.
 """
 import warnings
 
@@ -18,6 +20,7 @@ from ..runtime import stack
 from ..runtime.tensor import STATE_paused, Variable
 from ..tracer import control
 from . import constraints, schedules
+from . import sparse_updates as S
 
 
 class CallableList(list):
@@ -61,6 +64,10 @@ class Optimizer:
     >>> round(float(v.numpy()), 4), int(opt.iterations)
     (0.8, 1)
     """
+
+    # whether ``update_step`` takes an IndexedSlices gradient as Keras 3 does (sparse_updates.py);
+    # the others are given the dense gradient
+    sparse_updates = False
 
     def __init__(self, name, learning_rate=0.001, clipnorm=None, clipvalue=None, global_clipnorm=None,
                  weight_decay=None, use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None,
@@ -225,7 +232,7 @@ class Optimizer:
             grads_and_vars = filter_empty_gradients(grads_and_vars)
             grads = [g for g, _ in grads_and_vars]
             if self.loss_scale_factor is not None:
-                grads = [M.divide(g, M.cast(self.loss_scale_factor, g.dtype)) for g in grads]
+                grads = [S.divide(g, M.cast(self.loss_scale_factor, g.dtype)) for g in grads]
             variables = [v for _, v in grads_and_vars]
             for v in variables:
                 self._check_known(v)  # a KeyError before any variable changes
@@ -251,8 +258,11 @@ class Optimizer:
 
     def _update(self, grads, variables):
         """Keras' step proper: clip, decay the weights, then each variable's ``update_step``."""
-        # Keras 3 clips an IndexedSlices by its values; its updates give the dense numbers
-        grads = [dense(g) for g in self._clip(grads)]
+        # Keras 3 clips an IndexedSlices by its values, and keeps it for the optimizers whose
+        # steps it updates sparsely (sparse_updates.py)
+        grads = self._clip(grads)
+        if not self.sparse_updates:
+            grads = [dense(g) for g in grads]
         self._lr_value = self._current_learning_rate()
         self._apply_weight_decay(variables)
         self._update_all(grads, variables)
@@ -400,16 +410,20 @@ class SGD(Optimizer):
     def _build_slots(self, var_list):
         self.momentums = [self.add_variable_from_reference(v, "m") for v in var_list]
 
+    sparse_updates = True
+
     def update_step(self, gradient, variable):
         lr = M.cast(self._lr_value, variable.dtype)
-        momentum = M.cast(self.momentum, variable.dtype)
-        m = self._slot(self.momentums, variable)
-        step = M.multiply(M.negative(gradient), lr)
-        m.assign(M.add(step, M.multiply(m, momentum)))
-        if self.nesterov:
-            variable.assign_add(M.add(M.multiply(M.negative(gradient), lr), M.multiply(m, momentum)))
-        else:
-            variable.assign_add(m)
+        if not (isinstance(self.momentum, (int, float)) and self.momentum == 0):
+            momentum = M.cast(self.momentum, variable.dtype)
+            m = self._slot(self.momentums, variable)
+            S.assign(m, S.subtract(M.multiply(m, momentum), S.multiply(gradient, lr)))
+            if self.nesterov:
+                S.assign_add(variable, S.subtract(M.multiply(m, momentum), S.multiply(gradient, lr)))
+            else:
+                S.assign_add(variable, m)
+        else:   # Keras 3: no momentum, a (for slices: scatter) subtraction
+            S.assign_sub(variable, S.multiply(gradient, lr))
 
     def get_config(self):
         return {**super().get_config(), "momentum": self.momentum, "nesterov": self.nesterov}
@@ -433,6 +447,8 @@ class Adam(Optimizer):
     0.9
     """
 
+    sparse_updates = True
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False,
                  name="Adam", **kwargs):
         super().__init__(name, learning_rate, **kwargs)
@@ -455,8 +471,10 @@ class Adam(Optimizer):
         m = self._slot(self._momentums, variable)
         v = self._slot(self._velocities, variable)
         alpha = M.truediv(M.multiply(lr, M.sqrt(M.subtract(1, beta_2_power))), M.subtract(1, beta_1_power))
-        m.assign_add(M.multiply(M.subtract(gradient, m), 1 - self.beta_1))
-        v.assign_add(M.multiply(M.subtract(M.square(gradient), v), 1 - self.beta_2))
+        # Keras 3's ops on IndexedSlices (sparse_updates.py): the moments are dense updates,
+        # the second of the sum of the squared slices
+        S.assign_add(m, S.multiply(S.subtract(gradient, m), 1 - self.beta_1))
+        S.assign_add(v, S.multiply(S.subtract(S.square(gradient), v), 1 - self.beta_2))
         if self.amsgrad:
             v_hat = self._slot(self._velocity_hats, variable)
             v_hat.assign(M.maximum(v_hat, v))
@@ -487,6 +505,8 @@ class RMSprop(Optimizer):
     0.6838
     """
 
+    sparse_updates = True
+
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
                  name="rmsprop", **kwargs):
         super().__init__(name, learning_rate, **kwargs)
@@ -503,20 +523,20 @@ class RMSprop(Optimizer):
         lr = M.cast(self._lr_value, variable.dtype)
         velocity = self._slot(self._velocities, variable)
         rho = self.rho
-        velocity.assign(M.add(M.multiply(rho, velocity), M.multiply(1 - rho, M.square(gradient))))
+        S.assign(velocity, S.add(M.multiply(rho, velocity), S.multiply(1 - rho, S.square(gradient))))
         if self.centered:
             average_grad = self._slot(self._average_gradients, variable)
-            average_grad.assign(M.add(M.multiply(rho, average_grad), M.multiply(1 - rho, gradient)))
+            S.assign(average_grad, S.add(M.multiply(rho, average_grad), S.multiply(1 - rho, gradient)))
             denominator = M.add(M.subtract(velocity, M.square(average_grad)), self.epsilon)
         else:
             denominator = M.add(velocity, self.epsilon)
-        increment = M.truediv(M.multiply(lr, gradient), M.sqrt(denominator))
+        increment = S.divide(S.multiply(lr, gradient), M.sqrt(denominator))
         if self.momentum > 0:
             momentum = self._slot(self._momentums, variable)
-            momentum.assign(M.add(M.multiply(self.momentum, momentum), increment))
+            S.assign(momentum, S.add(M.multiply(self.momentum, momentum), increment))
             variable.assign_sub(momentum)
-        else:
-            variable.assign_sub(increment)
+        else:   # Keras 3: for slices a scatter subtraction of the touched rows
+            S.assign_sub(variable, increment)
 
     def get_config(self):
         return {**super().get_config(), "rho": self.rho, "momentum": self.momentum,

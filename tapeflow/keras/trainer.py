@@ -15,6 +15,10 @@ Logs are what Keras 3 reports: the loss is a ``Mean`` weighted by batch size
 compiled metric is a running mean over the epoch, the keys are sorted, and
 validation logs are prefixed ``val_``. ``validation_split`` takes the last
 fraction of the arrays, before shuffling, as Keras does.
+
+Each step runs with denormals flushed to zero, as TensorFlow's kernels do
+(runtime/denormals.py: without it Adam's decaying moments made W14's steps several
+times slower). A batch hook no callback overrides is not called (``CallbackList.wants``).
 """
 import math
 import warnings
@@ -26,6 +30,7 @@ from ..autodiff.tape import GradientTape
 from ..ir import dtypes as D
 from ..ops import math as M
 from ..ops import reduce as R
+from ..runtime.denormals import flush_denormals
 from ..runtime.tensor import STATE_paused
 from ..tracer import function as _function
 from . import callbacks as callbacks_module
@@ -259,13 +264,18 @@ class Trainer:
         callbacks.on_train_begin()
         initial_epoch = self._initial_epoch or initial_epoch   # BackupAndRestore resumes here
         raw, training_logs = {}, None
+        batch_begin = callbacks.wants("on_train_batch_begin")
+        batch_end = callbacks.wants("on_train_batch_end")
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callbacks.on_epoch_begin(epoch)
             for step, batch in data.epoch():
-                callbacks.on_train_batch_begin(step)
-                raw = train_function(_present(batch))
-                callbacks.on_train_batch_end(step, _pythonify(raw))
+                if batch_begin:
+                    callbacks.on_train_batch_begin(step)
+                with flush_denormals():
+                    raw = train_function(_present(batch))
+                if batch_end:
+                    callbacks.on_train_batch_end(step, _pythonify(raw))
                 if self.stop_training:
                     break
             epoch_logs = _pythonify(self._get_metrics_result_or_logs(raw))
@@ -304,10 +314,15 @@ class Trainer:
         _callbacks.on_test_begin()
         self.reset_metrics()
         logs = {}
+        batch_begin = _callbacks.wants("on_test_batch_begin")
+        batch_end = _callbacks.wants("on_test_batch_end")
         for step, batch in data.epoch():
-            _callbacks.on_test_batch_begin(step)
-            logs = test_function(_present(batch))
-            _callbacks.on_test_batch_end(step, _pythonify(logs))
+            if batch_begin:
+                _callbacks.on_test_batch_begin(step)
+            with flush_denormals():
+                logs = test_function(_present(batch))
+            if batch_end:
+                _callbacks.on_test_batch_end(step, _pythonify(logs))
         logs = _pythonify(self._get_metrics_result_or_logs(logs))
         _callbacks.on_test_end(logs)
         if return_dict:
@@ -328,11 +343,16 @@ class Trainer:
         predict_function = self.make_predict_function()
         callbacks.on_predict_begin()
         outputs = []
+        batch_begin = callbacks.wants("on_predict_batch_begin")
+        batch_end = callbacks.wants("on_predict_batch_end")
         for step, batch in data.epoch():
-            callbacks.on_predict_batch_begin(step)
-            out = predict_function(_present(batch[:1]))
+            if batch_begin:
+                callbacks.on_predict_batch_begin(step)
+            with flush_denormals():
+                out = predict_function(_present(batch[:1]))
             outputs.append(_nest.map_structure(lambda t: np.asarray(t.numpy()), out))
-            callbacks.on_predict_batch_end(step, {"outputs": out})
+            if batch_end:
+                callbacks.on_predict_batch_end(step, {"outputs": out})
         callbacks.on_predict_end()
         leaves = [_nest.flatten(o) for o in outputs]
         return _nest.pack_sequence_as(outputs[0], [np.concatenate(parts) for parts in zip(*leaves)])

@@ -473,6 +473,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     dtype = dtype or (dts.pop() if dts else D.float32)
     on = given.get("on_value", (1, None))[0]
     off = given.get("off_value", (0, None))[0]
+    if isinstance(indices, np.ndarray) and indices.dtype.kind == "f":
+        # TF 2.21 converts a float NumPy array of labels (not a list or a float tensor) to
+        # the integer indices, truncated toward zero: the Keras guides' one_hot(y_train)
+        indices = indices.astype(np.int64)
     return apply("OneHot", [indices], {"depth": _int(depth), "on_value": on, "off_value": off,
                                        "axis": -1 if axis is None else _int(axis), "dtype": dtype})
 

@@ -12,7 +12,7 @@ import numpy as np
 from ..ir import dtypes as D
 from ..runtime.tensor import Tensor
 from . import math as m
-from .array import concat, gather, reshape, squeeze
+from .array import concat, expand_dims, gather, reshape, squeeze
 from .creation import ones_like, zeros_like
 from .nn import relu
 from .reduce import reduce_all, reduce_mean, reduce_sum, unsorted_segment_sum
@@ -335,7 +335,8 @@ def _segment_counts(data, segment_ids, num_segments):
     ones = ones_like(ids, dtype=data.dtype)
     n = unsorted_segment_sum(ones, ids, num_segments)
     extra = len(data.shape) - len(ids.shape)
-    n = reshape(n, [int(num_segments)] + [1] * extra)
+    for _ in range(extra):          # TF reshapes to [num_segments, 1, ...]: a run-time count too
+        n = expand_dims(n, -1)
     return m.maximum(n, m.constant_like(1, n))
 
 

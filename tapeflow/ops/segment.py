@@ -1,8 +1,9 @@
 """Segment max, min and product: ``tf.math.segment_max`` ... ``unsorted_segment_prod``.
 
 Sorted ids decide the number of segments (``max(segment_ids) + 1``), so they must be known
-while tracing, as for ``segment_sum`` (ops/counting.py); an unsorted op's ``num_segments``
-too (a tensor known only when the program runs is refused with a ValueError).
+while tracing, as for ``segment_sum`` (ops/counting.py). An unsorted op's ``num_segments`` may
+be a tensor known only when the program runs, as in TensorFlow: then the op is a composite
+(``_dynamic_unsorted_segment``) with an unknown first dim.
 """
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ from ..errors import InvalidArgumentError
 from ..runtime.dispatch import apply
 from ..runtime.tensor import Tensor
 from . import math as m
+from .array import expand_dims
+from .creation import ones_like
 from .dims import is_symbolic
+from .reduce import reduce_max, reduce_min, reduce_prod, unsorted_segment_sum
+from .scan import cumsum
 
 
 def _known(value, what):
@@ -38,8 +43,44 @@ def sorted_segment(op, data, segment_ids, num_segments=None):
 
 
 def unsorted_segment(op, data, segment_ids, num_segments):
+    if is_symbolic(num_segments):
+        return _dynamic_unsorted_segment(op, m._tensor(data), m._tensor(segment_ids),
+                                         num_segments)
     n = int(_known(num_segments, "num_segments"))
     return apply(op, [m._tensor(data), m._tensor(segment_ids)], {"num_segments": n})
+
+
+def _dynamic_unsorted_segment(op, data, ids, num_segments):
+    """``op`` with ``num_segments`` a tensor known only when the program runs (TensorFlow takes
+    one too; the output's first dim is then unknown): each row of ``data`` compared with every
+    segment id (an ``ids.shape + [n]`` mask), the masked rows reduced over ``ids``' axes, the
+    segment's initial value where none falls. Built from ops whose gradients are TensorFlow's,
+    so its gradient is TensorFlow's rule for the op (to rounding: a product's gradient is the
+    product of the other rows, where TensorFlow divides the product by the row). The ids are
+    checked by ``unsorted_segment_sum``'s dynamic op, whose counts pick the empty segments:
+    an id >= num_segments raises its "is out of range" error when the program runs."""
+    k, rest = len(ids.shape), len(data.shape) - len(ids.shape)
+    n = m.cast(num_segments, ids.dtype)
+    counts = unsorted_segment_sum(ones_like(ids), ids, n)          # [n]; checks the ids
+    segments = cumsum(ones_like(counts), exclusive=True)           # 0, 1, ..., n-1
+    mask = m.equal(expand_dims(ids, -1), segments)                 # ids.shape + [n]
+    for _ in range(rest):
+        mask = expand_dims(mask, -1)                               # ids.shape + [n] + [1]*rest
+    init = {"UnsortedSegmentMax": data.dtype.min, "UnsortedSegmentMin": data.dtype.max,
+            "UnsortedSegmentProd": 1}[op]
+    init = m.cast(init, data.dtype)
+    rows = m.where(mask, expand_dims(data, k), init)               # ids.shape + [n] + rest
+    axes = list(range(k))
+    if op == "UnsortedSegmentMax":
+        out = m.maximum(reduce_max(rows, axes), init)
+    elif op == "UnsortedSegmentMin":
+        out = m.minimum(reduce_min(rows, axes), init)
+    else:
+        out = reduce_prod(rows, axes)
+    some = m.greater(counts, 0)
+    for _ in range(rest):
+        some = expand_dims(some, -1)
+    return m.where(some, out, init)
 
 
 def segment_max(data, segment_ids, name=None) -> Tensor:

@@ -135,15 +135,17 @@ def _size(n):
 
 # -- the pass ----------------------------------------------------------------------------------
 
-def partition(joint, num_primal_inputs, num_primal_outputs):
+def partition(joint, num_primal_inputs, num_primal_outputs, budget=None):
     """``(forward, backward, residual_info)`` for a joint graph (see the module docstring).
 
     forward: primal inputs -> primal outputs + residuals.
     backward: residuals + cotangents -> gradients.
     Running the backward on the forward's residuals gives exactly the joint graph's results.
+    ``budget`` (bytes): when the cut keeps more computed bytes, the backward may recompute
+    contractions too (``_Plan.fit``: convolutions, matmuls, pools), largest outputs first.
     """
     plan = _Plan(joint, num_primal_inputs, num_primal_outputs)
-    saved = plan.min_cut()
+    saved = plan.min_cut() if budget is None else plan.fit(budget)
     backward, used, copied = plan.backward(saved)
     residuals = [v for v in saved if v.id in used]
     forward = plan.forward(residuals)
@@ -209,8 +211,29 @@ class _Plan:
 
     # -- the cut -------------------------------------------------------------------------------
 
-    def min_cut(self):
-        """The values to save, in joint-graph order: a minimum cut of the flow network."""
+    def fit(self, budget):
+        """The values to save within ``budget`` computed bytes if it can be done: the minimum
+        cut, re-cut with one more forward node the backward may recompute (pure, not cheap:
+        a convolution, a matmul, a pool), the one with the largest outputs first, until the
+        saved bytes fit. Time traded for memory, as ``tf.recompute_grad`` does by hand."""
+        released = set()
+        saved = self.min_cut()
+        candidates = sorted((n for n in self.fw_nodes if not is_constant(n) and n.op in OPS
+                             and is_pure(n) and not recomputable(n)),
+                            key=lambda n: -sum(_weight_bytes(o.aval) for o in n.outputs))
+        for node in candidates:
+            if self._computed_bytes(saved) <= budget:
+                break
+            released.add(node)
+            saved = self.min_cut(released)
+        return saved
+
+    def _computed_bytes(self, saved):
+        return sum(_weight_bytes(v.aval) for v in saved if v.id not in self.primal_input_ids)
+
+    def min_cut(self, released=frozenset()):
+        """The values to save, in joint-graph order: a minimum cut of the flow network;
+        ``released`` nodes may be recomputed in the backward whatever ``recomputable`` says."""
         import networkx as nx  # lazily: only compiling a gradient needs it
 
         primal_nodes = self._ancestors(list(self.bw_reads.values()))
@@ -234,7 +257,7 @@ class _Plan:
         for node in primal_nodes:
             if is_constant(node):
                 continue
-            pinned = node in self.fw_nodes and not recomputable(node)
+            pinned = node in self.fw_nodes and not recomputable(node) and node not in released
             for o in node.outputs:
                 if pinned:
                     g.add_edge("source", ("in", o.id))

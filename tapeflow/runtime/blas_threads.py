@@ -1,13 +1,16 @@
-"""How many threads NumPy's OpenBLAS uses: chosen per product from its work, never spinning idle.
+"""How many threads NumPy's OpenBLAS uses: chosen per product from the free cores and its work.
 
 On a shared machine a multi-threaded GEMM is as slow as its slowest thread: when one of
 OpenBLAS's threads is descheduled the others spin until the scheduler runs it again (a tick,
 ~4 ms). A 32x784x128 product takes 0.4 ms on one thread and 5-9 ms on two on this 2-core
-machine under load (benchmarks/README.md, W14). So, with no setting from the user, a product
-of fewer than ``SMALL_GEMM_WORK`` multiply-adds runs on one thread and only larger ones use
-OpenBLAS's pool (whose threads then stay asleep between small products instead of spinning).
-Compiled programs do this per call (codegen/blas.py reads ``get``/``set`` by address);
-``one_thread`` does it around a NumPy call.
+machine under load (benchmarks/README.md, W14); on a quiet machine two threads nearly halve
+W2's products. So each product runs on as many threads as there are cores other processes
+leave free (free_cores.py samples them in the background): on a quiet machine OpenBLAS's own
+choice, on a busy one a single thread whose pool stays asleep. Where the free cores are not
+known (no ``/proc/stat``), a product of fewer than ``SMALL_GEMM_WORK`` multiply-adds runs on
+one thread and larger ones on the pool. Compiled programs do this per call (codegen/blas.py
+reads ``get``/``set`` and the free-core count by address); ``fitting_threads`` does it around
+a NumPy call.
 
 The user's limits hold: OpenBLAS reads ``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS`` when it is
 loaded, and ``set_intra_op_threads`` (``tf.config.threading.set_intra_op_parallelism_threads``,
@@ -23,7 +26,10 @@ import sys
 
 import numpy as np
 
-SMALL_GEMM_WORK = 1 << 26     # multiply-adds (~2 ms on one core): below it, one thread
+from . import free_cores
+
+SMALL_GEMM_WORK = 1 << 26     # multiply-adds (~2 ms on one core): below it one thread, if the
+                              # free cores are not known
 _SYMBOLS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64_")
 _intra_op = 0                 # the user's setting (0: not set)
 _inter_op = 0
@@ -54,7 +60,7 @@ _set, _get = _functions()
 
 
 def addresses():
-    """{"set": address, "get": address} of OpenBLAS's thread-count functions, or None."""
+    """{"set", "get"}: OpenBLAS's thread-count functions by address, or None."""
     if _set is None:
         return None
     return {"set": ctypes.cast(_set, ctypes.c_void_p).value,
@@ -66,17 +72,41 @@ def blas_threads():
     return _get() if _get is not None else 1
 
 
+def describe():
+    """The policy in one line, with what it chooses now (for the dump's size classes)."""
+    if _get is None:
+        return "BLAS threads: NumPy has no OpenBLAS of its own here; its BLAS chooses"
+    free_cores.measured()
+    pool, free = _get(), free_cores.free.value
+    if not free:
+        return (f"BLAS threads: free cores not known here; products under {SMALL_GEMM_WORK:,} "
+                f"multiply-adds on 1 thread, larger ones on the pool of {pool}")
+    return (f"BLAS threads: chosen at each call from the cores other processes leave free "
+            f"(now {free} of {len(free_cores._our_cpus())}): each product on "
+            f"{threads_for(0, pool)} of the pool's {pool}")
+
+
+def threads_for(work, pool):
+    """The thread count a product of ``work`` multiply-adds runs with, out of ``pool``."""
+    free = free_cores.free.value
+    if not free:
+        return 1 if work < SMALL_GEMM_WORK else pool
+    return min(free, pool)
+
+
 @contextlib.contextmanager
-def one_thread(work):
-    """Run the block's BLAS calls on one thread if ``work`` multiply-adds is small."""
-    if _get is None or work >= SMALL_GEMM_WORK:
+def fitting_threads(work):
+    """Run the block's BLAS calls on as many threads as fit the machine now (``threads_for``)."""
+    if _get is None:
         yield
         return
+    free_cores.start()
     prev = _get()
-    if prev <= 1:
+    n = threads_for(work, prev)
+    if n >= prev:
         yield
         return
-    _set(1)
+    _set(n)
     try:
         yield
     finally:
@@ -99,14 +129,15 @@ def set_intra_op_threads(n):
         _set(count)
     numba = sys.modules.get("numba")    # not imported here: Numba's import cost
     if numba is not None:
-        apply_to_numba(numba)
+        apply_to_numba(numba, reset=not n)
 
 
-def apply_to_numba(numba):
-    """Numba's pool follows the user's setting (called when codegen imports Numba, too)."""
-    if _intra_op:
-        with contextlib.suppress(ValueError):   # above NUMBA_NUM_THREADS: Numba's own limit holds
-            numba.set_num_threads(min(_intra_op, numba.config.NUMBA_NUM_THREADS))
+def apply_to_numba(numba, reset=False):
+    """Numba's pool follows the user's setting (called when codegen imports Numba, too);
+    ``reset``: the setting went back to 0, so does Numba's pool to its default."""
+    limit = numba.config.NUMBA_NUM_THREADS
+    if _intra_op or reset:
+        numba.set_num_threads(min(_intra_op or limit, limit))
 
 
 def intra_op_threads():

@@ -12,11 +12,13 @@ import numpy as np
 
 from ..errors import InferError, InvalidArgumentError, OpError, format_line, user_line
 from ..ir.opdef import OPS, AVal
-from . import numerics_check
+from . import numerics_check, placement_log
 from .dynamic_shape import DynamicShape
+from .placement_log import ENABLED as LOG_PLACEMENT
 from .recorder import STATE, Entry
 from .registry import GRADS, KERNELS, STATIC_FORMS, USER_GRADS
 from .tensor import Tensor, Variable, convert_to_tensor, wrap
+from .traceback_filter import drop_internal_frames
 
 
 # What a kernel raises when its data is bad (an index out of range, a singular matrix,
@@ -109,34 +111,40 @@ def apply(name, inputs, attrs=None):
     Returns a Tensor, or a tuple of Tensors for multi-output ops. With a symbolic
     input (inside ``tapeflow.function``) the op is added to the traced graph instead.
     """
-    opdef = OPS[name]
-    attrs = attrs or {}
-    if opdef.arity is not None and len(inputs) != opdef.arity:
-        raise TypeError(f"{name} takes {opdef.arity} tensor inputs, got {len(inputs)}")
-    tensors = _convert_inputs(opdef, inputs)
-    if name in STATIC_FORMS and all(isinstance(t, Tensor) for t in tensors[1:]):
-        return STATIC_FORMS[name](*tensors, **attrs)   # the shape is known: the static op
-    avals = [t.aval for t in tensors]
-    if STATE.traces and opdef.same_dtype:
-        _graph_dtypes(name, opdef.same_dtype, avals)
     try:
-        out = opdef.infer(avals, **attrs)
-    except InferError as e:
-        raise InvalidArgumentError(f"{name}: {e}; inputs: {_fmt_avals(avals)} [at {user_line()}]") from None
-    multi = opdef.multi_output
-    out_avals = tuple(out) if multi else (out,)
-    traces = STATE.traces
-    outs = traces[-1].add_op(name, tensors, attrs, out_avals) if traces else None
-    if outs is None:
-        outs = _run_kernel(name, tensors, attrs, avals, out_avals, multi)
-    if STATE.tapes:
-        _record(name, attrs, tensors, avals, outs, out_avals)
-    if numerics_check.ENABLED[0] and name != "CheckNumerics":   # tf.debugging.enable_check_numerics
-        if traces:
-            outs = numerics_check.check_traced(apply, name, tensors, outs, out_avals)
-        else:
-            numerics_check.check_eager(name, tensors, outs, out_avals)
-    return tuple(outs) if multi else outs[0]
+        opdef = OPS[name]
+        attrs = attrs or {}
+        if opdef.arity is not None and len(inputs) != opdef.arity:
+            raise TypeError(f"{name} takes {opdef.arity} tensor inputs, got {len(inputs)}")
+        tensors = _convert_inputs(opdef, inputs)
+        if name in STATIC_FORMS and all(isinstance(t, Tensor) for t in tensors[1:]):
+            return STATIC_FORMS[name](*tensors, **attrs)   # the shape is known: the static op
+        avals = [t.aval for t in tensors]
+        if STATE.traces and opdef.same_dtype:
+            _graph_dtypes(name, opdef.same_dtype, avals)
+        try:
+            out = opdef.infer(avals, **attrs)
+        except InferError as e:
+            raise InvalidArgumentError(f"{name}: {e}; inputs: {_fmt_avals(avals)} [at {user_line()}]") from None
+        multi = opdef.multi_output
+        out_avals = tuple(out) if multi else (out,)
+        traces = STATE.traces
+        outs = traces[-1].add_op(name, tensors, attrs, out_avals) if traces else None
+        if outs is None:
+            outs = _run_kernel(name, tensors, attrs, avals, out_avals, multi)
+            if LOG_PLACEMENT[0]:   # tf.debugging.set_log_device_placement
+                placement_log.executed(name)
+        if STATE.tapes:
+            _record(name, attrs, tensors, avals, outs, out_avals)
+        if numerics_check.ENABLED[0] and name != "CheckNumerics":   # tf.debugging.enable_check_numerics
+            if traces:
+                outs = numerics_check.check_traced(apply, name, tensors, outs, out_avals)
+            else:
+                numerics_check.check_eager(name, tensors, outs, out_avals)
+        return tuple(outs) if multi else outs[0]
+    except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+        drop_internal_frames(e)
+        raise
 
 
 def _run_kernel(name, tensors, attrs, avals, out_avals, multi):

@@ -16,11 +16,13 @@ import numpy as np
 from ..errors import InvalidArgumentError, user_line
 from ..ir import dtypes as D
 from ..ir.opdef import AVal
-from .recorder import STATE, Entry, current_trace
+from .recorder import STATE, Entry, current_trace, init_scope
 from . import conversions as _conversions
 from . import variable_policy as _policy
 from .registry import GRADS
 from .stack import current_name_scope
+from . import placement_log
+from .placement_log import ENABLED as LOG_PLACEMENT
 from .tensor_shape import TensorShape
 
 _next_id = itertools.count(1).__next__
@@ -215,6 +217,11 @@ class _VariableType(type):
         return _policy.run_creators(lambda **k: type.__call__(cls, **k), kw)
 
 
+# The op TensorFlow runs for each kind of write (its device-placement log names it).
+_ASSIGN_OPS = {"assign to": "AssignVariableOp", "assign_add to": "AssignAddVariableOp",
+               "assign_sub to": "AssignSubVariableOp"}
+
+
 class Variable(_Operators, metaclass=_VariableType):
     """Mutable state; trainable variables are watched automatically by tapes that read them.
 
@@ -254,7 +261,8 @@ class Variable(_Operators, metaclass=_VariableType):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if callable(initial_value):
-            initial_value = initial_value()
+            with init_scope():      # as TensorFlow: an initializer runs outside any function
+                initial_value = initial_value()
         with STATE_paused():
             t = convert_to_tensor(initial_value, dtype=dtype)
         if not isinstance(t, Tensor):
@@ -272,6 +280,9 @@ class Variable(_Operators, metaclass=_VariableType):
         ctx = current_trace()
         if ctx is not None:
             ctx.on_variable_created(self)
+        elif LOG_PLACEMENT[0]:   # tf.debugging.set_log_device_placement: TF's two ops
+            placement_log.executed("VarHandleOp")
+            placement_log.executed("AssignVariableOp")
 
     @property
     def name(self):
@@ -312,6 +323,8 @@ class Variable(_Operators, metaclass=_VariableType):
         """A Tensor holding the current value; watched/recorded on the tapes that see this variable."""
         ctx = current_trace()
         t = Tensor(self._value) if ctx is None else ctx.read_variable(self)
+        if LOG_PLACEMENT[0] and ctx is None:   # tf.debugging.set_log_device_placement
+            placement_log.executed("ReadVariableOp")
         if STATE.var_watchers:
             for w in STATE.var_watchers:
                 w.setdefault(self._id, self)
@@ -374,6 +387,8 @@ class Variable(_Operators, metaclass=_VariableType):
             v = np.array(v, copy=True)
             v.flags.writeable = False
         self._value = v
+        if LOG_PLACEMENT[0]:   # tf.debugging.set_log_device_placement
+            placement_log.executed(_ASSIGN_OPS.get(what, "AssignVariableOp"))
         return self
 
     # TensorFlow's assigns return the variable as an ``_UnreadVariable`` (its repr says

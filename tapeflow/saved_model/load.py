@@ -23,7 +23,7 @@ from .. import env
 from ..ir.codec import Budget, DecodeError, decode, dtype_of, shape_of
 from ..ir.opdef import AVal
 from ..runtime.tensor import Variable, wrap
-from ..tracer.concrete_function import Const, ConcreteFunction, OutRef
+from ..tracer.concrete_function import ConstLeaf, ConcreteFunction, OutRef
 from . import limits
 from .errors import SavedModelError
 from .files import Directory, nbytes
@@ -316,7 +316,7 @@ class _Loader:
         if kind == "out":
             return OutRef(_index(v, n_out, what))
         if kind == "const":
-            return Const(_scalar(v, what))
+            return ConstLeaf(_scalar(v, what))
         _check(kind in ("list", "tuple", "dict") and isinstance(v, list), f"{what}: unknown kind "
                                                                           f"{kind!r:.40}")
         if kind == "dict":

@@ -21,7 +21,7 @@ from ..ir import codec
 from .._version import __version__
 from ..runtime.module import Module, module_name
 from ..runtime.tensor import Tensor, Variable
-from ..tracer.concrete_function import Const, OutRef
+from ..tracer.concrete_function import ConstLeaf, OutRef
 from ..tracer.function import Function, TensorSpec
 from .files import Directory
 from .loaded import _NO_DEFAULT, LoadedFunction, LoadedModule
@@ -105,6 +105,9 @@ class _Writer:
             return {"variable": self.variable(ref)}
         if isinstance(ref, Tensor):
             return {"constant": self.constant(ref)}
+        if kind == "feed":
+            raise ValueError("cannot save a function that iterates a tf.data dataset or iterator: "
+                             "tapeflow feeds its elements from Python at each call")
         raise ValueError(f"cannot save a function that captures {type(ref).__name__} {ref!r:.60}")
 
 
@@ -192,7 +195,7 @@ def _leaf_of_arg(leaf):
 def _template(t):
     if isinstance(t, OutRef):
         return {"out": t.index}
-    if isinstance(t, Const):
+    if isinstance(t, ConstLeaf):
         v = t.value
         if v is None or type(v) in (bool, int, float, str):
             return {"const": v}

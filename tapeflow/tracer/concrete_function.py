@@ -27,21 +27,50 @@ from ..runtime.kernels.loops import backward_loops
 from ..runtime.recorder import STATE, Entry
 from ..runtime.registry import GradRule
 from ..runtime.tensor import Variable, convert_to_tensor, wrap
+from ..runtime import placement_log
+from ..runtime.placement_log import ENABLED as LOG_PLACEMENT
+from ..runtime.traceback_filter import drop_internal_frames
 from . import compile_log, engine as backend, tiers
 from ..passes.keep_stacks import keep_stacks
+from ..passes.partition import partition
+from .. import env
 from .graph_vjp import Joint, split, vjp_graph
-from .context import TraceContext, current
-from .fastcall import fast_caller
+from .context import TraceContext, current, feed_input
+from .fastcall import assigns_inline, fast_caller
 from .inspection import FuncGraph, output_structure, signature_text, spec_leaf
-from .outputs import Const, OutRef, builder  # noqa: F401 - Const, OutRef: saved_model imports them from here
+from .outputs import ConstLeaf, OutRef, builder  # noqa: F401 - ConstLeaf, OutRef: saved_model imports them from here
 
+
+def _within_budget(joint, fwd_graph, bwd_graph, n_res):
+    """TensorFlow's split, or, when its computed residuals pass ``TAPEFLOW_MEMORY_MB``, the
+    min-cut partition fitted to that budget (the backward recomputes activations)."""
+    budget = env.get("TAPEFLOW_MEMORY_MB")
+    if budget is None:
+        return fwd_graph, bwd_graph, n_res
+    limit = int(budget * 2**20)
+    inputs = {v.id for v in fwd_graph.inputs}
+    kept = sum(_aval_bytes(v.aval) for v in fwd_graph.outputs[len(fwd_graph.outputs) - n_res:]
+               if v.id not in inputs)
+    if kept <= limit:
+        return fwd_graph, bwd_graph, n_res
+    fwd, bwd, _ = partition(joint.graph, joint.n_primals, joint.n_outputs, budget=limit)
+    return fwd, bwd, len(fwd.outputs) - joint.n_outputs
+
+
+def _aval_bytes(aval):
+    n = aval.dtype.size
+    for d in aval.shape:
+        n *= 1 if d is None else d
+    return n
 
 class ConcreteFunction:
     """A graph with its calling convention.
 
     ``sources``: per graph input, ("arg", k) for the k-th flat argument (a tensor or a
     Variable), ("var", Variable) for a variable captured from the closure, or
-    ("tensor", Tensor) for an eager tensor captured from the closure.
+    ("tensor", Tensor) for an eager tensor captured from the closure, or ("feed", (feed, j))
+    for part j of what ``feed.pull`` gives at each call (a dataset a ``for`` loop iterates,
+    ``context.feed_input``).
     ``out_template``: the Python output structure, with graph output indices at tensor leaves.
     ``assigned``: where the variables written inside come from (same form as ``sources``);
     their new values are the trailing graph outputs.
@@ -65,6 +94,7 @@ class ConcreteFunction:
         self._program = None
         self._tiered = None    # the background compile while the interpreter tier runs
         self._specialized = {}
+        self._feeds = any(kind == "feed" for kind, _ in sources or ())
         self._unknown_dims = any(None in v.aval.shape for v in graph.inputs) or any(
             None in v.aval.shape and not stack_output(v) for n in graph.nodes for v in n.outputs)
         self._joint = {}          # wrt mask (None: every float input) -> Joint
@@ -86,7 +116,11 @@ class ConcreteFunction:
         """
         if self._binder is None:
             raise TypeError(f"{self.name} is an internal program; call it through its function")
-        return self.call_flat(self._binder(args, kwargs))
+        try:
+            return self.call_flat(self._binder(args, kwargs))
+        except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+            drop_internal_frames(e)
+            raise
 
     def __repr__(self):
         return f"<ConcreteFunction {self.name}>\n{print_graph(self.graph)}"
@@ -124,7 +158,8 @@ class ConcreteFunction:
         return self._program
 
     def _install(self, prog):
-        if self.out_template is not None and not self.assigned and not self._unknown_dims:
+        if (self.out_template is not None and not self._unknown_dims and not self._feeds
+                and (not self.assigned or assigns_inline(self, prog))):
             self.fast = fast_caller(self, prog)
         self._program = prog
 
@@ -173,10 +208,29 @@ class ConcreteFunction:
 
     # -- calling -------------------------------------------------------------------------
     def _inputs(self, flat_args):
+        fed = self._fed() if self._feeds and current() is None else None
         out = []
-        for kind, ref in self.sources:
+        for k, (kind, ref) in enumerate(self.sources):
+            if kind == "feed":      # inlined into another function's trace: fed to that one
+                x = None if fed is not None else feed_input(*ref, self.graph.inputs[k].aval)
+                if x is None:       # no function's trace (a jacobian's): the values now
+                    fed = self._fed() if fed is None else fed
+                    x = wrap(fed[k])
+                out.append(x)
+                continue
             x = flat_args[ref] if kind == "arg" else ref
             out.append(x.read() if isinstance(x, Variable) else convert_to_tensor(x))
+        return out
+
+    def _fed(self):
+        """Input position -> array of each fed input: every feed pulled once, in order."""
+        call, pulled, out = {}, {}, {}
+        for k, (kind, ref) in enumerate(self.sources):
+            if kind == "feed":
+                feed, j = ref
+                if id(feed) not in pulled:
+                    pulled[id(feed)] = feed.pull(call)
+                out[k] = pulled[id(feed)][j]
         return out
 
     def call_flat(self, flat_args):
@@ -186,6 +240,8 @@ class ConcreteFunction:
             outs = replay(self.graph, inputs)  # traced inside another function: inline
             outs = int_outputs_through_call(outs, self.n_out)   # TensorFlow's call gradient
         else:
+            if LOG_PLACEMENT[0]:   # tf.debugging.set_log_device_placement
+                placement_log.function_called(self)
             outs = self.call_tensors(inputs)
         for (kind, ref), val in zip(self.assigned, outs[self.n_out:], strict=True):
             (flat_args[ref] if kind == "arg" else ref).assign(val)
@@ -199,7 +255,12 @@ class ConcreteFunction:
         """``__call__``'s path when no tape, trace or custom_gradient is watching: arrays in, out."""
         if STATE.tapes or STATE.var_watchers or STATE.traces:
             return self.call_flat(list(args))
-        arrays = [args[ref]._value if kind == "arg" else ref._value for kind, ref in self.sources]
+        if self._feeds:
+            fed = self._fed()
+            arrays = [args[ref]._value if kind == "arg" else fed[k] if kind == "feed" else
+                      ref._value for k, (kind, ref) in enumerate(self.sources)]
+        else:
+            arrays = [args[ref]._value if kind == "arg" else ref._value for kind, ref in self.sources]
         prog = self._program
         outs = [wrap(a) for a in (self.run(arrays) if prog is None or self._unknown_dims
                                   else prog(*arrays))]
@@ -279,6 +340,8 @@ class ConcreteFunction:
             fwd_graph, bwd_graph, n_res = split(joint if graph is joint.graph else Joint(
                 graph, joint.n_primals, joint.n_outputs, joint.ct_outputs, joint.grad_inputs,
                 joint.n_forward_nodes, joint.slices))
+            if graph is joint.graph:      # no loop stacks: the memory budget may apply
+                fwd_graph, bwd_graph, n_res = _within_budget(joint, fwd_graph, bwd_graph, n_res)
             fwd = ConcreteFunction(fwd_graph, self.sources, None, len(fwd_graph.outputs), [],
                                    f"{self.name}_forward", jit_compile=self.jit_compile)
             bwd = ConcreteFunction(bwd_graph, None, None, len(bwd_graph.outputs), [],
@@ -420,4 +483,4 @@ def _ct(g, aval):
     return wrap(np.zeros(aval.shape, aval.dtype.np)) if g is None else g
 
 
-__all__ = ["ConcreteFunction", "OutRef", "Const"]
+__all__ = ["ConcreteFunction", "OutRef", "ConstLeaf"]

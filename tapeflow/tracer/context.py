@@ -63,7 +63,7 @@ class TraceContext:
     value, written back after each call.
     """
 
-    def __init__(self, allow_variable_creation=True):
+    def __init__(self, allow_variable_creation=True, feeding=False):
         self.graph = Graph()
         self.consts = {}            # id(Tensor) -> Value
         self.captures = {}          # input Value id -> external tensor (eager, or of an outer trace)
@@ -77,6 +77,8 @@ class TraceContext:
         self.decisions = None       # Python `if` on tensors: the path to follow (control.explore)
         self.points = []            # (node count, pred Value, user line, decision) per `if`
         self._name_counts = {}      # op type or argument name -> uses (TF's unique tensor names)
+        self.feeding = feeding      # a function's own trace: it can take fed inputs (feed_input)
+        self.feeds = {}             # input Value id -> (feed, j): part j of what feed.pull gives
 
     # -- entering ------------------------------------------------------------------
     def __enter__(self):
@@ -96,6 +98,22 @@ class TraceContext:
         self.graph.inputs.append(v)
         self.owned.add(v.id)
         return SymbolicTensor(v, name and self._unique(name) + ":0")
+
+    def feed_input(self, feed, j, aval):
+        """A graph input whose value ``feed.pull(call)[j]`` gives at each call (the elements
+        of a ``tf.data`` dataset a ``for`` loop iterates; see ``feed_input`` below)."""
+        key = getattr(feed, "key", None)    # feeds of one key give the same values: made once
+        memo = self.__dict__.setdefault("_feed_memo", {})
+        if key is not None and (key, j) in memo:
+            return memo[key, j]
+        v = Value(aval)
+        self.graph.inputs.append(v)
+        self.owned.add(v.id)
+        self.feeds[v.id] = (feed, j)
+        out = SymbolicTensor(v)
+        if key is not None:
+            memo[key, j] = out
+        return out
 
     def _unique(self, name):
         """``name``, or ``name_k`` for its k-th reuse in this trace (TensorFlow's graph names)."""
@@ -246,17 +264,26 @@ class TraceContext:
         self.created_variables.append(var)
 
 
+def feed_input(feed, j, aval):
+    """``TraceContext.feed_input`` on the innermost trace of a function being built (a loop
+    body's or a branch's sub-trace captures it from there), or None when no function is being
+    traced. ``feed`` has ``pull(call) -> arrays``: run once per call of the function, before
+    its program, ``call`` a dict fresh per call that feeds of one call may share state in."""
+    for ctx in reversed(STATE.traces):
+        if getattr(ctx, "feeding", False):
+            return ctx.feed_input(feed, j, aval)
+    return None
+
+
 _OF_SHAPES = ("Shape", "Size")   # ops whose value is their input's static shape
-_IDENTITY_GRADS = {}
-
-
 def _identity_grad(aval):
-    """The gradient graph of a read after an assign: the upstream gradient, unchanged."""
-    g = _IDENTITY_GRADS.get(aval)
-    if g is None:
-        dy = Value(aval)
-        g = _IDENTITY_GRADS[aval] = Graph([dy], [], [dy])
-    return g
+    """The gradient graph of a read after an assign: the upstream gradient, unchanged. A new
+    graph per read: the generated source names a nested graph's values once per graph object,
+    and the compile worker decodes each read's graph as its own object, so a graph shared
+    between reads gave the worker another source than this process (the cache missed)."""
+    dy = Value(aval)
+    return Graph([dy], [], [dy])
 
 
-__all__ = ["TraceContext", "DecisionLimitError", "current", "as_tensor", "predicate", "MAX_DECISIONS"]
+__all__ = ["TraceContext", "DecisionLimitError", "current", "as_tensor", "predicate", "MAX_DECISIONS",
+           "feed_input"]

@@ -407,6 +407,8 @@ class Path:
                 key[v.id] = ("arg", i)
             elif v.id in ctx.captures:
                 key[v.id] = ("t", id(ctx.captures[v.id]))
+            elif v.id in ctx.feeds:
+                key[v.id] = ("f", id(ctx.feeds[v.id][0]), ctx.feeds[v.id][1])
         for var, v in ctx.var_inputs.values():
             key[v.id] = ("v", var._id)
         for i, node in enumerate(ctx.graph.nodes):
@@ -480,6 +482,8 @@ def merge(paths, n_args, make_ctx):
                     continue
                 if k[0] == "v":
                     env[k] = top.read_variable(_var(p, v))
+                elif k[0] == "f":
+                    env[k] = top.feed_input(*p.ctx.feeds[v.id], v.aval)
                 else:
                     env[k] = SymbolicTensor(top.value_of(p.ctx.captures[v.id]))
         for vid, var in assigned.items():

@@ -26,7 +26,9 @@ import numpy as np
 from ..codegen.failures import failure_handler
 from ..runtime.recorder import STATE
 from ..runtime.tensor import Tensor, Variable, _next_id, wrap
-from .outputs import Const, OutRef
+from ..runtime.placement_log import ENABLED as LOG_PLACEMENT
+from ..runtime.traceback_filter import drop_internal_frames
+from .outputs import ConstLeaf, OutRef
 
 
 def leaf_key(leaves):
@@ -77,11 +79,15 @@ def function_caller(structure, fast_get, general):
     lines.append(f"{ind}    pass")
     lines.append(f"{ind}else:")
     lines.append(f"{ind}    c = fast_get(key)")
-    lines.append(f"{ind}    if c is not None:")
+    lines.append(f"{ind}    if c is not None and not log_placement[0]:")
     flat = "args" if not checks else f"({''.join(x + ', ' for x in leaves)})"
     lines.append(f"{ind}        return c.fast({flat})")
     lines.append("    return general(self, args, kwargs)")
-    return _compile("\n".join(lines), "__call__", fast_get=fast_get, general=general)
+    # an error leaves without tapeflow's frames (runtime/traceback_filter.py); free until one does
+    lines[1:] = ["    try:"] + ["    " + line for line in lines[1:]] + [
+        "    except Exception as e:", "        drop_internal_frames(e)", "        raise"]
+    return _compile("\n".join(lines), "__call__", fast_get=fast_get, general=general,
+                    drop_internal_frames=drop_internal_frames, log_placement=LOG_PLACEMENT)
 
 
 class Result(enum.Enum):
@@ -110,8 +116,32 @@ def _result(kind, k, ns):
     return Result.SCALAR, f"c{k}(r[{k}])"
 
 
+def assigns_inline(concrete, program):
+    """Whether ``fast_caller`` may write ``concrete``'s assigns itself: every assigned variable
+    captured (not an argument) and a plain ``Variable`` (its ``assign`` only stores the value),
+    and a compiled program (its results are arrays it made, or copies: never an array that
+    something else may write)."""
+    return (getattr(program, "out_kinds", None) is not None
+            and all(kind == "var" and type(ref) is Variable for kind, ref in concrete.assigned))
+
+
+def _stored(kind, k, ns):
+    """The expression of result ``k`` as a variable's stored value (what ``Variable.assign``
+    keeps of the wrapped result: a read-only array, or a NumPy scalar)."""
+    if kind in ("array", "copy"):
+        return f"readonly(r[{k}]{'.copy()' if kind == 'copy' else ''})"
+    return _result(kind, k, ns)[1]
+
+
+def _readonly(a):
+    a.flags.writeable = False
+    return a
+
+
 def fast_caller(concrete, program):
-    """The plain call of ``concrete`` (no assigns) running ``program``: ``fast(flat_args)``."""
+    """The plain call of ``concrete`` running ``program``: ``fast(flat_args)``. The assigns of
+    a compiled program (``assigns_inline``) are stores of its results into the variables: a
+    training step's ~20 updated weights, slots and totals cost no ``assign`` calls."""
     ns = {"STATE": STATE, "Tensor": Tensor, "wrap": wrap, "asarray": np.asarray,
           "slow": concrete.call_slow, "new": object.__new__, "next_id": _next_id}
     values = []
@@ -131,7 +161,13 @@ def fast_caller(concrete, program):
     else:
         ns["run"] = program
     kinds = getattr(program, "out_kinds", None) or ["any"] * len(concrete.graph.outputs)
-    results = [_result(kind, k, ns) for k, kind in enumerate(kinds)]
+    n_out = concrete.n_out
+    results = [_result(kind, k, ns) for k, kind in enumerate(kinds[:n_out])]
+    ns["readonly"] = _readonly
+    stores = []
+    for j, (_, ref) in enumerate(concrete.assigned):
+        ns[f"v{j}"] = ref
+        stores.append(f"    v{j}._value = {_stored(kinds[n_out + j], n_out + j, ns)}")
     if _simple(concrete.out_template):
         built = _structure_expr(concrete.out_template, ns)
     else:       # dicts, namedtuples, ...: the concrete function's general builder
@@ -161,6 +197,7 @@ def fast_caller(concrete, program):
                           f"    o{k}._id = next_id()"])
         else:
             lines.append(f"    o{k} = Tensor({expr})")
+    lines.extend(stores)
     lines.append(f"    return {built}")
     return _compile("\n".join(lines), "fast", **ns)
 
@@ -180,7 +217,7 @@ _PLAIN_TENSOR = _plain_tensor_init()
 
 def _simple(template):
     """Whether the output structure is tensor and constant leaves in lists and tuples only."""
-    if isinstance(template, (OutRef, Const)):
+    if isinstance(template, (OutRef, ConstLeaf)):
         return True
     return type(template) in (list, tuple) and all(_simple(t) for t in template)
 
@@ -192,7 +229,7 @@ def _structure_expr(template, ns):
     if type(template) in (list, tuple):
         items = "".join(_structure_expr(t, ns) + ", " for t in template)
         return f"[{items}]" if type(template) is list else f"({items})"
-    name = f"q{len(ns)}"       # a Const leaf
+    name = f"q{len(ns)}"       # a ConstLeaf leaf
     ns[name] = template.value
     return name
 
@@ -206,4 +243,4 @@ def _compile(source, name, **ns):
     return fn
 
 
-__all__ = ["function_caller", "fast_caller", "structure_of", "leaf_key"]
+__all__ = ["function_caller", "fast_caller", "assigns_inline", "structure_of", "leaf_key"]

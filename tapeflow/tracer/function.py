@@ -31,6 +31,7 @@ from ..ir.opdef import AVal
 from ..ops.indexed_slices import IndexedSlices
 from ..runtime.type_spec import TypeSpec
 from ..runtime.tensor import Tensor, TensorShape, Variable, convert_to_tensor
+from ..runtime.traceback_filter import drop_internal_frames
 from . import compile_log
 from .concrete_function import ConcreteFunction
 from .context import DecisionLimitError, TraceContext
@@ -39,7 +40,7 @@ from .convert import converted, unconverted_note
 from .fastcall import function_caller, leaf_key, structure_of
 from .inspection import Spec, Unknown, signature_text, spec_leaf
 from .lower import Lowered
-from .outputs import Const, OutRef, SlicesRef
+from .outputs import ConstLeaf, OutRef, SlicesRef
 from .pywhile import undefined_after_loop
 from .symbolic_tensor import SymbolicTensor
 
@@ -296,7 +297,11 @@ class Function:
 
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs) -> Any:
-        return self._call(args, kwargs)
+        try:
+            return self._call(args, kwargs)
+        except Exception as e:   # the user reads their frames (runtime/traceback_filter.py)
+            drop_internal_frames(e)
+            raise
 
     def _call(self, args, kwargs):
         """The general path: bind, key, trace on a miss, call. Once a call with positional
@@ -414,12 +419,12 @@ class Function:
         first = not self._concrete
         t0 = time.perf_counter()
         ctx, result = explore(run, len(arg_positions),
-                              lambda: TraceContext(allow_variable_creation=first))
+                              lambda: TraceContext(allow_variable_creation=first, feeding=True))
         if first and ctx.created_variables:
             # TensorFlow traces a function that created variables once more, and raises if
             # that trace creates more: variables must be made once (guarded by `if`).
             ctx, result = explore(run, len(arg_positions),
-                                  lambda: TraceContext(allow_variable_creation=False))
+                                  lambda: TraceContext(allow_variable_creation=False, feeding=True))
         arg_inputs = {v.id: k for v, k in zip(ctx.graph.inputs, arg_positions)}
         with ctx:
             template, out_values = _outputs(ctx, result)
@@ -438,6 +443,8 @@ class Function:
                 sources.append(("arg", arg_inputs[v.id]))
             elif v.id in ctx.captures:
                 sources.append(("tensor", ctx.captures[v.id]))
+            elif v.id in ctx.feeds:     # a dataset's elements, pulled at each call
+                sources.append(("feed", ctx.feeds[v.id]))
             else:
                 sources.append(source_of(by_value[v.id]))
         concrete = ConcreteFunction(graph, sources, template, len(out_values),
@@ -658,7 +665,7 @@ def _outputs(ctx, result):
             parts = []
             for part in (leaf.values, leaf.indices, leaf.dense_shape):
                 if part is None:
-                    parts.append(Const(None))
+                    parts.append(ConstLeaf(None))
                 else:
                     parts.append(OutRef(len(out_values)))
                     out_values.append(ctx.value_of(convert_to_tensor(part)))
@@ -667,7 +674,7 @@ def _outputs(ctx, result):
             leaves.append(OutRef(len(out_values)))
             out_values.append(ctx.value_of(leaf))
         else:
-            leaves.append(Const(leaf))
+            leaves.append(ConstLeaf(leaf))
     return _nest.pack_sequence_as(result, leaves), out_values
 
 

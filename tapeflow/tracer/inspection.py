@@ -9,7 +9,7 @@ order, names made unique per op type as TensorFlow does (``Mul``, ``Mul_1``).
 from .. import _nest
 from ..ir.graph import Graph
 from ..runtime.tensor import TensorShape
-from .outputs import Const, OutRef
+from .outputs import ConstLeaf, OutRef
 
 
 class GraphTensor:
@@ -164,7 +164,7 @@ def output_structure(template, graph):
         if isinstance(x, OutRef):
             a = graph.outputs[x.index].aval
             return Spec(a.shape, a.dtype)
-        return x.value if isinstance(x, Const) else x
+        return x.value if isinstance(x, ConstLeaf) else x
     return _nest.map_structure(leaf, template)
 
 

@@ -23,6 +23,7 @@ from ..ir.graph import Graph, aval_str, line_str, print_graph
 from ..ir.opdef import OPS
 from ..ir.shapes import num_elements
 from ..passes import FINAL, partition, run_passes
+from ..runtime import blas_threads
 from ..runtime.kernels.loops import describe as loops_describe
 from . import engine as backend
 from .jacobian import REPORTS
@@ -442,7 +443,7 @@ def _size_classes(graph, name):
             generated = generate(graph, name)
     except Unsupported as e:
         return f"   not generated: {e} (a graph the Numba backend cannot generate runs on the interpreter)"
-    return note + generated.size_classes.text()
+    return note + generated.size_classes.text() + "\n   " + blas_threads.describe()
 
 
 def _source(program):

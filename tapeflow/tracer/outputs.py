@@ -1,4 +1,4 @@
-"""A traced function's output structure: its leaves (``OutRef``, ``Const``) and its builder.
+"""A traced function's output structure: its leaves (``OutRef``, ``ConstLeaf``) and its builder.
 
 The structure the Python function returned is kept as a template whose tensor leaves
 name graph outputs; calling the function rebuilds it around the program's results.
@@ -16,7 +16,7 @@ class OutRef:
         self.index = index
 
 
-class Const:
+class ConstLeaf:
     """A non-tensor leaf of the output structure (None, a Python value)."""
     __slots__ = ("value",)
 
@@ -25,7 +25,7 @@ class Const:
 
 
 class SlicesRef:
-    """An IndexedSlices leaf: its values, indices and dense_shape (``OutRef``s, or a ``Const``
+    """An IndexedSlices leaf: its values, indices and dense_shape (``OutRef``s, or a ``ConstLeaf``
     None for a missing dense_shape), rebuilt as an IndexedSlices of the program's results."""
     __slots__ = ("parts",)
 
@@ -44,7 +44,7 @@ def builder(template):
     if isinstance(template, OutRef):
         i = template.index
         return lambda outs: outs[i]
-    if isinstance(template, Const):
+    if isinstance(template, ConstLeaf):
         v = template.value
         return lambda outs: v
     if isinstance(template, dict):
@@ -61,9 +61,9 @@ def builder(template):
 
 def _unflatten(template, outs):
     """Rebuild the output structure: int leaves index ``outs``; other leaves stay as they are."""
-    leaves = [outs[x.index] if isinstance(x, OutRef) else x.value if isinstance(x, Const) else
+    leaves = [outs[x.index] if isinstance(x, OutRef) else x.value if isinstance(x, ConstLeaf) else
               x.build(outs) if isinstance(x, SlicesRef) else x for x in _nest.flatten(template)]
     return _nest.pack_sequence_as(template, leaves)
 
 
-__all__ = ["OutRef", "Const", "SlicesRef", "builder"]
+__all__ = ["OutRef", "ConstLeaf", "SlicesRef", "builder"]

@@ -14,7 +14,8 @@ The ``while`` is converted like any other (pywhile.py): a Python iterable gives 
 stays a Python loop, unrolled while tracing, as in TensorFlow; a tensor iteration (``TensorIter``:
 ``tf.range`` with any bounds, ``range`` with a symbolic bound, a symbolic tensor's rows, and
 ``enumerate``/``zip`` over those) gives a symbolic counter, so it becomes one While node whose
-loop variables include the counter.
+loop variables include the counter. A ``tf.data`` dataset or iterator makes its own TensorIter
+(its ``_traced_for``: the elements fed to the program at each call, data/traced.py).
 """
 import builtins
 
@@ -122,6 +123,9 @@ def _as_tensor_iter(obj):
         return _rows_iter(obj)
     if isinstance(obj, TensorArray) and obj._graph:   # beyond TensorFlow: its elements
         return _rows_iter(_symbolic(obj.stack()))
+    traced_for = getattr(type(obj), "_traced_for", None)   # a tf.data dataset or iterator
+    if traced_for is not None:
+        return traced_for(obj)      # a TensorIter over the elements fed at each call, or None
     return None
 
 
@@ -136,8 +140,9 @@ def iterable(fn, *args, **kw):
             inner = _as_tensor_iter(args[0])
             if inner is not None:
                 first = kw.get("start", args[1] if len(args) > 1 else 0)
+                dtype = getattr(inner, "index_dtype", None)     # a dataset's: int64, as TF's
                 return TensorIter(inner.length, lambda k: (
-                    math.add(k, first) if first else k, inner.at(k)))
+                    _counted(k, first, dtype), inner.at(k)))
         if fn is builtins.zip and args and not kw:
             inner = [_as_tensor_iter(a) for a in args]
             if all(i is not None for i in inner):
@@ -147,6 +152,11 @@ def iterable(fn, *args, **kw):
                 return TensorIter(n, lambda k: tuple(i.at(k) for i in inner))
     args = [_materialize(a) for a in args]
     return fn(*args, **{k: _materialize(v) for k, v in kw.items()})
+
+
+def _counted(k, first, dtype):
+    k = k if dtype is None else math.cast(k, dtype)
+    return math.add(k, first) if first else k
 
 
 def _materialize(x):

@@ -12,20 +12,34 @@ from numba import njit
 from tapeflow.codegen import blas, jit_helpers as rt
 
 
+def _compiled_on_first_call(signatures):
+    """``njit(signatures)``, compiled when first called, not when pytest collects this file
+    (every xdist worker imports every test file; only the one running it should compile)."""
+    def wrap(fn):
+        jitted = []
+
+        def call(*args):
+            if not jitted:
+                jitted.append(njit(signatures)(fn))
+            return jitted[0](*args)
+        return call
+    return wrap
+
+
 # one compile per signature: arrays of any layout ("A"), so strides are decided at run time
-@njit(["float32[:, ::1](float32[:, :], float32[:, :])",
-       "float64[:, ::1](float64[:, :], float64[:, :])"])
+@_compiled_on_first_call(["float32[:, ::1](float32[:, :], float32[:, :])",
+                          "float64[:, ::1](float64[:, :], float64[:, :])"])
 def _dot(a, b):
     return rt.dot(a, b)
 
 
 # what generated programs pass: a C array times the .T of one (flags fixed when compiling)
-@njit("float32[:, ::1](float32[:, ::1], float32[::1, :])")
+@_compiled_on_first_call("float32[:, ::1](float32[:, ::1], float32[::1, :])")
 def _dot_cf(a, b):
     return rt.dot(a, b)
 
 
-@njit("void(float32[:, :], float32[:, :], float32[:, :])")
+@_compiled_on_first_call("void(float32[:, :], float32[:, :], float32[:, :])")
 def _dot_into(a, b, out):
     rt.dot_into(a, b, out)
 

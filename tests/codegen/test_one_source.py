@@ -4,7 +4,10 @@ generate the very same file (the disk cache's key hashes the whole text).
 
 Before: a custom gradient's graph printed in the header's comment as ``grad=<Graph>`` in the
 process that traced it and ``grad=None`` in the worker, so every such program missed the
-cache the worker had filled and was compiled a second time in the process.
+cache the worker had filled and was compiled a second time in the process. And: the reads of
+variables after their assigns (every optimizer's step) shared one identity-gradient graph per
+shape, named once in the process's header, while the worker decoded one graph per read and
+named each: W14's train step never left the interpreter.
 """
 import json
 import os
@@ -29,12 +32,18 @@ PROGRAM = textwrap.dedent("""
             return tf.clip_by_value(dy, -1.0, 1.0)
         return tf.tanh(x) * 2.0, grad
 
+    u = tf.Variable(np.zeros(2, np.float32))
+    v = tf.Variable(np.ones(2, np.float32))
+
     @tf.function
     def step(x, w):
         with tf.GradientTape() as tape:
             tape.watch(w)
             loss = tf.reduce_sum(clip(tf.matmul(x, w)) ** 2)
-        return loss, tape.gradient(loss, w)
+        grad = tape.gradient(loss, w)
+        u.assign_add(grad[0])   # reads after assigns (as an optimizer's): two gradient graphs
+        v.assign_add(grad[1])   # of one shape, one per read in the worker's decoded job
+        return loss + tf.reduce_sum(u * v), grad
 
     x = tf.constant(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
     w = tf.constant(np.linspace(0.5, -0.5, 6, dtype=np.float32).reshape(3, 2))

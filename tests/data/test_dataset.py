@@ -186,16 +186,3 @@ def test_fit_evaluate_predict_take_a_dataset():
         model.fit(train.repeat(), epochs=1, verbose=0)
     with pytest.raises(ValueError, match="`y` should not be passed"):
         model.fit(train, y, verbose=0)
-
-
-def test_shuffled_dataset_in_function_warns_that_the_order_is_traced():
-    ds = D.range(6).shuffle(6, seed=1).batch(3)
-
-    @tf.function
-    def total():
-        s = tf.constant(0, tf.int64)
-        for x in ds:
-            s += tf.reduce_sum(x)
-        return s
-    with pytest.warns(UserWarning, match="order drawn at trace time"):
-        assert int(total()) == 15

@@ -225,6 +225,11 @@ def test_one_hot():
         tf.one_hot([1], 2, on_value=1.5, dtype=tf.int32)
     with pytest.raises(InvalidArgumentError, match="OneHot.*indices"):
         tf.one_hot([1.0], 2)
+    with pytest.raises(InvalidArgumentError, match="OneHot.*indices"):
+        tf.one_hot(tf.constant([1.7]), 2)
+    # TF 2.21 takes a float NumPy array, truncating: [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    _same(tf.one_hot(np.array([1.7, -0.5, 2.9], np.float32), 3),
+          np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], np.float32))
 
 
 def test_non_differentiable_ops_give_none():

@@ -150,6 +150,43 @@ def test_captured_variables_are_read_on_every_call():
     assert f(x).numpy() == 15
 
 
+def test_assigns_are_stored_by_the_generated_path_as_assign_would():
+    """A step that updates variables (an optimizer's) stores the program's results in them:
+    the same values, dtypes and read-only arrays as ``assign``; a returned value shared with
+    an assign, and a constant assigned, stay safe; a tape takes the general path."""
+    w = tf.Variable(np.array([1.0, 2.0], np.float32))
+    m = tf.Variable(np.zeros(2, np.float32))
+    n = tf.Variable(np.int64(0))
+    s = tf.Variable(np.float32(0.0))
+    z = tf.Variable(np.ones(2, np.float32))
+
+    @tf.function
+    def step(g):
+        m.assign(0.5 * m + g)
+        w.assign_sub(0.1 * m)
+        n.assign_add(1)
+        s.assign(tf.reduce_sum(w))
+        z.assign(tf.zeros(2))          # a constant the program keeps: stored as a copy
+        return w.read_value(), s.read_value()
+
+    g = tf.constant(np.array([1.0, -1.0], np.float32))
+    ew, em = np.array([1.0, 2.0], np.float32), np.zeros(2, np.float32)
+    for k in range(1, 4):
+        out_w, out_s = step(g)
+        em = np.float32(0.5) * em + g.numpy()
+        ew = ew - np.float32(0.1) * em
+        np.testing.assert_array_equal(w.numpy(), ew)
+        np.testing.assert_array_equal(out_w.numpy(), ew)
+        assert int(n.numpy()) == k and type(n._value) is np.int64
+        assert type(s._value) is np.float32 and s.numpy() == np.sum(ew, dtype=np.float32)
+        assert not w._value.flags.writeable and not z._value.flags.writeable
+    concrete = list(step._concrete.values())[0]
+    assert concrete.fast != concrete.call_fast          # the generated path, assigns included
+    with tf.GradientTape():
+        step(g)
+    assert int(n.numpy()) == 4
+
+
 def test_namedtuple_outputs_use_the_general_builder():
     Pair = namedtuple("Pair", "a b")
 

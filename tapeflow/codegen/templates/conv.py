@@ -89,7 +89,7 @@ def _conv(em, node, **attrs):
     if _gemm(node, y.aval.dtype, _width(w.aval.shape)):
         em.line(f"rt.conv_gemm({xv}, {wv}, {yv}, {geo})")
     else:
-        em.line(f"rt.conv_direct({xv}, {wv}, {yv}, 0, {node.op in DEPTHWISE}, {geo})")
+        em.line(f"rt.conv_direct_fwd({xv}, {wv}, {yv}, {node.op in DEPTHWISE}, {geo})")
 
 
 @stmt_op("Conv2DBackpropInput", "Conv3DBackpropInputV2", "DepthwiseConv2dNativeBackpropInput")
@@ -105,7 +105,7 @@ def _conv_input(em, node, **attrs):
     if _gemm(node, dx.aval.dtype, _width(w.aval.shape)):
         em.line(f"rt.conv_input_gemm({wv}, {dyv}, {xv}, {geo})")
     else:
-        em.line(f"rt.conv_direct({xv}, {wv}, {dyv}, 1, {node.op in DEPTHWISE}, {geo})")
+        em.line(f"rt.conv_direct_input({xv}, {wv}, {dyv}, {node.op in DEPTHWISE}, {geo})")
 
 
 @stmt_op("Conv2DBackpropFilter", "Conv3DBackpropFilterV2", "DepthwiseConv2dNativeBackpropFilter")
@@ -121,7 +121,7 @@ def _conv_filter(em, node, **attrs):
     if _gemm(node, dw.aval.dtype, _width(dw.aval.shape)):
         em.line(f"rt.conv_filter_gemm({xv}, {dyv}, {wv}, {geo})")
     else:
-        em.line(f"rt.conv_direct({xv}, {wv}, {dyv}, 2, {node.op in DEPTHWISE}, {geo})")
+        em.line(f"rt.conv_direct_filter({xv}, {wv}, {dyv}, {node.op in DEPTHWISE}, {geo})")
 
 
 def _pool_geometry(in_shape, attrs):

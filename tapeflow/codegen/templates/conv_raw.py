@@ -33,4 +33,4 @@ def _conv(em, node, batch_dims=1, **attrs):
     if _gemm(node, y.aval.dtype, _width(ws)):
         em.line(f"rt.conv_gemm({xv}, {wv}, {yv}, {geo})")
     else:
-        em.line(f"rt.conv_direct({xv}, {wv}, {yv}, 0, False, {geo})")
+        em.line(f"rt.conv_direct_fwd({xv}, {wv}, {yv}, False, {geo})")

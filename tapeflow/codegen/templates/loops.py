@@ -18,7 +18,7 @@ from ...ir.graph import Graph, use_counts
 from ...ir.opdef import OPS
 from ...runtime.kernels.loops import (counter_index, history_spans, row_states, stacked_rows,
                                       trip_bounds)
-from ..emitter import Unsupported, np_type
+from ..emitter import Unsupported, np_type, shape_lit
 from ..shape_free import run_time
 from .control import _assign
 from .lists import loop_lists, own_loop_lists
@@ -224,6 +224,7 @@ class _Hoisted:
         extras = {v.id for v in bwd_graph.inputs[n_rows:n_rows + n_extra]}
         carry_in = bwd_graph.inputs[n_rows + n_extra:]
         self.terms = {}       # carry index -> (p, q): each a row index (int) or a stacked value
+        self.scatters = {}    # carry index -> (data, ids): added into the carry in place
         outputs = list(bwd_graph.outputs)
         stacked = []
         for c, out in enumerate(bwd_graph.outputs):
@@ -235,6 +236,10 @@ class _Hoisted:
             if len(others) != 1 or uses.get(cin.id, 0) != 1 or not cin.aval.dtype.is_floating:
                 continue
             (z,) = others
+            if _scatter(z, cin, out, nodes, uses):
+                self.scatters[c] = tuple(z.node.inputs)
+                outputs[c] = cin
+                continue
             mm = z.node
             if (mm is None or id(mm) not in nodes or not _gemm(mm) or uses[z.id] != 1
                     or not mm.attrs["transpose_a"] or mm.attrs["transpose_b"]
@@ -253,8 +258,9 @@ class _Hoisted:
             self.terms[c] = tuple(pq)
             outputs[c] = cin
         self.stacked = stacked
-        self.graph = dce(Graph(bwd_graph.inputs, bwd_graph.nodes, outputs + stacked)) \
-            if self.terms else bwd_graph
+        scattered = [x for pair in self.scatters.values() for x in pair]
+        self.graph = dce(Graph(bwd_graph.inputs, bwd_graph.nodes, outputs + stacked + scattered)) \
+            if self.terms or self.scatters else bwd_graph
         self.n_out = len(bwd_graph.outputs)
 
     def block(self, em, rows):
@@ -271,9 +277,21 @@ class _Hoisted:
         """The backward body at iteration ``i``: its carry expressions (hoisted ones
         unchanged), having written the stacked values' rows (row ``i - lo`` of the block)."""
         outs = em.inline(self.graph, args, private)
-        for b, e in zip(bufs, outs[self.n_out:], strict=True):
+        k = self.n_out + len(self.stacked)
+        for b, e in zip(bufs, outs[self.n_out:k], strict=True):
             em.line(f"{b}[{i} - {lo}] = {e}")
+        carry = args[len(args) - self.n_out:]
+        for c, (data, ids) in self.scatters.items():
+            _scatter_add(em, carry[c], self.graph.inputs[len(args) - self.n_out + c].aval,
+                         outs[k], data.aval, outs[k + 1], ids.aval)
+            k += 2
         return outs[:self.n_out]
+
+    def own(self, em, carry):
+        """The carries updated in place (``scatters``) start as copies of their own: the
+        initial value may be an input or a constant of the program."""
+        for c in self.scatters:
+            em.line(f"{carry[c]} = rt.fresh_copy({carry[c]})")
 
     def flush(self, em, lo, hi, carry, fwd_rows, bufs):
         """Add each hoisted product over the block of iterations ``lo .. hi-1``."""
@@ -292,15 +310,16 @@ class _Hoisted:
 
 def _backward(em, m, rows, hoisted, extra, carry):
     """The backward body over iterations ``m-1 .. 0`` of ``rows``, updating ``carry``; the
-    hoisted products are added a block of iterations at a time."""
+    hoisted products are added a block of iterations at a time, the scattered rows in place."""
     i = em.fresh("i")
     em.line(f"{i} = {m}")
     own = own_loop_lists(em, hoisted.graph, carry)    # list cotangents: written in place
     private = [len(hoisted.graph.inputs) - len(carry) + c for c in own]
+    hoisted.own(em, carry)
     if not hoisted.terms:
         with em.block(f"while {i} > 0:"):
             em.line(f"{i} -= 1")
-            _assign(em, carry, em.inline(hoisted.graph, rows.rows(i) + extra + carry, private),
+            _assign(em, carry, hoisted.run(em, i, rows.rows(i) + extra + carry, [], i, private),
                     simultaneous=True)
         return
     blk = hoisted.block(em, rows)
@@ -644,3 +663,46 @@ def _put(em, stack, at, value, copy=False):
 
 def _gemm(node):
     return node.op in OPS and OPS[node.op].gemm
+
+
+def _scatter(z, cin, out, nodes, uses):
+    """Whether the carry update ``out = cin + z`` adds one iteration's rows at its ids,
+    ``z = UnsortedSegmentSum(data, ids, num_segments)`` over the whole carry (the gradient of
+    ``tf.gather(xs, t)`` in a loop body): then ``data`` is added into the carry in place,
+    not as a zeroed carry-sized array per iteration (quadratic in the trip count)."""
+    seg = z.node
+    if seg is None or id(seg) not in nodes or seg.op != "UnsortedSegmentSum" or uses[z.id] != 1:
+        return False
+    data, ids = seg.inputs
+    return (z.aval == cin.aval == out.aval and cin.aval.shape
+            and seg.attrs["num_segments"] == cin.aval.shape[0]
+            and data.aval.dtype == cin.aval.dtype
+            and not any(run_time(x.aval) for x in (cin, data, ids)))
+
+
+def _scatter_add(em, carry, aval, data, data_aval, ids, ids_aval):
+    """``carry[ids] += data`` in place, in index order (templates/reduce.py's
+    UnsortedSegmentSum: negative ids are dropped, ids past the end raise)."""
+    n = aval.shape[0]       # num_segments (_scatter)
+    m = 1
+    for d in ids_aval.shape:
+        m *= d
+    q = 1
+    for d in aval.shape[1:]:
+        q *= d
+    ov, dv, iv, i, s, j = (em.fresh(x) for x in ("ov", "dv", "iv", "i", "s", "j"))
+    em.line(f"{ov} = {carry}.reshape({shape_lit((n, q))})")
+    em.line(f"{dv} = {_array(data, data_aval)}.reshape({shape_lit((m, q))})")
+    em.line(f"{iv} = {_array(ids, ids_aval)}.reshape({shape_lit((m,))})")
+    with em.block(f"for {i} in range({m}):"):
+        em.line(f"{s} = {iv}[{i}]")
+        with em.block(f"if {s} >= {n}:"):
+            em.line(f'raise IndexError("UnsortedSegmentSum: a segment id is out of range '
+                    f'[0, {n})")')
+        with em.block(f"if {s} >= 0:"):
+            with em.block(f"for {j} in range({q}):"):
+                em.line(f"{ov}[{s}, {j}] += {dv}[{i}, {j}]")
+
+
+def _array(expr, aval):
+    return expr if aval.shape else f"np.full((1,), {expr}, dtype={np_type(aval.dtype)})"

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ...ir.defs.linalg import diag_len, diag_matrix_shape, diag_offset, parse_einsum
-from ..blas_threads import one_thread
+from ..blas_threads import fitting_threads
 from ..registry import kernel
 
 
@@ -15,9 +15,9 @@ def _matmul(a, b, transpose_a=False, transpose_b=False):
     a, b = _t(a, transpose_a), _t(b, transpose_b)
     if a.ndim < 2 or b.ndim < 2:
         return np.matmul(a, b)
-    # a small product on one BLAS thread (blas_threads.py: spinning pools on a busy machine)
+    # as many BLAS threads as the machine has free (blas_threads.py: spinning pools)
     work = a.size // max(a.shape[-1], 1) * a.shape[-1] * b.shape[-1]
-    with one_thread(work):
+    with fitting_threads(work):
         return np.matmul(a, b)
 
 
