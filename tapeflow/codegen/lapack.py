@@ -12,7 +12,8 @@ upper) triangle ``T`` of ``a`` (``op``: transpose when ``adjoint``), one matrix 
 flattened to 3-D. Only that triangle is read; a zero pivot gives inf/nan, no error (TF's).
 ``cholesky_into(a, out)``: the lower factor of each matrix from its lower triangle; a matrix
 that is not positive definite gets NaN in its whole lower triangle (TF 2.21's result).
-Products below ``blas.SMALL_GEMM_WORK`` multiply-adds run on one OpenBLAS thread.
+Each call runs on the OpenBLAS threads the GEMMs would (``blas._fit_threads``: the cores
+other processes leave free).
 """
 import ctypes
 
@@ -24,7 +25,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from ..runtime import blas_threads
-from .blas import _one_thread, _restore
+from .blas import _fit_threads, _restore
 
 ROW_MAJOR, NO_TRANS, TRANS, UPPER, LOWER, NON_UNIT, LEFT, RIGHT = 101, 111, 112, 121, 122, 131, 141, 142
 # NumPy's wheel (scipy_openblas64_, ILP64): its symbol -> the name generated code calls
@@ -217,7 +218,7 @@ def _tri_solve_one_impl(a, b, out, lower, adjoint):
         if n == 0 or k == 0:
             return
         row_major, lda = _layout(a)
-        prev = _one_thread(n * n * k // 2)
+        prev = _fit_threads(n * n * k // 2)
         if row_major < 0:   # strides BLAS cannot take: a row-major copy
             ac = np.empty((n, n), a.dtype)
             for i in range(n):
@@ -280,7 +281,7 @@ def _cholesky_one_impl(a, out):
                 out[i, j] = 0
         if n == 0:
             return
-        prev = _one_thread(n * n * n // 3)
+        prev = _fit_threads(n * n * n // 3)
         info = _lapack_potrf_upper(n, out, n)
         _restore(prev)
         if info != 0:   # not positive definite (a NaN pivot included)
@@ -341,7 +342,7 @@ def _tri_matmul_impl(t, other, out, left, lower, trans):
             return
         n = t.shape[0]
         row_major, ldt = _layout(t)
-        prev = _one_thread(n * n * (cols if left else rows) // 2)
+        prev = _fit_threads(n * n * (cols if left else rows) // 2)
         side = LEFT if left else RIGHT
         if row_major < 0:
             tc = np.empty((n, n), t.dtype)
@@ -417,7 +418,7 @@ def _lower_inverse_impl(a):
                 offs[count + 1], sizes[count + 1] = offs[i] + h, sizes[i] - h
                 count += 2
             i += 1
-        prev = _one_thread(n * n * n // 3)
+        prev = _fit_threads(n * n * n // 3)
         for i in range(count - 1, -1, -1):
             o, s = offs[i], sizes[i]
             if s <= _BASE:
