@@ -1,7 +1,8 @@
 """codegen.lapack: compiled triangular solves, products, inverses and Cholesky factors on
 NumPy's OpenBLAS, checked against NumPy for each triangle/transpose flag and operand layout
 (row-major, column-major, strided: copied), sizes 0, below and above the inversion's block
-size (32), float64 and float32. Only the named triangle may be read: the other one holds
+size (32), float64 (float32 under ``slow``: the compiled-vs-eager op tests compile
+its Cholesky and triangular solves). Only the named triangle may be read: the other one holds
 garbage here. (Programs calling them: tests/ops/test_linalg_gp.py.)"""
 import numpy as np
 import pytest
@@ -27,7 +28,7 @@ def _strided(a):
 
 
 @pytest.mark.parametrize("dtype,n", [(np.float64, 0), (np.float64, 5), (np.float64, 70),
-                                     (np.float32, 40)])
+                                     pytest.param(np.float32, 40, marks=pytest.mark.slow)])
 def test_triangular_helpers_match_numpy(dtype, n):
     rng = np.random.default_rng(n)
     tol = 1e-4 if dtype == np.float32 else 1e-11
