@@ -2,8 +2,9 @@
 
 An adapter gives each epoch's ``(step, batch)`` pairs, a batch being the tuple ``(x, y,
 sample_weight)`` with absent parts None, and ``steps`` (None when unknown). Arrays are
-batched by slicing (read-only views; a shuffled epoch gathers each batch's rows once); a dataset's elements
-are its batches, unpacked as Keras 3 does (a tuple of 1 to 3 parts, anything else is ``x``).
+batched by slicing (read-only views; a shuffled epoch gathers each batch's rows once); a
+dataset's elements are its batches, unpacked as Keras 3 does (a tuple of 1 to 3 parts,
+anything else is ``x``).
 With ``steps_per_epoch`` a dataset's iterator carries over from one epoch to the next, as in
 Keras, so an infinite (``repeat()``) dataset can be trained on.
 """

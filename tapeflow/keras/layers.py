@@ -485,7 +485,8 @@ class Layer(Module):
         shape = () if shape is None else tuple(shape)
         check_creation(shape, dtype, f"weight {name or ''} of layer {self.name}")
         with STATE_paused():
-            variable = Variable(init(shape, dtype=dtype), trainable=trainable, name=name, dtype=dtype)
+            variable = Variable(lambda: init(shape, dtype=dtype), trainable=trainable, name=name,
+                                dtype=dtype)
         (self._trainable_weights if trainable else self._non_trainable_weights).append(variable)
         if regularizer is not None:
             self.__dict__.setdefault("_weight_regularizers", []).append(

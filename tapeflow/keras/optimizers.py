@@ -4,10 +4,10 @@ Updates are the Keras formulas op for op in the variable's dtype (so float32
 results match TensorFlow's bit for bit where the ops do), applied with
 ``assign``/``assign_add``/``assign_sub`` while the tapes are paused: an update
 is state, not part of any gradient. An IndexedSlices gradient (a ``tf.gather``'s, an
-``Embedding``'s) reaches ``update_step`` as slices where the class says ``sparse_updates``,
-which then follows Keras' rules for them (sparse_updates.py). As in Keras, slot variables are made for
-the variables of the first ``apply_gradients`` (or ``build``) call, and a
-``None`` gradient skips its variable with a warning naming it.
+``Embedding``'s) reaches ``update_step`` as slices where the class says
+``sparse_updates``, which then follows Keras' rules for them (sparse_updates.py). As in
+Keras, slot variables are made for the variables of the first ``apply_gradients`` (or
+``build``) call, and a ``None`` gradient skips its variable with a warning naming it.
 """
 import warnings
 

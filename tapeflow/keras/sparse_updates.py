@@ -11,12 +11,13 @@ only (applied index by index, so a repeated index is updated twice).
 
 So with repeated indices a Keras step is not the dense step of the summed gradient: Adam's
 second moment, for one, gets the sum of the squared slices, not the square of their sum.
-These functions reproduce those rules, so SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Nadam,
-Ftrl, Lamb, Adafactor and LossScaleOptimizer give Keras' values (``sparse_updates = True``
-on the class; Adamax and Lion never see slices' arithmetic differ and take the dense
-gradient), and SGD (without momentum), RMSprop (without momentum), Adagrad, Adadelta and
-Adafactor update only the named rows of the variable, as Keras does. Not reproduced: a dense divisor with a zero or NaN row outside the indices
-(Keras then adds those rows, 0/0); such a step raises no error here and leaves them unchanged.
+These functions reproduce those rules: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Nadam,
+Ftrl, Lamb, Adafactor and LossScaleOptimizer (``sparse_updates = True`` on the class) give
+Keras' values; the others take the dense gradient (Adamax and Lion, whose Keras steps on
+slices equal their dense ones, included). SGD and RMSprop (both without momentum), Adagrad,
+Adadelta and Adafactor update only the named rows of the variable, as Keras does. Not
+reproduced: a dense divisor with a zero or NaN row outside the indices (Keras then adds
+those rows, 0/0); such a step raises no error here and leaves them unchanged.
 """
 from ..ops import array as A
 from ..ops import indexing

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InvalidArgumentError, user_line
 from ..ir import dtypes as D
 from ..ir.opdef import AVal
-from .recorder import STATE, Entry, current_trace
+from .recorder import STATE, Entry, current_trace, init_scope
 from . import conversions as _conversions
 from . import variable_policy as _policy
 from .registry import GRADS
@@ -261,7 +261,8 @@ class Variable(_Operators, metaclass=_VariableType):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if callable(initial_value):
-            initial_value = initial_value()
+            with init_scope():      # as TensorFlow: an initializer runs outside any function
+                initial_value = initial_value()
         with STATE_paused():
             t = convert_to_tensor(initial_value, dtype=dtype)
         if not isinstance(t, Tensor):
