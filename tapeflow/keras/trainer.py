@@ -343,12 +343,16 @@ class Trainer:
         predict_function = self.make_predict_function()
         callbacks.on_predict_begin()
         outputs = []
+        batch_begin = callbacks.wants("on_predict_batch_begin")
+        batch_end = callbacks.wants("on_predict_batch_end")
         for step, batch in data.epoch():
-            callbacks.on_predict_batch_begin(step)
+            if batch_begin:
+                callbacks.on_predict_batch_begin(step)
             with flush_denormals():
                 out = predict_function(_present(batch[:1]))
             outputs.append(_nest.map_structure(lambda t: np.asarray(t.numpy()), out))
-            callbacks.on_predict_batch_end(step, {"outputs": out})
+            if batch_end:
+                callbacks.on_predict_batch_end(step, {"outputs": out})
         callbacks.on_predict_end()
         leaves = [_nest.flatten(o) for o in outputs]
         return _nest.pack_sequence_as(outputs[0], [np.concatenate(parts) for parts in zip(*leaves)])

@@ -181,3 +181,17 @@ def test_fit_calls_an_overridden_batch_hook_every_step_with_floats(numpy_backend
     assert [b for b, _ in seen] == [0, 1, 2]
     assert all(sorted(lg) == ["loss", "mae"] and all(type(v) is float for v in lg.values())
                for _, lg in seen)
+
+
+def test_predict_calls_its_batch_hooks_only_when_overridden(numpy_backend):
+    model = K.Sequential([K.Input((2,)), K.layers.Dense(1)])
+    seen = []
+
+    class Probe(Callback):
+        def on_predict_batch_end(self, batch, logs=None):
+            seen.append((batch, sorted(logs)))
+
+    out = model.predict(np.ones((5, 2), np.float32), batch_size=2, verbose=0, callbacks=[Probe()])
+    assert out.shape == (5, 1) and seen == [(0, ["outputs"]), (1, ["outputs"]), (2, ["outputs"])]
+    assert not CallbackList([Callback()], model=None, verbose=0, epochs=1,
+                            steps=1).wants("on_predict_batch_end")

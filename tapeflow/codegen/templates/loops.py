@@ -8,10 +8,11 @@ its one forward loop runs. WhileStacks runs that loop and returns its buffers cu
 count (a loop variable's history cut to the states its rows use); WhileGradStacks runs the
 backward over such stacks, given as inputs (passes/keep_stacks.py).
 
-Two things make the loops as fast as hand-written backpropagation through time: a loop
+Three things make the loops as fast as hand-written backpropagation through time: a loop
 variable whose values are rows (``h`` and the new ``h``) is kept once, as its history
-(``_Rows``), and weight gradients accumulated by small products (``dW += h.T @ dz``) are
-added a block of iterations at a time as one large product (``_Hoisted``).
+(``_Rows``), weight gradients accumulated by small products (``dW += h.T @ dz``) are
+added a block of iterations at a time as one large product (``_Hoisted``), and the rows of a
+gathered input's gradient are added into its carry in place (``_scatter``).
 """
 from ...passes.dce import dce
 from ...ir.graph import Graph, use_counts
