@@ -9,29 +9,19 @@ from numba import njit
 
 from ..runtime.kernels import linalg_decomp as _kernels
 from ..runtime.kernels import linalg_tridiag as _tridiag
+# triangular solves and Cholesky factors on NumPy's OpenBLAS (trsm/potrf)
+from .lapack import cholesky_into, cholesky_or_nan, tri_inverse_into, tri_matmul_into, tri_solve_into
 
 _JIT = dict(cache=True, error_model="numpy", nogil=True)
 
 
 @njit(**_JIT)
-def tri_solve_into(a, b, out, lower, adjoint):
-    """Substitution with the ``lower`` (or upper) triangle of ``a`` (transposed when
-    ``adjoint``); a zero pivot gives inf/nan, as TensorFlow's."""
-    n, k = b.shape
-    # solving with L^T is backward substitution on the upper triangle
-    forward = lower != adjoint
-    for step in range(n):
-        i = step if forward else n - 1 - step
-        for c in range(k):
-            out[i, c] = b[i, c]
-        for step2 in range(step):
-            j = step2 if forward else n - 1 - step2
-            f = a[j, i] if adjoint else a[i, j]
-            for c in range(k):
-                out[i, c] -= f * out[j, c]
-        p = a[i, i]
-        for c in range(k):
-            out[i, c] = out[i, c] / p
+def outer_into(a, b, out):
+    """out = a @ b for a [m, 1] and b [1, n]."""
+    for i in range(out.shape[0]):
+        x = a[i, 0]
+        for j in range(out.shape[1]):
+            out[i, j] = x * b[0, j]
 
 
 @njit(**_JIT)
@@ -80,21 +70,6 @@ def diag_into(dg, out, lo, hi, left_super, left_sub):
             n, off, r0, c0 = _diagonal(hi - j, width, rows, cols, left_super, left_sub)
             for t in range(n):
                 out[b, r0 + t, c0 + t] = dg[b, j, off + t]
-
-
-@njit(**_JIT)
-def cholesky_or_nan(a):
-    """np.linalg.cholesky, or NaN in the whole lower triangle where ``a`` is not positive
-    definite (TensorFlow 2.21's result, no error)."""
-    n = a.shape[0]
-    try:
-        return np.ascontiguousarray(np.linalg.cholesky(a))
-    except Exception:  # noqa: BLE001 - Numba catches only by class; LinAlgError is the one
-        out = np.zeros((n, n), dtype=a.dtype)
-        for i in range(n):
-            for j in range(i + 1):
-                out[i, j] = np.nan
-        return out
 
 
 @njit(**_JIT)
@@ -228,5 +203,6 @@ def tridiagonal_solve_into(diags, rhs, out, partial_pivoting, perturb_singular, 
         _tridiagonal_one(diags[b], rhs[b], out[b], partial_pivoting, perturb_singular, eps)
 
 __all__ = ["tri_solve_into", "band_part_into", "diag_part_into", "diag_into", "cholesky_or_nan",
+           "cholesky_into", "tri_inverse_into", "tri_matmul_into", "outer_into",
            "slogdet_into", "qr_into", "svd_into", "eigh_into", "lu_into", "lstsq_into", "expm_into",
            "sqrtm_into", "tridiagonal_solve_into"]

@@ -146,14 +146,27 @@ def test_compiled_equals_eager_on_the_gaussian_process_path():
     x, y = rng.normal(size=(5, 2)), rng.normal(size=(5, 1))
     ell = tf.constant(0.7, tf.float64)
 
-    def everything(a, x, ell, y):
+    def everything(a, x, ell, y, big, w):
         with tf.GradientTape() as tape:
             tape.watch(ell)
             nll = _gp_nll(x, ell, y)
+        # a factor above the compiled inversion's block size (codegen/lapack.py): the
+        # gradient's products with triangular operands run as trmm
+        with tf.GradientTape() as inner:
+            inner.watch(big)
+            c = tf.reduce_sum(tf.linalg.cholesky(big) * w)
+        gc = inner.gradient(c, big)
+        # the factor written over its input where nothing else reads it (big * 3), not where
+        # the input is read again (doubled, an output)
+        doubled = big * 2.
         # not positive definite: NaN from the compiled Cholesky too, no error
-        return [nll, tape.gradient(nll, ell), tf.linalg.cholesky(a - 3. * tf.eye(3, dtype=a.dtype))]
+        return [nll, tape.gradient(nll, ell), tf.linalg.cholesky(a - 3. * tf.eye(3, dtype=a.dtype)),
+                gc, tf.linalg.cholesky(big * 3.), tf.linalg.cholesky(doubled),
+                doubled]
 
-    args = [tf.constant(A), tf.constant(x), ell, tf.constant(y)]
+    z = rng.normal(size=(40, 40))
+    args = [tf.constant(A), tf.constant(x), ell, tf.constant(y), tf.constant(z @ z.T + 40 * np.eye(40)),
+            tf.constant(rng.normal(size=(40, 40)))]
     eager = everything(*args)
     compiled = tf.function(everything, jit_compile=True)
     got = compiled(*args)

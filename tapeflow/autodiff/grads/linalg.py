@@ -192,14 +192,18 @@ def _determinant(op, g):
 
 @gradient("Cholesky", outputs=(0,))
 def _cholesky(op, g):
-    """TF's _CholeskyGrad: L^-T ((L^T g) * (tril(1) - I/2)) L^-1, symmetrized; reads only L."""
+    """TF's _CholeskyGrad, reading only L: ``l_inverse`` from a triangular solve against the
+    identity, ``middle`` = L^T g kept to its lower triangle with the diagonal halved,
+    ``l_inverse^T middle l_inverse`` symmetrized. Compiled, every product here has a
+    triangular operand (codegen/templates/linalg.py ``triangle``): BLAS trmm, and the solve
+    against the identity an inversion."""
     chol = op.outputs[0]
     n = op.out_avals[0].shape[-1]
     dtype = op.out_avals[0].dtype.np
-    l_inv = la.inv(chol)
+    l_inverse = la.triangular_solve(chol, wrap(np.eye(n, dtype=dtype)))
     middle = la.matmul(chol, g, transpose_a=True)
     middle = m.multiply(middle, wrap((np.tril(np.ones((n, n))) - 0.5 * np.eye(n)).astype(dtype)))
-    grad = la.matmul(la.matmul(l_inv, middle, transpose_a=True), l_inv)
+    grad = la.matmul(la.matmul(l_inverse, middle, transpose_a=True), l_inverse)
     grad = m.add(grad, la.matrix_transpose(grad))
     return [m.multiply(grad, m.constant_like(0.5, grad))]
 
@@ -213,10 +217,11 @@ def _triangular_solve(op, g):
     grad_b = la.triangular_solve(matrix, g, lower=lower, adjoint=not adjoint)
     if not op.wants[0]:
         return [None, grad_b]
+    # -(x y^T) as (-x) y^T: the same numbers (negation is exact), negating the narrow operand
     if adjoint:
-        grad_a = m.negative(la.matmul(c, grad_b, transpose_b=True))
+        grad_a = la.matmul(c, m.negative(grad_b), transpose_b=True)
     else:
-        grad_a = m.negative(la.matmul(grad_b, c, transpose_b=True))
+        grad_a = la.matmul(m.negative(grad_b), c, transpose_b=True)
     grad_a = la.band_part(grad_a, -1, 0) if lower else la.band_part(grad_a, 0, -1)
     return [grad_a, grad_b]
 
@@ -228,7 +233,12 @@ def _band_part(op, g):
 
 @gradient("MatrixDiagPartV3", inputs=(0,))
 def _diag_part(op, g):
-    """TF's _MatrixDiagPartV3Grad: the gradient set on the same diagonals of zeros."""
+    """TF's _MatrixDiagPartV3Grad: the gradient on the same diagonals of a zero matrix, made
+    by matrix_diag where the matrix size is known (the input is not read), else set on
+    zeros_like(input)."""
+    rows, cols = op.in_avals[0].shape[-2:]
+    if rows is not None and cols is not None:
+        return [la.diag(g, k=op.attrs["k"], num_rows=rows, num_cols=cols, align=op.attrs["align"])]
     zeros = creation.zeros_like(op.inputs[0])
     return [la.set_diag(zeros, g, k=op.attrs["k"], align=op.attrs["align"])]
 

@@ -6,6 +6,11 @@ a loop of ``np.dot(a[i], b[j], out[k])`` writing straight into the result. A bat
 matrix is a single GEMM on the flattened batch. Integer products use explicit loops.
 ``np.linalg`` (solve/inv/det/cholesky) takes one matrix at a time: batches loop the same way.
 """
+import re
+
+import numpy as np
+
+from ...ir.graph import constant_of
 from ...ir.shapes import num_elements
 from ..emitter import cast, shape_lit
 from ..shape_free import broadcasts
@@ -24,6 +29,91 @@ def _batch_index(em, idx, batch, own):
     return " + ".join(reversed(terms)) or "0"
 
 
+# -- which matrices are triangular, from the ops that made them ------------------------------
+_FLIP = {"L": "U", "U": "L"}
+
+
+def triangle(v, depth=0):
+    """"L" or "U" if every matrix of value ``v`` is zero above (below) its diagonal by how it
+    was made (a Cholesky factor, a band part, a triangular solve against the identity, their
+    inverses, transposes, negations and products with anything of the same shape), else None.
+    A product then skips the zero triangle: equal values while the other operand is finite
+    (a GEMM would turn an inf or NaN there into NaN through 0 * inf)."""
+    node = v.node
+    if node is None or depth > 8 or len(v.aval.shape) < 2:
+        return None
+    op, ins = node.op, node.inputs
+    if op == "Cholesky":
+        return "L"
+    if op == "Const":
+        c = constant_of(v)
+        if c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] < 2:
+            return None
+        return "L" if not np.triu(c, 1).any() else "U" if not np.tril(c, -1).any() else None
+    if op == "MatrixBandPart":
+        return "L" if node.attrs["num_upper"] == 0 else "U" if node.attrs["num_lower"] == 0 else None
+    if op == "Neg":
+        return triangle(ins[0], depth + 1)
+    if op == "Transpose" and tuple(node.attrs["perm"][-2:]) == (len(v.aval.shape) - 1, len(v.aval.shape) - 2):
+        return _FLIP.get(triangle(ins[0], depth + 1))
+    if op == "MatrixInverse":
+        t = triangle(ins[0], depth + 1)
+        return _FLIP.get(t) if node.attrs["adjoint"] else t
+    if op == "MatrixTriangularSolve" and _is_identity(ins[1]):
+        t = "L" if node.attrs["lower"] else "U"
+        return _FLIP[t] if node.attrs["adjoint"] else t
+    if op == "Mul":
+        for x in ins:   # zero where the triangular operand is, if it is not broadcast there
+            if x.aval.shape[-2:] == v.aval.shape[-2:] and triangle(x, depth + 1):
+                return triangle(x, depth + 1)
+    return None
+
+
+def _is_identity(v):
+    c = constant_of(v)
+    return (c is not None and c.ndim == 2 and c.shape[0] == c.shape[1]
+            and np.array_equal(c, np.eye(c.shape[0], dtype=c.dtype)))
+
+
+def dead_buffer(em, node, v):
+    """The variable of ``v`` if the op may write its output over it: a C array this program
+    allocated (not an input, constant, output or a view), read by ``node`` alone (the
+    conditions of a fused loop's donor, codegen/loop_nest.py); else None."""
+    name = em.expr.get(v.id)
+    if name is None or name not in em.owned or name in set(em.view_base.values()):
+        return None
+    if v.id in em.output_ids or any(n is not node for n in em.uses.get(v.id, ())):
+        return None
+    # another value held there (a fused loop's donor) or a view of it must be read no more
+    order = {id(n): i for i, n in enumerate(em.graph.nodes)}
+    here = order.get(id(node))
+    for vid, e in em.expr.items():
+        if vid != v.id and re.search(rf"\b{name}\b", e):
+            later = [n for n in em.uses.get(vid, ()) if n is not node
+                     and (here is None or order.get(id(n), here + 1) > here)]
+            if here is None or later or vid in em.output_ids:
+                return None
+    return name
+
+
+def _triangular_product(em, node, a, b, transpose_a, transpose_b):
+    """A float matrix product with a triangular operand as BLAS trmm (half a GEMM's work): the
+    line, or None."""
+    y = node.outputs[0]
+    if not y.aval.dtype.is_floating or len(a.aval.shape) != 2 or len(b.aval.shape) != 2:
+        return None
+    for left, t, other, tt, to in ((True, a, b, transpose_a, transpose_b),
+                                   (False, b, a, transpose_b, transpose_a)):
+        kind = triangle(t)
+        if kind is not None:
+            # trmm works in place: over the other operand where nothing else reads it
+            dead = None if to or other is t else dead_buffer(em, node, other)
+            out = em.bind(y, dead) if dead else em.alloc(y)
+            return (f"rt.tri_matmul_into({em.ref(t)}, {em.ref(other)}{'.T' if to else ''}, {out}, "
+                    f"{left}, {kind == 'L'}, {tt})")
+    return None
+
+
 @stmt_op("MatMul")
 def _matmul(em, node, transpose_a=False, transpose_b=False):
     a, b = node.inputs
@@ -32,7 +122,16 @@ def _matmul(em, node, transpose_a=False, transpose_b=False):
     ash, bsh = a.aval.shape, b.aval.shape
     m, n = y.aval.shape[-2:]
     ta, tb = (".T" if transpose_a else ""), (".T" if transpose_b else "")
+    tri = _triangular_product(em, node, a, b, transpose_a, transpose_b)
+    if tri is not None:
+        em.line(tri)
+        return
     if len(ash) == 2 and len(bsh) == 2:
+        if floats and (ash[0] if transpose_a else ash[1]) == 1:
+            # an outer product (a gradient's x y^T): one pass writing it, not a GEMM of depth 1
+            out = em.alloc(y)
+            em.line(f"rt.outer_into({em.ref(a)}{ta}, {em.ref(b)}{tb}, {out})")
+            return
         if floats:
             em.define(y, f"rt.dot({em.ref(a)}{ta}, {em.ref(b)}{tb})")
         else:
@@ -118,7 +217,14 @@ def _determinant(em, node):
 
 @stmt_op("Cholesky")
 def _cholesky(em, node):
-    _batched(em, node, lambda a: f"rt.cholesky({a})")
+    """LAPACK's potrf straight into the output, per matrix (codegen/lapack.py)."""
+    (x,), (y,) = node.inputs, node.outputs
+    dead = dead_buffer(em, node, x)      # potrf works in place
+    if dead:
+        em.bind(y, dead)
+    else:
+        em.alloc(y)
+    em.line(f"rt.cholesky_into({flat3(em, x, 2)}, {flat3(em, y, 2)})")
 
 
 
@@ -138,6 +244,10 @@ def _triangular_solve(em, node, lower=True, adjoint=False):
     (y,) = node.outputs
     batch = y.aval.shape[:-2]
     em.alloc(y)
+    if not batch and _is_identity(b) and y.aval.dtype.is_floating:
+        # TF's L^-1 of the Cholesky gradient: an inversion, a third of the solve's work
+        em.line(f"rt.tri_inverse_into({em.ref(a)}, {em.ref(y)}, {lower}, {adjoint})")
+        return
     av, bv, ov = flat3(em, a, 2), flat3(em, b, 2), flat3(em, y, 2)
     with em.loops(batch) as idx:
         ia = _batch_index(em, idx, batch, a.aval.shape[:-2])
@@ -149,7 +259,11 @@ def _triangular_solve(em, node, lower=True, adjoint=False):
 @stmt_op("MatrixBandPart")
 def _band_part(em, node, num_lower=-1, num_upper=-1):
     (x,), (y,) = node.inputs, node.outputs
-    em.alloc(y)
+    dead = dead_buffer(em, node, x)      # zeroing outside the band in place
+    if dead:
+        em.bind(y, dead)
+    else:
+        em.alloc(y)
     em.line(f"rt.band_part_into({flat3(em, x, 2)}, {flat3(em, y, 2)}, {num_lower}, {num_upper})")
 
 
