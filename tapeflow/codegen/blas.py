@@ -47,16 +47,17 @@ _GEMV = {np.float32: ("scipy_cblas_sgemv64_", "tapeflow_numpy_sgemv"),
          np.float64: ("scipy_cblas_dgemv64_", "tapeflow_numpy_dgemv")}
 
 
-def _register():
-    """Our symbol names -> NumPy's GEMM entry points; the dtypes that have one."""
+def register_numpy_symbols(tables):
+    """Our symbol names -> NumPy's entry points, for each ``{dtype: (NumPy's name, ours)}``
+    of ``tables`` (lapack.py's too); the dtypes that have all of them."""
     lib = blas_threads.numpy_openblas()   # the library NumPy loaded
     found = set()
     if lib is None:
         return found
-    for dtype in _SYMBOLS:
+    for dtype in tables[0]:
         try:
             addrs = [(ours, ctypes.cast(getattr(lib, theirs), ctypes.c_void_p).value)
-                     for theirs, ours in (_SYMBOLS[dtype], _GEMV[dtype])]
+                     for theirs, ours in (table[dtype] for table in tables)]
         except AttributeError:
             continue
         for ours, addr in addrs:
@@ -65,7 +66,7 @@ def _register():
     return found
 
 
-NUMPY_GEMM = frozenset(_register())
+NUMPY_GEMM = frozenset(register_numpy_symbols([_SYMBOLS, _GEMV]))
 
 
 def _register_threads():

@@ -15,17 +15,14 @@ that is not positive definite gets NaN in its whole lower triangle (TF 2.21's re
 Each call runs on the OpenBLAS threads the GEMMs would (``blas._fit_threads``: the cores
 other processes leave free).
 """
-import ctypes
 
 import numpy as np
-from llvmlite import binding as llb
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from ..runtime import blas_threads
-from .blas import _fit_threads, _restore
+from .blas import _data_pointer, _fit_threads, _restore, register_numpy_symbols
 
 ROW_MAJOR, NO_TRANS, TRANS, UPPER, LOWER, NON_UNIT, LEFT, RIGHT = 101, 111, 112, 121, 122, 131, 141, 142
 # NumPy's wheel (scipy_openblas64_, ILP64): its symbol -> the name generated code calls
@@ -39,25 +36,7 @@ _POTRF = {np.float32: ("scipy_spotrf_64_", "tapeflow_numpy_spotrf"),
           np.float64: ("scipy_dpotrf_64_", "tapeflow_numpy_dpotrf")}
 
 
-def _register():
-    """Our symbol names -> NumPy's trsm/trmm/trsv/potrf; the dtypes that have all of them."""
-    lib = blas_threads.numpy_openblas()
-    found = set()
-    if lib is None:
-        return found
-    for dtype in _TRSM:
-        try:
-            addrs = [(ours, ctypes.cast(getattr(lib, theirs), ctypes.c_void_p).value)
-                     for theirs, ours in (_TRSM[dtype], _TRMM[dtype], _TRSV[dtype], _POTRF[dtype])]
-        except AttributeError:
-            continue
-        for ours, addr in addrs:
-            llb.add_symbol(ours, addr)
-        found.add(dtype)
-    return found
-
-
-NUMPY_LAPACK = frozenset(_register())
+NUMPY_LAPACK = frozenset(register_numpy_symbols([_TRSM, _TRMM, _TRSV, _POTRF]))
 
 
 _TRSV_COLUMNS = 2   # right-hand sides up to this many: one trsv each
@@ -67,11 +46,6 @@ def _uses_numpy_lapack(*arys):
     return all(isinstance(x, types.Array) and str(x.dtype) in ("float32", "float64")
                and np.dtype(str(x.dtype)).type in NUMPY_LAPACK for x in arys) \
         and len({str(x.dtype) for x in arys}) == 1
-
-
-def _data_pointer(context, builder, aryty, val):
-    ptr = ir.IntType(8).as_pointer()
-    return builder.bitcast(context.make_array(aryty)(context, builder, val).data, ptr)
 
 
 @intrinsic
