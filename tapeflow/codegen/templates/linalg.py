@@ -13,7 +13,7 @@ import numpy as np
 from ...ir.graph import constant_of
 from ...ir.shapes import num_elements
 from ..emitter import Unsupported, cast, shape_lit
-from ..shape_free import broadcasts, reads
+from ..shape_free import broadcasts, code, reads
 from .registry import stmt_op
 from .einsum import emit_einsum
 
@@ -45,8 +45,8 @@ def triangle(v, depth=0):
     op, ins = node.op, node.inputs
     if op == "Cholesky":
         return "L"
-    if op == "Const":
-        c = constant_of(v)
+    c = constant_of(v)
+    if c is not None:
         if c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] < 2:
             return None
         return "L" if not np.triu(c, 1).any() else "U" if not np.tril(c, -1).any() else None
@@ -135,7 +135,9 @@ def _matmul(em, node, transpose_a=False, transpose_b=False):
         em.line(tri)
         return
     if len(ash) == 2 and len(bsh) == 2:
-        if floats and (ash[0] if transpose_a else ash[1]) == 1:
+        # an inner size of literal 1 only: one read from the inputs would add a guard, and a
+        # batch of one would get another program than every other batch size
+        if floats and code(ash[0] if transpose_a else ash[1]) == "1":
             # an outer product (a gradient's x y^T): one pass writing it, not a GEMM of depth 1
             out = em.alloc(y)
             em.line(f"rt.outer_into({em.ref(a)}{ta}, {em.ref(b)}{tb}, {out})")
